@@ -1,0 +1,47 @@
+/**
+ * Builds the guard as one JavaScript file for Node ≥ 20 (the trial container has Node and no Deno):
+ * `deno task bundle [--out dist/fiable-guard.mjs]`.
+ */
+import { dirname, join } from "node:path";
+import { mkdirSync } from "node:fs";
+
+/** Where the bundle goes unless told otherwise. */
+export const DEFAULT_BUNDLE = join(import.meta.dirname ?? ".", "dist", "fiable-guard.mjs");
+
+/** Bundles guard_node.ts into `out`; throws with deno's own output when bundling fails. */
+export async function bundleGuard(out = DEFAULT_BUNDLE): Promise<string> {
+  mkdirSync(dirname(out), { recursive: true });
+  const root = import.meta.dirname ?? ".";
+  const result = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform",
+      "deno",
+      "--format",
+      "esm",
+      "-o",
+      out,
+      join(root, "guard_node.ts"),
+    ],
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!result.success) {
+    throw new Error(
+      `Cannot bundle the guard: deno bundle failed.\n${new TextDecoder().decode(result.stderr)}`,
+    );
+  }
+  return out;
+}
+
+/** Entry: `deno task bundle [--out FILE]`. */
+export async function main(args: string[]): Promise<number> {
+  const at = args.indexOf("--out");
+  const out = await bundleGuard(at >= 0 ? args[at + 1] : undefined);
+  console.log(`wrote ${out}`);
+  return 0;
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

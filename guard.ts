@@ -1,0 +1,244 @@
+/**
+ * The guard's hook entry. `guard.ts <event>` reads one hook JSON object on stdin and prints exactly one
+ * JSON object; `guard.ts serve --port N` answers Claude Code `"type":"http"` hooks at `POST /hook/<event>`.
+ * Events: pre, post, post-fail, stop, prompt, session-start. Fail-open: any internal error, bad input or
+ * time overrun answers allow (exit 0) and is recorded in the ledger, or on stderr when that is unwritable.
+ */
+import { readFileSync } from "node:fs";
+import process from "node:process";
+import { type EventWord, type HookInput, isEventWord, neutralReply, parseHookInput } from "./lib/hook.ts";
+import { appendRecord, type LedgerRecord, readLedger } from "./lib/ledger.ts";
+import { decide, type EngineConfig, type GuardEvent } from "./lib/decide.ts";
+import { type GuardSettings, parseProfile, resolveSettings } from "./lib/profile.ts";
+import { postLive } from "./lib/live.ts";
+import { RULES } from "./rules/mod.ts";
+import { serve } from "./lib/serve.ts";
+
+const USAGE = "Usage: guard.ts <pre|post|post-fail|stop|prompt|session-start>  (hook JSON on stdin)\n" +
+  "       guard.ts serve [--port 8787] [--host 127.0.0.1]";
+
+/** The guard event for a parsed hook input. */
+export function toGuardEvent(input: HookInput): GuardEvent {
+  const session = input.session_id;
+  switch (input.hook_event_name) {
+    case "PreToolUse":
+      return {
+        word: "pre",
+        session,
+        tool: input.tool_name,
+        input: input.tool_input,
+        toolUseId: input.tool_use_id,
+        agentId: input.agent_id,
+      };
+    case "PostToolUse":
+      return {
+        word: "post",
+        session,
+        tool: input.tool_name,
+        input: input.tool_input,
+        toolUseId: input.tool_use_id,
+        response: input.tool_response,
+        agentId: input.agent_id,
+      };
+    case "PostToolUseFailure":
+      return {
+        word: "post-fail",
+        session,
+        tool: input.tool_name,
+        input: input.tool_input,
+        toolUseId: input.tool_use_id,
+        error: input.error,
+        agentId: input.agent_id,
+      };
+    case "Stop":
+    case "SubagentStop":
+      return { word: "stop", session, subagent: input.hook_event_name === "SubagentStop" };
+    case "UserPromptSubmit":
+      return { word: "prompt", session, prompt: input.prompt };
+    case "SessionStart":
+      return { word: "session-start", session, source: input.source };
+  }
+}
+
+/** Settings from `FIABLE_PROFILE` (YAML) and the environment; a bad profile falls back to defaults with a note. */
+export function loadSettings(
+  env: Record<string, string | undefined>,
+): { settings: GuardSettings; note?: string } {
+  let note: string | undefined;
+  let profile = {};
+  if (env.FIABLE_PROFILE) {
+    try {
+      profile = parseProfile(readFileSync(env.FIABLE_PROFILE, "utf8"), env.FIABLE_PROFILE);
+    } catch (err) {
+      note = (err as Error).message;
+    }
+  }
+  const settings = resolveSettings(profile, env);
+  return { settings, note: [note, settings.armError].filter(Boolean).join(" ") || undefined };
+}
+
+/** The engine config for settings: arm, bounds and the enabled rules minus the disabled ones. */
+export function engineConfig(settings: GuardSettings): EngineConfig {
+  const ids = settings.rules ?? RULES.map((r) => r.meta.id);
+  const rules = settings.disabled.length || settings.rules
+    ? ids.filter((id) => !settings.disabled.includes(id))
+    : undefined;
+  return { arm: settings.arm, bounds: settings.bounds, rules };
+}
+
+/** An error record for the ledger: the guard failed open on this event. */
+export function errorRecord(
+  session: string,
+  word: EventWord,
+  arm: GuardSettings["arm"],
+  note: string,
+): LedgerRecord {
+  return { v: 1, t: new Date().toISOString(), session, event: word, arm, decision: "error", note };
+}
+
+/** Writes a record to the ledger, or to stderr when the ledger cannot be written. */
+export function saveRecord(dir: string, record: LedgerRecord): void {
+  try {
+    appendRecord(dir, record);
+  } catch (err) {
+    process.stderr.write(`fiable-guard: cannot write the ledger in ${dir}: ${(err as Error).message}\n`);
+    process.stderr.write(JSON.stringify(record) + "\n");
+  }
+}
+
+/** Where the engine gets a session's records: the ledger file (command mode) or memory (serve mode). */
+export type RecordSource = (session: string) => readonly LedgerRecord[];
+
+/** Handles one hook event end to end (parse, fold, decide); never throws. The caller saves the record. */
+export async function handle(
+  word: EventWord,
+  text: string,
+  settings: GuardSettings,
+  options: { records: RecordSource; note?: string },
+): Promise<{ reply: Record<string, unknown>; record: LedgerRecord | null }> {
+  const started = performance.now();
+  if (settings.arm === "stock") {
+    const parsed = parseHookInput(text, word);
+    if (!parsed.ok) return { reply: neutralReply(word), record: null };
+    return decide(toGuardEvent(parsed.input), [], engineConfig(settings), "");
+  }
+  const parsed = parseHookInput(text, word);
+  const sessionGuess = /"session_id"\s*:\s*"([^"]{1,200})"/.exec(text.slice(0, 4096))?.[1] ??
+    "unknown-session";
+  if (!parsed.ok) {
+    return {
+      reply: neutralReply(word),
+      record: errorRecord(sessionGuess, word, settings.arm, parsed.reason),
+    };
+  }
+  try {
+    await maybeFault(word, settings.decisionMs);
+    const event = toGuardEvent(parsed.input);
+    const outcome = decide(
+      event,
+      options.records(event.session),
+      engineConfig(settings),
+      new Date().toISOString(),
+    );
+    const elapsed = performance.now() - started;
+    if (elapsed > settings.decisionMs) {
+      const note = `time budget of ${settings.decisionMs} ms overrun (${Math.round(elapsed)} ms); allowed`;
+      return { reply: neutralReply(word), record: errorRecord(event.session, word, settings.arm, note) };
+    }
+    if (outcome.record) {
+      outcome.record.latency_ms = Math.round(elapsed * 100) / 100;
+      if (options.note) outcome.record.note = [outcome.record.note, options.note].filter(Boolean).join(" ");
+    }
+    return outcome;
+  } catch (err) {
+    const message = `internal error, allowed: ${(err as Error).stack ?? err}`.slice(0, 4000);
+    return {
+      reply: neutralReply(word),
+      record: errorRecord(parsed.input.session_id, word, settings.arm, message),
+    };
+  }
+}
+
+/**
+ * Test-only fault switch: `FIABLE_FAULT=crash|hang|slow` (optionally only on `FIABLE_FAULT_EVENT`), so the
+ * fail-open paths can be exercised end to end. `hang` never answers; `slow` answers after the budget.
+ */
+async function maybeFault(word: EventWord, budgetMs: number): Promise<void> {
+  const fault = process.env.FIABLE_FAULT;
+  const on = process.env.FIABLE_FAULT_EVENT;
+  if (!fault || (on && on !== word)) return;
+  if (fault === "crash") throw new Error("fault injected: crash");
+  if (fault === "hang") await new Promise(() => {});
+  if (fault === "slow") await new Promise((resolve) => setTimeout(resolve, budgetMs + 500));
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Uint8Array);
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+function print(reply: Record<string, unknown>): void {
+  process.stdout.write(JSON.stringify(reply) + "\n");
+}
+
+/** Command mode: one event from stdin, one JSON reply on stdout, exit 0 whatever happens. */
+export async function runCommand(word: EventWord, env: Record<string, string | undefined>): Promise<void> {
+  const { settings, note } = loadSettings(env);
+  let answered = false;
+  const answerNeutral = (why: string) => {
+    if (answered) return;
+    answered = true;
+    print(neutralReply(word));
+    if (settings.arm !== "stock") {
+      saveRecord(settings.ledgerDir, errorRecord("unknown-session", word, settings.arm, why));
+    }
+    process.exit(0);
+  };
+  const timer = setTimeout(
+    () => answerNeutral(`time budget of ${settings.decisionMs} ms overrun; allowed`),
+    settings.decisionMs,
+  );
+  let text = "";
+  try {
+    text = await readStdin();
+  } catch (err) {
+    text = "";
+    void err;
+  }
+  const ledger = (session: string) => readLedger(settings.ledgerDir, session).records;
+  const { reply, record } = await handle(word, text, settings, { records: ledger, note });
+  if (answered) return;
+  answered = true;
+  clearTimeout(timer);
+  print(reply);
+  if (record) {
+    saveRecord(settings.ledgerDir, record);
+    if (settings.liveUrl && settings.liveToken) await postLive(settings.liveUrl, settings.liveToken, record);
+  }
+}
+
+/** Entry: `guard.ts <event>` or `guard.ts serve --port N`. */
+export async function main(args: string[]): Promise<number> {
+  const [word, ...rest] = args;
+  if (word === "serve") {
+    const at = (flag: string) => rest.indexOf(flag) >= 0 ? rest[rest.indexOf(flag) + 1] : undefined;
+    const port = Number(at("--port") ?? process.env.FIABLE_PORT ?? 8787);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      process.stderr.write(`Cannot serve: --port "${at("--port")}" is not a port number. Use 0-65535.\n`);
+      return 2;
+    }
+    await serve({ port, host: at("--host") ?? "127.0.0.1", env: process.env });
+    return 0;
+  }
+  if (!word || !isEventWord(word)) {
+    // Even a misconfigured hook must not break the run: answer with no decision and say why on stderr.
+    process.stderr.write(`fiable-guard: unknown event "${word ?? ""}".\n${USAGE}\n`);
+    print({});
+    return 0;
+  }
+  await runCommand(word, process.env);
+  return 0;
+}
+
+if (import.meta.main) process.exitCode = await main(process.argv.slice(2));

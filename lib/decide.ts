@@ -1,0 +1,289 @@
+/** The guard engine: one pure decision per hook event, from the event, the session's ledger and the config. */
+import { type HookReply, parseResult, responseText } from "./hook.ts";
+import { allowReply, contextReply, denyReply, stopBlockReply } from "./hook.ts";
+import { type Arm, CAPS, capValue, type LedgerRecord, type RuleHit, type Vote } from "./ledger.ts";
+import { caseKeyOf, type Evidence, foldEvidence, signature } from "./evidence.ts";
+import { isTerminal, normalizeToolName, shownName } from "./names.ts";
+import { renderMessage, type Rule } from "./rule.ts";
+import { closureMessage, openObligations } from "./closure.ts";
+import { panel, panelObjects } from "./critic.ts";
+import { rolePlan } from "./plan.ts";
+import { extractIds } from "./ids.ts";
+import { detectPhase, detectSeat } from "./seat.ts";
+import { redact, redactText } from "./secrets.ts";
+import { RULES } from "../rules/mod.ts";
+
+/** A hook event, already parsed and reduced to what the engine needs. */
+export type GuardEvent =
+  | {
+    word: "pre";
+    session: string;
+    tool: string;
+    input: Record<string, unknown>;
+    toolUseId: string;
+    agentId?: string;
+  }
+  | {
+    word: "post";
+    session: string;
+    tool: string;
+    input: Record<string, unknown>;
+    toolUseId: string;
+    response: unknown;
+    agentId?: string;
+  }
+  | {
+    word: "post-fail";
+    session: string;
+    tool: string;
+    input: Record<string, unknown>;
+    toolUseId: string;
+    error: string;
+    agentId?: string;
+  }
+  | { word: "stop"; session: string; subagent: boolean }
+  | { word: "prompt"; session: string; prompt: string }
+  | { word: "session-start"; session: string; source: string };
+
+/** Limits that keep the guard from trapping a run. */
+export interface Bounds {
+  /** Blocks per (rule, tool, case) signature before the call is released. */
+  blockBudget: number;
+  /** Stop-gate blocks per session (Claude Code overrides hooks after 8). */
+  stopBlocks: number;
+}
+
+/** What the engine is configured with. */
+export interface EngineConfig {
+  arm: Arm;
+  bounds: Bounds;
+  /** Rule IDs to run; all when absent. */
+  rules?: string[];
+}
+
+/** The default bounds: 2 blocks per signature, 3 stop blocks. */
+export const DEFAULT_BOUNDS: Bounds = { blockBudget: 2, stopBlocks: 3 };
+
+/** The engine's answer: the reply for Claude Code and the ledger record to append (null: record nothing). */
+export interface Outcome {
+  reply: HookReply;
+  record: LedgerRecord | null;
+}
+
+const ENFORCES: Record<Arm, { rules: boolean; critic: boolean; gate: boolean; plan: boolean }> = {
+  stock: { rules: false, critic: false, gate: false, plan: false },
+  shadow: { rules: false, critic: false, gate: false, plan: false },
+  plan: { rules: false, critic: false, gate: false, plan: true },
+  checklist: { rules: true, critic: false, gate: true, plan: true },
+  critic: { rules: true, critic: true, gate: true, plan: true },
+};
+
+/** The rules that apply to a call for the session's seat. */
+export function rulesFor(tool: string, ev: Evidence, enabled?: string[]): Rule[] {
+  return RULES.filter((r) =>
+    r.meta.triggers.includes(tool) && (r.meta.seat === "all" || !ev.seat || r.meta.seat === ev.seat) &&
+    (!enabled || enabled.includes(r.meta.id))
+  );
+}
+
+/** Runs every applicable rule on the call; each that fires becomes a hit with its rendered message. */
+export function checkCall(
+  tool: string,
+  input: Record<string, unknown>,
+  ev: Evidence,
+  enabled?: string[],
+): RuleHit[] {
+  const hits: RuleHit[] = [];
+  for (const rule of rulesFor(tool, ev, enabled)) {
+    const data = rule.check({ tool, input }, ev);
+    if (data) {
+      hits.push({
+        id: rule.meta.id,
+        checks: rule.meta.protects,
+        message: renderMessage(rule.meta.message, data),
+      });
+    }
+  }
+  return hits;
+}
+
+/** The deny reason the model reads: the call, each rule with the checks it protects, and the fix. */
+export function denyReason(tool: string, hits: RuleHit[], votes?: Vote[]): string {
+  const lines = hits.map((h) => `[${h.id}] ${h.message}`);
+  if (votes && panelObjects(votes)) {
+    lines.push(`[CRITIC] ${votes.filter((v) => v.object).map((v) => `${v.judge}: ${v.reason}`).join("; ")}`);
+  }
+  return `fiable-guard blocked ${shownName(tool)}.\n${lines.join("\n")}`;
+}
+
+function base(
+  event: GuardEvent,
+  config: EngineConfig,
+  now: string,
+): Omit<LedgerRecord, "event" | "decision"> {
+  return { v: 1, t: now, session: event.session, arm: config.arm };
+}
+
+function decidePre(
+  event: Extract<GuardEvent, { word: "pre" }>,
+  records: readonly LedgerRecord[],
+  config: EngineConfig,
+  now: string,
+): Outcome {
+  const tool = normalizeToolName(event.tool);
+  if (!tool) return { reply: allowReply(), record: null };
+  const ev = foldEvidence(records);
+  const caseKey = caseKeyOf(event.input, ev.owners);
+  const hits = checkCall(tool, event.input, ev, config.rules);
+  const votes = isTerminal(tool, event.input) ? panel({ tool, input: event.input }, ev, hits) : undefined;
+  const criticHit: RuleHit[] = votes && panelObjects(votes)
+    ? [{ id: "CRITIC", checks: [], message: votes.filter((v) => v.object).map((v) => v.reason).join("; ") }]
+    : [];
+  const record: LedgerRecord = {
+    ...base(event, config, now),
+    event: "pre",
+    decision: "allow",
+    tool,
+    tool_use_id: event.toolUseId,
+    case: caseKey,
+    input: capValue(redact(event.input), CAPS.input),
+    ...(event.agentId ? { agent_id: event.agentId } : {}),
+    ...(votes ? { votes } : {}),
+  };
+  const enforce = ENFORCES[config.arm];
+  const wouldBlock = [...hits, ...criticHit];
+  if (!wouldBlock.length) return { reply: allowReply(), record };
+  if (!enforce.rules) {
+    return { reply: allowReply(), record: { ...record, decision: "shadow", rules: wouldBlock } };
+  }
+  const enforced = [...hits, ...(enforce.critic ? criticHit : [])];
+  if (!enforced.length) {
+    return { reply: allowReply(), record: { ...record, decision: "shadow", rules: criticHit } };
+  }
+  const within = enforced.filter((h) =>
+    (ev.denies.get(signature(h.id, tool, caseKey)) ?? 0) < config.bounds.blockBudget
+  );
+  if (!within.length) {
+    return {
+      reply: allowReply(),
+      record: { ...record, decision: "release", rules: enforced, note: "block budget spent; call released" },
+    };
+  }
+  const reason = denyReason(
+    tool,
+    within.filter((h) => h.id !== "CRITIC"),
+    enforce.critic ? votes : undefined,
+  );
+  return { reply: denyReply(reason), record: { ...record, decision: "deny", rules: within, reason } };
+}
+
+function decidePost(
+  event: Extract<GuardEvent, { word: "post" | "post-fail" }>,
+  config: EngineConfig,
+  now: string,
+): Outcome {
+  const tool = normalizeToolName(event.tool);
+  if (!tool) return { reply: {}, record: null };
+  const common = {
+    ...base(event, config, now),
+    decision: "record" as const,
+    tool,
+    tool_use_id: event.toolUseId,
+    input: capValue(redact(event.input), CAPS.input),
+    ...(event.agentId ? { agent_id: event.agentId } : {}),
+  };
+  if (event.word === "post-fail") {
+    const error = redactText(event.error);
+    return {
+      reply: {},
+      record: { ...common, event: "post-fail", error: capValue(error, CAPS.text) as string },
+    };
+  }
+  const text = redactText(responseText(event.response));
+  const parsed = parseResult(text);
+  const result = capValue(parsed === undefined ? text : redact(parsed), CAPS.result);
+  return { reply: {}, record: { ...common, event: "post", result, ids: extractIds(text) } };
+}
+
+function decideStop(
+  event: Extract<GuardEvent, { word: "stop" }>,
+  records: readonly LedgerRecord[],
+  config: EngineConfig,
+  now: string,
+): Outcome {
+  const rec = { ...base(event, config, now), event: "stop" as const };
+  if (event.subagent) return { reply: {}, record: { ...rec, decision: "allow", note: "subagent stop" } };
+  const ev = foldEvidence(records);
+  const open = openObligations(ev);
+  const obligations = open.map((o) => `${o.id}: ${o.text}`);
+  if (!open.length) return { reply: {}, record: { ...rec, decision: "allow" } };
+  const reason = closureMessage(open);
+  if (!ENFORCES[config.arm].gate) {
+    return { reply: {}, record: { ...rec, decision: "shadow", obligations, reason } };
+  }
+  if (ev.stopBlocks >= config.bounds.stopBlocks) {
+    return {
+      reply: {},
+      record: {
+        ...rec,
+        decision: "release",
+        obligations,
+        note: "stop-gate budget spent; released with obligations open",
+      },
+    };
+  }
+  return { reply: stopBlockReply(reason), record: { ...rec, decision: "block", obligations, reason } };
+}
+
+function decideContext(
+  event: Extract<GuardEvent, { word: "prompt" | "session-start" }>,
+  records: readonly LedgerRecord[],
+  config: EngineConfig,
+  now: string,
+): Outcome {
+  const known = foldEvidence(records);
+  const isTaskPrompt = event.word === "prompt" && !known.prompt;
+  const prompt = isTaskPrompt ? event.prompt : known.prompt;
+  const seat = isTaskPrompt ? detectSeat(prompt) : known.seat;
+  const phase = isTaskPrompt ? detectPhase(prompt) : known.phase;
+  const plan = ENFORCES[config.arm].plan ? rolePlan(seat, phase) : "";
+  const rec: LedgerRecord = {
+    ...base(event, config, now),
+    event: event.word,
+    decision: plan ? "context" : "record",
+    seat,
+    phase,
+    ...(isTaskPrompt
+      ? { prompt: capValue(redactText(prompt), CAPS.prompt) as string, ids: extractIds(prompt) }
+      : {}),
+    ...(event.word === "session-start" ? { note: `source=${event.source}` } : {}),
+    ...(plan ? { reason: plan } : {}),
+  };
+  const hookEvent = event.word === "prompt" ? "UserPromptSubmit" : "SessionStart";
+  return { reply: plan ? contextReply(hookEvent, plan) : {}, record: rec };
+}
+
+/**
+ * Decides one event. Pure: `records` is the session's ledger so far and `now` the time to stamp; the
+ * caller appends the returned record and prints the reply. The stock arm answers neutrally and records nothing.
+ */
+export function decide(
+  event: GuardEvent,
+  records: readonly LedgerRecord[],
+  config: EngineConfig,
+  now: string,
+): Outcome {
+  if (config.arm === "stock") return { reply: event.word === "pre" ? allowReply() : {}, record: null };
+  switch (event.word) {
+    case "pre":
+      return decidePre(event, records, config, now);
+    case "post":
+    case "post-fail":
+      return decidePost(event, config, now);
+    case "stop":
+      return decideStop(event, records, config, now);
+    case "prompt":
+    case "session-start":
+      return decideContext(event, records, config, now);
+  }
+}

@@ -1,0 +1,154 @@
+/** Evidence state folded from a session's ledger: pure functions, no I/O. */
+import type { LedgerRecord } from "./ledger.ts";
+import { isMutating, normalizeToolName } from "./names.ts";
+import { detectPhase, detectSeat, type Phase, type Seat, seatFromTools } from "./seat.ts";
+import { extractIds, normalizeId, subjectKey } from "./ids.ts";
+
+/** A completed tool call as the rules see it. */
+export interface CallRecord {
+  id: string;
+  tool: string;
+  input: Record<string, unknown>;
+  ok: boolean;
+  result?: unknown;
+  text: string;
+  error?: string;
+  sidechain?: boolean;
+}
+
+/** Everything the rules may know when a call is pending. */
+export interface Evidence {
+  prompt: string;
+  seat: Seat | null;
+  phase: Phase | null;
+  calls: CallRecord[];
+  seen: Set<string>;
+  owners: Map<string, string>;
+  caseLock: string | null;
+  denies: Map<string, number>;
+  stopBlocks: number;
+}
+
+/** Case-identifying argument names, most specific first. */
+const CASE_ARGS = ["case_id", "cm_case_id", "intake_case_id", "referral_id"];
+/** Arguments that name a record owned by a case (P2P request, outreach session, letter, document). */
+const OWNED_ARGS = [
+  "request_id",
+  "session_id",
+  "letter_id",
+  "document_id",
+  "bundle_document_id",
+  "message_id",
+];
+
+/** Walks a parsed result and maps every record id to the case that owns it (`{id, case_id}` pairs). */
+function collectOwners(value: unknown, owners: Map<string, string>, depth = 0): void {
+  if (depth > 6 || !value || typeof value !== "object") return;
+  if (Array.isArray(value)) {
+    for (const item of value.slice(0, 200)) collectOwners(item, owners, depth + 1);
+    return;
+  }
+  const obj = value as Record<string, unknown>;
+  const owner = typeof obj.case_id === "string" ? obj.case_id : undefined;
+  if (owner) {
+    for (const key of ["id", "session_id", "request_id", "letter_id", "intake_case_id", "document_id"]) {
+      const id = obj[key];
+      if (typeof id === "string" && id !== owner) owners.set(id, owner);
+    }
+  }
+  for (const child of Object.values(obj)) collectOwners(child, owners, depth + 1);
+}
+
+/** The case a call acts on (CM ids reduced to their subject key), or null when the call names none. */
+export function caseKeyOf(input: Record<string, unknown>, owners: Map<string, string>): string | null {
+  for (const arg of CASE_ARGS) {
+    const value = input[arg];
+    if (typeof value === "string" && value.trim()) {
+      const id = value.trim();
+      return subjectKey(owners.get(id) ?? id);
+    }
+  }
+  for (const arg of OWNED_ARGS) {
+    const value = input[arg];
+    if (typeof value === "string" && owners.has(value.trim())) return subjectKey(owners.get(value.trim())!);
+  }
+  return null;
+}
+
+/** The case a successful call created or touched, read from its result when its input names none. */
+function caseFromResult(result: unknown): string | null {
+  if (!result || typeof result !== "object") return null;
+  const r = result as Record<string, unknown>;
+  const nested = r.case as Record<string, unknown> | undefined;
+  const id = typeof r.case_id === "string" ? r.case_id : typeof nested?.id === "string" ? nested.id : null;
+  return id ? subjectKey(id) : null;
+}
+
+/** The block-budget signature of a rule on a call: rule, tool and case. */
+export function signature(ruleId: string, tool: string, caseKey: string | null): string {
+  return `${ruleId}|${tool}|${caseKey ?? "-"}`;
+}
+
+/** Folds a session's records, in order, into the evidence the rules read. */
+export function foldEvidence(records: readonly LedgerRecord[]): Evidence {
+  const ev: Evidence = {
+    prompt: "",
+    seat: null,
+    phase: null,
+    calls: [],
+    seen: new Set(),
+    owners: new Map(),
+    caseLock: null,
+    denies: new Map(),
+    stopBlocks: 0,
+  };
+  for (const r of records) {
+    if (r.event === "prompt" && typeof r.prompt === "string" && !ev.prompt) {
+      ev.prompt = r.prompt;
+      for (const id of r.ids ?? extractIds(r.prompt)) ev.seen.add(id);
+    } else if ((r.event === "post" || r.event === "post-fail") && r.tool) {
+      const tool = normalizeToolName(r.tool) ?? r.tool;
+      const input = (r.input && typeof r.input === "object" ? r.input : {}) as Record<string, unknown>;
+      const ok = r.event === "post";
+      const text = typeof r.result === "string" ? r.result : r.error ?? "";
+      ev.calls.push({
+        id: r.tool_use_id ?? "",
+        tool,
+        input,
+        ok,
+        result: typeof r.result === "string" ? undefined : r.result,
+        text: text || (r.result !== undefined ? JSON.stringify(r.result) : ""),
+        error: r.error,
+        sidechain: Boolean(r.agent_id),
+      });
+      for (const id of r.ids ?? []) ev.seen.add(id);
+      if (ok) collectOwners(r.result, ev.owners);
+      if (ok && !ev.caseLock && isMutating(tool)) {
+        ev.caseLock = caseKeyOf(input, ev.owners) ?? caseFromResult(r.result);
+      }
+    } else if (r.event === "pre" && (r.decision === "deny" || r.decision === "shadow") && r.tool) {
+      for (const hit of r.rules ?? []) {
+        const sig = signature(hit.id, r.tool, r.case ?? null);
+        ev.denies.set(sig, (ev.denies.get(sig) ?? 0) + 1);
+      }
+    } else if (r.event === "stop" && (r.decision === "block" || r.decision === "shadow")) {
+      ev.stopBlocks++;
+    }
+  }
+  ev.seat = detectSeat(ev.prompt) ?? seatFromTools(ev.calls.map((c) => c.tool));
+  ev.phase = detectPhase(ev.prompt);
+  return ev;
+}
+
+/** True when the value (an id or code) was observed in the prompt or an earlier result, after normalisation. */
+export function wasObserved(ev: Evidence, value: string): boolean {
+  return ev.seen.has(normalizeId(value));
+}
+
+/** Successful calls of a tool (registered name), optionally on one case. */
+export function succeeded(ev: Evidence, tool: string, caseKey?: string | null): CallRecord[] {
+  return ev.calls.filter((c) =>
+    c.ok && c.tool === tool && (caseKey == null || caseKeyOf(c.input, ev.owners) === caseKey ||
+      caseFromResult(c.result) === caseKey)
+  );
+}

@@ -1,0 +1,184 @@
+/** The Claude Code hook protocol: input schemas per event and the one JSON reply each event allows. */
+import { z } from "zod";
+
+/** The guard's event words (CLI argument) and the `hook_event_name` each expects. */
+export const EVENTS = {
+  "pre": "PreToolUse",
+  "post": "PostToolUse",
+  "post-fail": "PostToolUseFailure",
+  "stop": "Stop",
+  "prompt": "UserPromptSubmit",
+  "session-start": "SessionStart",
+} as const;
+
+/** A guard event word: `pre`, `post`, `post-fail`, `stop`, `prompt`, `session-start`. */
+export type EventWord = keyof typeof EVENTS;
+
+/** True when the word names a guard event. */
+export function isEventWord(word: string): word is EventWord {
+  return Object.hasOwn(EVENTS, word);
+}
+
+/** The event word for a `hook_event_name` (SubagentStop is handled as stop), or null. */
+export function eventWordOf(hookEventName: string): EventWord | null {
+  if (hookEventName === "SubagentStop") return "stop";
+  for (const [word, name] of Object.entries(EVENTS)) if (name === hookEventName) return word as EventWord;
+  return null;
+}
+
+const Base = z.object({
+  session_id: z.string().min(1),
+  hook_event_name: z.string(),
+  transcript_path: z.string().optional(),
+  cwd: z.string().optional(),
+  agent_id: z.string().optional(),
+});
+
+/** PreToolUse input. */
+export const PreToolUseInput = Base.extend({
+  hook_event_name: z.literal("PreToolUse"),
+  tool_name: z.string().min(1),
+  tool_input: z.record(z.string(), z.unknown()),
+  tool_use_id: z.string().default(""),
+});
+/** PostToolUse input: `tool_response` is a content-block array for MCP tools, but parse it defensively. */
+export const PostToolUseInput = Base.extend({
+  hook_event_name: z.literal("PostToolUse"),
+  tool_name: z.string().min(1),
+  tool_input: z.record(z.string(), z.unknown()).default({}),
+  tool_response: z.unknown(),
+  tool_use_id: z.string().default(""),
+});
+/** PostToolUseFailure input (an MCP result with isError, or a thrown tool). */
+export const PostToolUseFailureInput = Base.extend({
+  hook_event_name: z.literal("PostToolUseFailure"),
+  tool_name: z.string().min(1),
+  tool_input: z.record(z.string(), z.unknown()).default({}),
+  tool_use_id: z.string().default(""),
+  error: z.string().default(""),
+});
+/** Stop / SubagentStop input. */
+export const StopInput = Base.extend({
+  hook_event_name: z.enum(["Stop", "SubagentStop"]),
+  stop_hook_active: z.boolean().default(false),
+  last_assistant_message: z.string().optional(),
+});
+/** UserPromptSubmit input. */
+export const UserPromptSubmitInput = Base.extend({
+  hook_event_name: z.literal("UserPromptSubmit"),
+  prompt: z.string(),
+});
+/** SessionStart input. */
+export const SessionStartInput = Base.extend({
+  hook_event_name: z.literal("SessionStart"),
+  source: z.string().default("startup"),
+});
+
+/** Any hook input the guard handles. */
+export const HookInput = z.discriminatedUnion("hook_event_name", [
+  PreToolUseInput,
+  PostToolUseInput,
+  PostToolUseFailureInput,
+  StopInput,
+  UserPromptSubmitInput,
+  SessionStartInput,
+]);
+/** Any hook input the guard handles. */
+export type HookInput = z.infer<typeof HookInput>;
+
+/** The result of parsing raw stdin for an event: the input, or a readable reason it was refused. */
+export type ParsedInput = { ok: true; input: HookInput } | { ok: false; reason: string };
+
+/** Parses stdin text for the expected event; the reason names what was wrong and where. */
+export function parseHookInput(text: string, expected: EventWord): ParsedInput {
+  if (!text.trim()) return { ok: false, reason: "Cannot read the hook input: stdin was empty." };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, reason: `Cannot read the hook input: it is not JSON (${(err as Error).message}).` };
+  }
+  const parsed = HookInput.safeParse(raw);
+  if (!parsed.success) {
+    return { ok: false, reason: `Cannot read the hook input: ${z.prettifyError(parsed.error)}` };
+  }
+  const word = eventWordOf(parsed.data.hook_event_name);
+  if (word !== expected) {
+    return {
+      ok: false,
+      reason: `Cannot handle ${parsed.data.hook_event_name} as "${expected}": the hook is registered for ${
+        EVENTS[expected]
+      }. Point this event at "guard ${word}".`,
+    };
+  }
+  return { ok: true, input: parsed.data };
+}
+
+/** A reply for Claude Code: exactly one JSON object on stdout (or the http response body). */
+export type HookReply = Record<string, unknown>;
+
+/** PreToolUse allow, optionally with a reason. */
+export function allowReply(reason?: string): HookReply {
+  return {
+    hookSpecificOutput: {
+      hookEventName: "PreToolUse",
+      permissionDecision: "allow",
+      ...(reason ? { permissionDecisionReason: reason } : {}),
+    },
+  };
+}
+
+/** PreToolUse deny; the reason reaches the model verbatim as the call's error result. */
+export function denyReply(reason: string): HookReply {
+  return {
+    hookSpecificOutput: {
+      hookEventName: "PreToolUse",
+      permissionDecision: "deny",
+      permissionDecisionReason: reason,
+    },
+  };
+}
+
+/** Stop block; the reason becomes Claude's next instruction. */
+export function stopBlockReply(reason: string): HookReply {
+  return { decision: "block", reason };
+}
+
+/** Context for UserPromptSubmit / SessionStart. */
+export function contextReply(event: "UserPromptSubmit" | "SessionStart", text: string): HookReply {
+  return { hookSpecificOutput: { hookEventName: event, additionalContext: text } };
+}
+
+/** The neutral reply for an event: allow for PreToolUse, an empty object (no decision) otherwise. */
+export function neutralReply(word: EventWord): HookReply {
+  return word === "pre" ? allowReply() : {};
+}
+
+/** The text of an MCP tool response: content blocks joined, strings kept, objects serialised. */
+export function responseText(response: unknown): string {
+  if (typeof response === "string") return response;
+  if (Array.isArray(response)) {
+    return response.map((block) =>
+      block && typeof block === "object" && typeof (block as { text?: unknown }).text === "string"
+        ? (block as { text: string }).text
+        : JSON.stringify(block)
+    ).join("\n");
+  }
+  if (response && typeof response === "object") {
+    const maybe = response as { content?: unknown; text?: unknown };
+    if (Array.isArray(maybe.content)) return responseText(maybe.content);
+    if (typeof maybe.text === "string") return maybe.text;
+  }
+  return response === undefined ? "" : JSON.stringify(response);
+}
+
+/** The JSON object inside a result text, when there is one (results are one text block of JSON). */
+export function parseResult(text: string): unknown {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith("{") && !trimmed.startsWith("[")) return undefined;
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    return undefined;
+  }
+}

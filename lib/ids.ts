@@ -1,0 +1,48 @@
+/** Identifiers and codes observed in text: what the grounding checks compare a call's arguments against. */
+
+/** Tokens that carry a digit or a dash-separated upper-case id: case/patient/request/letter ids, codes, NPIs. */
+const TOKEN = /[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]/g;
+const MAX_TOKENS = 8000;
+
+/** Canonical form for comparison: upper case, no dots or surrounding punctuation (`e11.9` ≡ `E119`). */
+export function normalizeId(value: string): string {
+  return value.trim().toUpperCase().replace(/\./g, "");
+}
+
+/** True for a token worth remembering: it has a digit, or it is an upper-case id with a dash (`PAYER-CONTACT-001`). */
+function isIdLike(token: string): boolean {
+  return /\d/.test(token) || /^[A-Z][A-Z_]*-[A-Z0-9_-]+$/.test(token);
+}
+
+/** Every id-like token in a text, normalised and de-duplicated, capped so huge results stay cheap. */
+export function extractIds(text: string): string[] {
+  const found = new Set<string>();
+  for (const m of text.matchAll(TOKEN)) {
+    const token = m[0];
+    if (token.length > 64 || !isIdLike(token)) continue;
+    found.add(normalizeId(token));
+    // Compound tokens such as `AUTH-CASE-ACT-001-C71773` also contain the ids inside them.
+    if (found.size >= MAX_TOKENS) break;
+  }
+  return [...found];
+}
+
+/** Known identifier shapes (from the benchmark's tool catalog), used to pick the ids out of a call's arguments. */
+export const ID_SHAPES: Record<string, RegExp> = {
+  case: /^(CASE-[0-9A-F]{8}|CASE-ACT-\d{3,}|CM-CASE-[A-Z0-9_]+|CM-[0-9A-F]{8})$/,
+  patient: /^(PAT-[0-9a-f]{12}|PAT-[0-9A-F]{8}|CM-PAT-[A-Z0-9_]+)$/,
+  intake: /^(INTAKE-[0-9A-F]{8}|intake-[0-9a-f]{8})$/,
+  p2p: /^(P2P-[A-Za-z0-9-]+|p2p_req_[a-z]+_\d+)$/,
+  letter: /^LET-(?:(?:DENY|APPROVE|PARTIAL|APL)-)?[0-9a-f]{8}$/,
+  document: /^DOC-[A-Za-z0-9_-]+$/,
+  referral: /^REF-[A-Z0-9_]+$/,
+  session: /^SES-[0-9A-F]{8}$/,
+  contact: /^PAYER-CONTACT-\d{3}$/,
+  practitioner: /^PRAC-([0-9a-f]{12}|NPI-\d{10})$/,
+};
+
+/** The subject key shared by a CM referral, case and patient (`REF-K`, `CM-CASE-K`, `CM-PAT-K` → `K`); other ids unchanged. */
+export function subjectKey(id: string): string {
+  const m = /^(?:REF|CM-CASE|CM-PAT)-([A-Z0-9_]+)$/.exec(id.trim());
+  return m ? m[1] : id.trim();
+}

@@ -1,0 +1,115 @@
+/** The evidence ledger: one JSONL file per session, one record per hook event, append-only. */
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { EventWord } from "./hook.ts";
+
+/** Guard arms, each adding to the previous. */
+export const ARMS = ["stock", "shadow", "plan", "checklist", "critic"] as const;
+/** A guard arm. */
+export type Arm = typeof ARMS[number];
+
+/**
+ * What the guard did: `allow`/`deny` a call, `block` a stop, `release` a call or stop whose block budget ran
+ * out, `shadow` a would-be deny or block it did not enforce, `context` for an injected plan, `record` for
+ * evidence, `error` when it failed open.
+ */
+export type Decision = "allow" | "deny" | "block" | "release" | "shadow" | "context" | "record" | "error";
+
+/** A rule that fired on a call: its ID, the verifier checks it protects and the message it produced. */
+export interface RuleHit {
+  id: string;
+  checks: string[];
+  message: string;
+}
+
+/** One critic judge's vote. */
+export interface Vote {
+  judge: "contract" | "grounding" | "policy";
+  object: boolean;
+  reason: string;
+}
+
+/** One ledger line. */
+export interface LedgerRecord {
+  v: 1;
+  t: string;
+  session: string;
+  event: EventWord;
+  arm: Arm;
+  decision: Decision;
+  tool?: string;
+  tool_use_id?: string;
+  case?: string | null;
+  input?: unknown;
+  result?: unknown;
+  error?: string;
+  ids?: string[];
+  prompt?: string;
+  seat?: string | null;
+  phase?: string | null;
+  rules?: RuleHit[];
+  votes?: Vote[];
+  reason?: string;
+  obligations?: string[];
+  latency_ms?: number;
+  note?: string;
+  agent_id?: string;
+  first_block?: boolean;
+  step?: number;
+}
+
+/** Size caps (characters of JSON) for values kept in a record. */
+export const CAPS = { input: 48_000, result: 16_000, prompt: 40_000, text: 4_000 };
+
+/** The value unchanged when its JSON fits `max` characters, else a marked preview of it. */
+export function capValue(value: unknown, max: number): unknown {
+  if (value === undefined) return undefined;
+  if (typeof value === "string") return value.length <= max ? value : value.slice(0, max) + "…[truncated]";
+  const json = JSON.stringify(value) ?? "";
+  return json.length <= max ? value : { _truncated: json.length, preview: json.slice(0, max) };
+}
+
+/** The file name for a session: safe characters only, so a session id cannot name a path. */
+export function ledgerFileName(session: string): string {
+  return `${session.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 120) || "session"}.jsonl`;
+}
+
+/** Appends one record as one line with a single write (O_APPEND), so concurrent hook processes never interleave. */
+export function appendRecord(dir: string, record: LedgerRecord): void {
+  mkdirSync(dir, { recursive: true });
+  appendFileSync(join(dir, ledgerFileName(record.session)), JSON.stringify(record) + "\n");
+}
+
+/** Parsed ledger lines and the count of lines that were truncated or not valid records. */
+export interface ParsedLedger {
+  records: LedgerRecord[];
+  corrupt: number;
+}
+
+/** Parses JSONL text; a truncated or corrupt line is skipped and counted, never fatal. */
+export function parseLedger(text: string): ParsedLedger {
+  const records: LedgerRecord[] = [];
+  let corrupt = 0;
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      const record = JSON.parse(line);
+      if (record && typeof record === "object" && typeof record.event === "string") records.push(record);
+      else corrupt++;
+    } catch {
+      corrupt++;
+    }
+  }
+  return { records, corrupt };
+}
+
+/** Reads a session's ledger; a missing file is an empty ledger. */
+export function readLedger(dir: string, session: string): ParsedLedger {
+  let text = "";
+  try {
+    text = readFileSync(join(dir, ledgerFileName(session)), "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+  return parseLedger(text);
+}

@@ -1,0 +1,96 @@
+/** Resident mode for Claude Code `"type":"http"` hooks: `POST /hook/<event>` with the hook JSON as body. */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { isEventWord, neutralReply } from "./hook.ts";
+import { type LedgerRecord, readLedger } from "./ledger.ts";
+import { errorRecord, handle, loadSettings, saveRecord } from "../guard.ts";
+import { postLive } from "./live.ts";
+
+/** Largest hook body accepted (a 10 MB tool_input still gets a neutral answer, not a hang). */
+const MAX_BODY = 16 * 1024 * 1024;
+
+/** Options for the resident guard. */
+export interface ServeOptions {
+  port: number;
+  host: string;
+  env: Record<string, string | undefined>;
+  /** Called once listening, with the bound port (tests pass port 0). */
+  onListen?: (port: number) => void;
+}
+
+/** Starts the resident guard; resolves when the server closes. Events of one session are handled in order. */
+export function serve(options: ServeOptions): Promise<void> {
+  const { settings, note } = loadSettings(options.env);
+  const sessions = new Map<string, LedgerRecord[]>();
+  const queues = new Map<string, Promise<unknown>>();
+  const records = (session: string) => {
+    let list = sessions.get(session);
+    if (!list) {
+      list = [...readLedger(settings.ledgerDir, session).records];
+      sessions.set(session, list);
+    }
+    return list;
+  };
+  const server = createServer((req, res) => {
+    const word = (req.url ?? "").replace(/^\/hook\//, "").replace(/\?.*$/, "");
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method === "GET" && req.url === "/health") return send(200, { ok: true, arm: settings.arm });
+    if (req.method !== "POST" || !isEventWord(word)) {
+      return send(404, { error: `Cannot route ${req.method} ${req.url}: use POST /hook/<event>.` });
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY) chunks.push(c);
+    });
+    req.on("end", () => {
+      const text = size > MAX_BODY ? "" : Buffer.concat(chunks).toString("utf8");
+      const session = /"session_id"\s*:\s*"([^"]{1,200})"/.exec(text.slice(0, 4096))?.[1] ??
+        "unknown-session";
+      const previous = queues.get(session) ?? Promise.resolve();
+      const next = previous.then(async () => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const overrun = new Promise<{ reply: Record<string, unknown>; record: LedgerRecord | null }>(
+          (resolve) => {
+            timer = setTimeout(() =>
+              resolve({
+                reply: neutralReply(word),
+                record: errorRecord(
+                  session,
+                  word,
+                  settings.arm,
+                  `time budget of ${settings.decisionMs} ms overrun; allowed`,
+                ),
+              }), settings.decisionMs);
+          },
+        );
+        const why = size > MAX_BODY ? `hook body of ${size} bytes exceeds ${MAX_BODY}; allowed` : note;
+        const outcome = await Promise.race([handle(word, text, settings, { records, note: why }), overrun]);
+        clearTimeout(timer);
+        send(200, outcome.reply);
+        if (outcome.record) {
+          if (outcome.record.decision !== "error" || settings.arm !== "stock") {
+            records(outcome.record.session).push(outcome.record);
+            saveRecord(settings.ledgerDir, outcome.record);
+          }
+          if (settings.liveUrl && settings.liveToken) {
+            void postLive(settings.liveUrl, settings.liveToken, outcome.record);
+          }
+        }
+      }).catch(() => send(200, neutralReply(word)));
+      queues.set(session, next);
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(options.port, options.host, () => {
+      const port = (server.address() as AddressInfo).port;
+      options.onListen?.(port);
+      process.stderr.write(`fiable-guard serving on http://${options.host}:${port} (arm ${settings.arm})\n`);
+    });
+    server.on("close", () => resolve());
+  });
+}

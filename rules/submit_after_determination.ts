@@ -1,0 +1,47 @@
+/**
+ * Disposition before submission: the verifier wants an explicit provider determination behind every
+ * submitted case. Known limitation: the bundle's contents are not checked here.
+ */
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const SUBMIT = toolCall("auth_submit_authorization", { case_id: "CASE-ACT-001" });
+const DECIDED = toolCall("auth_finalize_provider_determination", {
+  case_id: "CASE-ACT-001",
+  final_action: "submit_pa",
+});
+
+/** PP-01: no submission without `auth_finalize_provider_determination(final_action=submit_pa)` on the case. */
+export const rule: Rule<{ caseId: string }> = {
+  meta: {
+    id: "PP-01",
+    name: "submit-after-determination",
+    seat: "provider",
+    triggers: ["auth.submit_authorization"],
+    protects: [
+      "provider_pre_submission.provider_determination_present",
+      "provider_pre_submission.final_action",
+      "cross.closed_backed_by_provider_determination",
+    ],
+    message: "Cannot submit {caseId}: no provider determination is recorded. " +
+      "Call auth_finalize_provider_determination on {caseId} with final_action=submit_pa first " +
+      "(or gather_more_evidence / do_not_submit if a criterion is not met, and then do not submit).",
+  },
+  check(call, evidence) {
+    const caseId = arg(call, "case_id");
+    const decided = evidence.calls.some((c) =>
+      c.ok && c.tool === DECIDED.tool && c.input.case_id === caseId && c.input.final_action === "submit_pa"
+    );
+    return decided ? null : { caseId };
+  },
+  valid: [{ call: SUBMIT, evidence: { calls: [DECIDED] } }],
+  invalid: [
+    { call: SUBMIT, evidence: { calls: [] }, data: { caseId: "CASE-ACT-001" } },
+    {
+      call: SUBMIT,
+      evidence: {
+        calls: [toolCall("auth_finalize_provider_determination", { ...DECIDED.input }, { error: "x" })],
+      },
+      data: { caseId: "CASE-ACT-001" },
+    },
+  ],
+};

@@ -1,0 +1,85 @@
+/**
+ * The test command's runner: formatting, lint and type checks, then every uvu suite in tests/
+ * (each `tests/<module>.ts` and `tests/e2e/<scenario>.ts`), ending with one `N passed, N failed` line.
+ *
+ * `deno task test` runs it all; `deno task test --only rules,ledger` runs the named suites and skips
+ * the static checks.
+ */
+import { run } from "uvu/run";
+import { readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+
+const HERE = fileURLToPath(new URL(".", import.meta.url));
+const ROOT = join(HERE, "..");
+
+/** The suite files: `tests/*.ts` and `tests/e2e/*.ts`, except this runner and `tests/support/`. */
+export function suiteFiles(only: string[] = []): { name: string; file: string }[] {
+  const found: { name: string; file: string }[] = [];
+  for (const dir of ["", "e2e"]) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(join(HERE, dir));
+    } catch {
+      continue;
+    }
+    for (const name of names.sort()) {
+      if (!name.endsWith(".ts") || name === "run.ts") continue;
+      const id = (dir ? `${dir}/` : "") + name.replace(/\.ts$/, "");
+      if (only.length && !only.includes(id) && !only.includes(name.replace(/\.ts$/, ""))) continue;
+      found.push({ name: id, file: join(HERE, dir, name) });
+    }
+  }
+  return found;
+}
+
+async function staticChecks(): Promise<boolean> {
+  let ok = true;
+  for (const args of [["fmt", "--check"], ["lint"], ["check", "."]]) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args,
+      cwd: ROOT,
+      stdout: "inherit",
+      stderr: "inherit",
+    })
+      .output();
+    console.log(`deno ${args.join(" ")}: ${out.success ? "ok" : "FAILED"}`);
+    ok &&= out.success;
+  }
+  return ok;
+}
+
+/** Runs uvu over the suites and returns [passed, failed] parsed from uvu's own totals. */
+async function runSuites(files: { name: string; file: string }[]): Promise<[number, number]> {
+  const write = process.stdout.write.bind(process.stdout);
+  let captured = "";
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    captured += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
+    // deno-lint-ignore no-explicit-any
+    return (write as any)(chunk, ...rest);
+  }) as typeof process.stdout.write;
+  try {
+    await run(files.map((f) => ({ name: f.name, file: f.file.startsWith("/") ? f.file.slice(1) : f.file })));
+  } finally {
+    process.stdout.write = write;
+  }
+  // deno-lint-ignore no-control-regex
+  const plain = captured.replace(/\x1b\[[0-9;]*m/g, "");
+  const total = Number(/Total:\s+(\d+)/.exec(plain)?.[1] ?? 0);
+  const passed = Number(/Passed:\s+(\d+)/.exec(plain)?.[1] ?? 0);
+  const skipped = Number(/Skipped:\s+(\d+)/.exec(plain)?.[1] ?? 0);
+  return [passed, total - passed - skipped];
+}
+
+/** Entry: `deno task test [--only a,b]`. */
+export async function main(args: string[]): Promise<number> {
+  const onlyAt = args.indexOf("--only");
+  const only = onlyAt >= 0 ? (args[onlyAt + 1] ?? "").split(",").filter(Boolean) : [];
+  const staticOk = only.length ? true : await staticChecks();
+  const [passed, failed] = await runSuites(suiteFiles(only));
+  const failedAll = failed + (staticOk ? 0 : 1);
+  console.log(`${passed + (only.length ? 0 : staticOk ? 1 : 0)} passed, ${failedAll} failed`);
+  return failedAll === 0 && passed > 0 ? 0 : 1;
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
