@@ -7,7 +7,8 @@
 import { readFileSync } from "node:fs";
 import process from "node:process";
 import { type EventWord, type HookInput, isEventWord, neutralReply, parseHookInput } from "./lib/hook.ts";
-import { appendRecord, type LedgerRecord, readLedger } from "./lib/ledger.ts";
+import { appendRecord, type Arm, ARMS, type LedgerRecord, readLedger } from "./lib/ledger.ts";
+import { settingsJson } from "./lib/settings.ts";
 import { decide, type EngineConfig, type GuardEvent } from "./lib/decide.ts";
 import { type GuardSettings, parseProfile, resolveSettings } from "./lib/profile.ts";
 import { postLive } from "./lib/live.ts";
@@ -15,7 +16,8 @@ import { RULES } from "./rules/mod.ts";
 import { serve } from "./lib/serve.ts";
 
 const USAGE = "Usage: guard.ts <pre|post|post-fail|stop|prompt|session-start>  (hook JSON on stdin)\n" +
-  "       guard.ts serve [--port 8787] [--host 127.0.0.1]";
+  "       guard.ts serve [--port 8787] [--host 127.0.0.1]\n" +
+  "       guard.ts settings --mode http|command --arm ARM --ledger DIR [--port N] [--guard PATH]";
 
 /** The guard event for a parsed hook input. */
 export function toGuardEvent(input: HookInput): GuardEvent {
@@ -218,7 +220,32 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
   }
 }
 
-/** Entry: `guard.ts <event>` or `guard.ts serve --port N`. */
+/** `guard.ts settings --mode http|command --arm A --ledger DIR [--port N] [--guard PATH]`: prints settings.json. */
+function printSettings(args: string[]): number {
+  const at = (flag: string) => args.indexOf(flag) >= 0 ? args[args.indexOf(flag) + 1] : undefined;
+  const mode = at("--mode") ?? "command";
+  const arm = at("--arm") ?? "checklist";
+  if (mode !== "http" && mode !== "command") {
+    process.stderr.write(`Cannot write settings: --mode "${mode}" is unknown. Use http or command.\n`);
+    return 2;
+  }
+  if (!(ARMS as readonly string[]).includes(arm)) {
+    process.stderr.write(
+      `Cannot write settings: --arm "${arm}" is unknown. Use one of ${ARMS.join(", ")}.\n`,
+    );
+    return 2;
+  }
+  process.stdout.write(settingsJson({
+    mode,
+    arm: arm as Arm,
+    ledgerDir: at("--ledger") ?? "/logs/agent/fiable",
+    guard: at("--guard") ?? "/installed-agent/fiable-guard.mjs",
+    port: at("--port") ? Number(at("--port")) : undefined,
+  }));
+  return 0;
+}
+
+/** Entry: `guard.ts <event>`, `guard.ts serve --port N` or `guard.ts settings …`. */
 export async function main(args: string[]): Promise<number> {
   const [word, ...rest] = args;
   if (word === "serve") {
@@ -231,6 +258,7 @@ export async function main(args: string[]): Promise<number> {
     await serve({ port, host: at("--host") ?? "127.0.0.1", env: process.env });
     return 0;
   }
+  if (word === "settings") return printSettings(rest);
   if (!word || !isEventWord(word)) {
     // Even a misconfigured hook must not break the run: answer with no decision and say why on stderr.
     process.stderr.write(`fiable-guard: unknown event "${word ?? ""}".\n${USAGE}\n`);
