@@ -63,14 +63,14 @@ export function toGuardEvent(input: HookInput): GuardEvent {
 }
 
 /** Settings from `FIABLE_PROFILE` (YAML) and the environment; a bad profile falls back to defaults with a note. */
-export function loadSettings(
+export async function loadSettings(
   env: Record<string, string | undefined>,
-): { settings: GuardSettings; note?: string } {
+): Promise<{ settings: GuardSettings; note?: string }> {
   let note: string | undefined;
   let profile = {};
   if (env.FIABLE_PROFILE) {
     try {
-      profile = parseProfile(readFileSync(env.FIABLE_PROFILE, "utf8"), env.FIABLE_PROFILE);
+      profile = await parseProfile(readFileSync(env.FIABLE_PROFILE, "utf8"), env.FIABLE_PROFILE);
     } catch (err) {
       note = (err as Error).message;
     }
@@ -186,7 +186,7 @@ function print(reply: Record<string, unknown>): void {
 
 /** Command mode: one event from stdin, one JSON reply on stdout, exit 0 whatever happens. */
 export async function runCommand(word: EventWord, env: Record<string, string | undefined>): Promise<void> {
-  const { settings, note } = loadSettings(env);
+  const { settings, note } = await loadSettings(env);
   let answered = false;
   const answerNeutral = (why: string) => {
     if (answered) return;

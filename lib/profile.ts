@@ -1,5 +1,4 @@
 /** Guard profiles: YAML validated with zod; a literal secret anywhere rejects the whole profile. */
-import { parse } from "yaml";
 import { z } from "zod";
 import { type Arm, ARMS } from "./ledger.ts";
 import { SECRET_KEY, secretKind } from "./secrets.ts";
@@ -56,8 +55,12 @@ export function findSecrets(value: unknown, path: string[] = []): string[] {
   return found;
 }
 
-/** Parses and validates profile YAML; throws an Error whose message names each bad key and how to fix it. */
-export function parseProfile(text: string, source = "profile"): Profile {
+/**
+ * Parses and validates profile YAML; throws an Error whose message names each bad key and how to fix it.
+ * The YAML parser is loaded only here, so hooks without a profile never pay for it.
+ */
+export async function parseProfile(text: string, source = "profile"): Promise<Profile> {
+  const { parse } = await import("yaml");
   let raw: unknown;
   try {
     raw = parse(text) ?? {};
@@ -66,6 +69,11 @@ export function parseProfile(text: string, source = "profile"): Profile {
       `Cannot load ${source}: it is not valid YAML (${(err as Error).message.split("\n")[0]}).`,
     );
   }
+  return validateProfile(raw, source);
+}
+
+/** Validates an already-parsed profile: no literal secrets, no unknown keys, values in range. */
+export function validateProfile(raw: unknown, source = "profile"): Profile {
   const secrets = findSecrets(raw);
   if (secrets.length) {
     throw new Error(

@@ -19,8 +19,8 @@ export interface ServeOptions {
 }
 
 /** Starts the resident guard; resolves when the server closes. Events of one session are handled in order. */
-export function serve(options: ServeOptions): Promise<void> {
-  const { settings, note } = loadSettings(options.env);
+export async function serve(options: ServeOptions): Promise<void> {
+  const { settings, note } = await loadSettings(options.env);
   const sessions = new Map<string, LedgerRecord[]>();
   const queues = new Map<string, Promise<unknown>>();
   const records = (session: string) => {
@@ -85,7 +85,7 @@ export function serve(options: ServeOptions): Promise<void> {
       queues.set(session, next);
     });
   });
-  return new Promise((resolve) => {
+  return await new Promise((resolve) => {
     server.listen(options.port, options.host, () => {
       const port = (server.address() as AddressInfo).port;
       options.onListen?.(port);
