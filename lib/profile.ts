@@ -6,7 +6,8 @@ import { type Bounds, DEFAULT_BOUNDS } from "./decide.ts";
 
 /** A guard profile as written in YAML. Every key is optional; unknown keys are refused. */
 export const Profile = z.strictObject({
-  arm: z.enum(ARMS).optional(),
+  arm: z.enum(ARMS, { error: (issue) => `arm "${issue.input}" is unknown. Use one of ${ARMS.join(", ")}.` })
+    .optional(),
   budgets: z.strictObject({
     block_per_signature: z.int().min(0).max(20).optional(),
     stop_blocks: z.int().min(0).max(7).optional(),
@@ -105,7 +106,7 @@ export function resolveSettings(profile: Profile, env: Record<string, string | u
     arm: known ? armWord as Arm : "shadow",
     armError: known
       ? undefined
-      : `Cannot use arm "${armWord}": it is unknown. Use one of ${ARMS.join(", ")}. ` +
+      : `Cannot run the guard: FIABLE_CC_ARM "${armWord}" is unknown. Use one of ${ARMS.join(", ")}. ` +
         "Running as shadow (records, blocks nothing).",
     bounds: {
       blockBudget: profile.budgets?.block_per_signature ?? DEFAULT_BOUNDS.blockBudget,

@@ -71,15 +71,14 @@ export async function serve(options: ServeOptions): Promise<void> {
         const why = size > MAX_BODY ? `hook body of ${size} bytes exceeds ${MAX_BODY}; allowed` : note;
         const outcome = await Promise.race([handle(word, text, settings, { records, note: why }), overrun]);
         clearTimeout(timer);
-        send(200, outcome.reply);
+        // The record is saved before the reply leaves, so a reader that saw the reply also sees the record.
         if (outcome.record) {
-          if (outcome.record.decision !== "error" || settings.arm !== "stock") {
-            records(outcome.record.session).push(outcome.record);
-            saveRecord(settings.ledgerDir, outcome.record);
-          }
-          if (settings.liveUrl && settings.liveToken) {
-            void postLive(settings.liveUrl, settings.liveToken, outcome.record);
-          }
+          records(outcome.record.session).push(outcome.record);
+          saveRecord(settings.ledgerDir, outcome.record);
+        }
+        send(200, outcome.reply);
+        if (outcome.record && settings.liveUrl && settings.liveToken) {
+          void postLive(settings.liveUrl, settings.liveToken, outcome.record);
         }
       }).catch(() => send(200, neutralReply(word)));
       queues.set(session, next);

@@ -1,0 +1,84 @@
+/** Spawns the guard as Claude Code does: one process per event, JSON on stdin, one JSON object on stdout. */
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bundleGuard } from "../../bundle.ts";
+
+const ROOT = join(import.meta.dirname ?? ".", "..", "..");
+
+/** A way to run the guard: under Deno from source, or the Node ≥ 20 bundle under node. */
+export interface Runtime {
+  name: string;
+  argv: (word: string) => string[];
+}
+
+let bundlePath: Promise<string> | undefined;
+
+/** The bundle, built once per test run into a temporary directory. */
+export function testBundle(): Promise<string> {
+  bundlePath ??= bundleGuard(join(mkdtempSync(join(tmpdir(), "fiable-bundle-")), "fiable-guard.mjs"));
+  return bundlePath;
+}
+
+/** The two runtimes every hook test runs against. */
+export async function runtimes(): Promise<Runtime[]> {
+  const bundle = await testBundle();
+  return [
+    { name: "deno", argv: (word) => [Deno.execPath(), "run", "-A", join(ROOT, "guard.ts"), word] },
+    { name: "node", argv: (word) => ["node", bundle, word] },
+  ];
+}
+
+/** What one guard process did. */
+export interface GuardRun {
+  stdout: string;
+  stderr: string;
+  code: number | null;
+  ms: number;
+  /** stdout parsed as the single JSON object it must be (throws when it is anything else). */
+  reply: () => Record<string, unknown>;
+}
+
+/** Runs one event through a guard process with the given stdin and environment. */
+export function runGuard(
+  runtime: Runtime,
+  word: string,
+  stdin: string | Uint8Array,
+  env: Record<string, string>,
+): Promise<GuardRun> {
+  const [cmd, ...args] = runtime.argv(word);
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, {
+      env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "", NO_COLOR: "1", ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      resolve({
+        stdout,
+        stderr,
+        code,
+        ms: performance.now() - started,
+        reply: () => {
+          const lines = stdout.split("\n").filter((l) => l.trim());
+          if (lines.length !== 1) {
+            throw new Error(`expected one JSON line on stdout, got ${lines.length}: ${stdout}`);
+          }
+          return JSON.parse(lines[0]);
+        },
+      }));
+    child.stdin.on("error", () => {/* the guard may answer before reading everything */});
+    child.stdin.end(stdin);
+  });
+}
+
+/** A fresh ledger directory. */
+export function tempLedger(): string {
+  return mkdtempSync(join(tmpdir(), "fiable-ledger-"));
+}
