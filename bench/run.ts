@@ -1,0 +1,38 @@
+/**
+ * Runs every benchmark in bench/ one after another (`deno task bench`), or the named ones
+ * (`deno task bench latency replay`). Each prints its own figures; this only sequences them.
+ */
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+
+const HERE = import.meta.dirname ?? ".";
+
+/** The benchmark names in bench/, without this runner. */
+export function benchNames(): string[] {
+  return readdirSync(HERE).filter((f) => f.endsWith(".ts") && f !== "run.ts").map((f) =>
+    f.replace(/\.ts$/, "")
+  )
+    .sort();
+}
+
+/** Entry: run the requested benchmarks (all when none named); exit non-zero if any failed. */
+export async function main(args: string[]): Promise<number> {
+  const known = benchNames();
+  const unknown = args.filter((a) => !known.includes(a));
+  if (unknown.length) {
+    console.error(`Cannot run benchmark "${unknown[0]}": it is unknown. Use one of ${known.join(", ")}.`);
+    return 2;
+  }
+  let failed = 0;
+  for (const name of args.length ? args : known) {
+    console.log(`\n== bench/${name}.ts`);
+    const out = await new Deno.Command(Deno.execPath(), { args: ["run", "-A", join(HERE, `${name}.ts`)] })
+      .output();
+    await Deno.stdout.write(out.stdout);
+    await Deno.stderr.write(out.stderr);
+    if (!out.success) failed++;
+  }
+  return failed ? 1 : 0;
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
