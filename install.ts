@@ -1,0 +1,259 @@
+/**
+ * Installs the guarded Claude Code harness (`fiable-cc`) into a chi-bench checkout, reversibly, and writes
+ * the pre-registered ablation configs.
+ *
+ *   deno task install --chi-bench DIR               dry run: what would change
+ *   deno task install --chi-bench DIR --apply       change it (a second --apply changes nothing)
+ *   deno task install --chi-bench DIR --uninstall   restore every touched file byte for byte [--force]
+ *   deno task install experiments --chi-bench DIR [--model M] [--shadow] [--arm A,B]
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { ARMS } from "./lib/ledger.ts";
+import { inspectCheckout, InstallRefusal, readText, REGISTRY } from "./lib/install/checkout.ts";
+import { applyPlan, diskIsDir, diskReader } from "./lib/install/apply.ts";
+import { type AssetKey, HARNESSES } from "./lib/install/harnesses.ts";
+import { desiredInstall, type Sources } from "./lib/install/desired.ts";
+import { MANIFEST, type Manifest, parseManifest } from "./lib/install/manifest.ts";
+import { planUninstall, planWrites } from "./lib/install/plan.ts";
+import { renderPlan } from "./lib/install/render.ts";
+import {
+  DEFAULT_EXPERIMENT,
+  DOMAINS,
+  experimentFiles,
+  type ExperimentOptions,
+  EXPERIMENTS_DIR,
+  PREREGISTERED_ARMS,
+} from "./lib/install/experiments.ts";
+import { bundleGuard, DEFAULT_BUNDLE } from "./bundle.ts";
+
+const ROOT = import.meta.dirname ?? ".";
+const INSTALL_FLAGS = {
+  values: ["--chi-bench", "--bundle"],
+  switches: ["--apply", "--uninstall", "--force"],
+};
+const EXPERIMENT_FLAGS = {
+  values: ["--chi-bench", "--model", "--arm", "--concurrency", "--environment", "--claude-version"],
+  switches: ["--shadow"],
+};
+
+/** Parsed flags: values (repeatable ones joined by ",") and switches. */
+export function parseFlags(
+  args: string[],
+  spec: { values: string[]; switches: string[] },
+  action: string,
+): Record<string, string | true> {
+  const out: Record<string, string | true> = {};
+  for (let i = 0; i < args.length; i++) {
+    const [flag, inline] = args[i].split(/=(.*)/s, 2);
+    if (spec.switches.includes(flag)) {
+      out[flag] = true;
+    } else if (spec.values.includes(flag)) {
+      const value = inline ?? args[++i];
+      if (value === undefined || value.startsWith("--")) {
+        throw new InstallRefusal(`Cannot ${action}: ${flag} needs a value.`);
+      }
+      out[flag] = typeof out[flag] === "string" ? `${out[flag]},${value}` : value;
+    } else {
+      throw new InstallRefusal(
+        `Cannot ${action}: ${flag.startsWith("-") ? `${flag} is unknown` : `"${flag}" is not a flag`}. ` +
+          `Use one of ${[...spec.values, ...spec.switches].join(", ")}.`,
+      );
+    }
+  }
+  return out;
+}
+
+function checkoutDir(flags: Record<string, string | true>, action: string): string {
+  const given = flags["--chi-bench"];
+  if (typeof given !== "string") {
+    throw new InstallRefusal(
+      `Cannot ${action}: --chi-bench is missing. Pass the root of your chi-bench checkout, e.g. --chi-bench ../chi-bench.`,
+    );
+  }
+  const dir = resolve(given);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new InstallRefusal(
+      `Cannot ${action} into ${dir}: no such folder. Clone actava-ai/chi-bench there first.`,
+    );
+  }
+  return dir;
+}
+
+function readManifest(dir: string): Manifest | null {
+  const text = readText(diskReader(dir), MANIFEST);
+  return text === null ? null : parseManifest(text);
+}
+
+/** How each built asset is made; `--bundle FILE` stands in for the guard bundle. A new harness adds its own. */
+const ASSET_BUILDERS: Record<AssetKey, (given?: string) => Promise<string>> = {
+  guard: (given) => given ? Promise.resolve(given) : bundleGuard(DEFAULT_BUNDLE),
+};
+
+/** Template and asset bytes: templates/ from this checkout, assets built now (or --bundle FILE for the guard). */
+export async function loadSources(bundle?: string): Promise<Sources> {
+  const sources: Sources = { templates: {}, assets: {} };
+  for (const file of HARNESSES.flatMap((h) => h.files)) {
+    if ("template" in file.from) {
+      sources.templates[file.from.template] = new Uint8Array(
+        readFileSync(join(ROOT, "templates", file.from.template)),
+      );
+    } else if (!sources.assets[file.from.asset]) {
+      const key = file.from.asset;
+      const path = await ASSET_BUILDERS[key](key === "guard" ? bundle : undefined);
+      sources.assets[key] = new Uint8Array(readFileSync(path));
+    }
+  }
+  return sources;
+}
+
+async function install(args: string[]): Promise<number> {
+  const flags = parseFlags(args, INSTALL_FLAGS, "install");
+  if (flags["--apply"] && flags["--uninstall"]) {
+    throw new InstallRefusal(
+      "Cannot install: --apply and --uninstall contradict each other. Use one of them.",
+    );
+  }
+  const dir = checkoutDir(flags, "install");
+  const read = diskReader(dir);
+  const manifest = readManifest(dir);
+  if (flags["--uninstall"]) {
+    if (!manifest) {
+      console.log(`Nothing to uninstall: ${dir} has no ${MANIFEST}.`);
+      return 0;
+    }
+    const plan = planUninstall(read, manifest, { force: flags["--force"] === true });
+    applyPlan(dir, plan);
+    console.log(`Uninstalled from ${dir}:`);
+    console.log(renderPlan(plan).join("\n"));
+    return 0;
+  }
+  const info = inspectCheckout(dir, read);
+  const sources = await loadSources(
+    typeof flags["--bundle"] === "string" ? resolve(flags["--bundle"]) : undefined,
+  );
+  const plan = planWrites(read, desiredInstall(info.registry, sources), manifest, diskIsDir(dir));
+  const names = HARNESSES.map((h) => h.name).join(", ");
+  if (!plan.changes.length) {
+    console.log(`Nothing to change: ${names} ${HARNESSES.length > 1 ? "are" : "is"} installed in ${dir}.`);
+    return 0;
+  }
+  console.log(`${names} into ${dir} (uv.lock pins harbor ${info.harbor}):`);
+  console.log(renderPlan(plan).join("\n"));
+  if (!flags["--apply"]) {
+    console.log("Dry run: nothing written. Run again with --apply to make these changes.");
+    return 0;
+  }
+  applyPlan(dir, plan);
+  console.log(`Installed. Undo with: deno task install --chi-bench ${dir} --uninstall`);
+  if (!diskIsDir(dir)(".venv")) {
+    console.log("Note: no .venv yet; run `uv sync --extra dev` in the checkout (it locks Harbor 0.20).");
+  }
+  return 0;
+}
+
+/** Experiment options from flags, every value checked. */
+export function experimentOptions(flags: Record<string, string | true>): ExperimentOptions {
+  const opts: ExperimentOptions = { ...DEFAULT_EXPERIMENT, arms: [...PREREGISTERED_ARMS] };
+  const action = "write experiments";
+  if (typeof flags["--arm"] === "string") {
+    const arms = flags["--arm"].split(",").map((a) => a.trim()).filter(Boolean);
+    for (const arm of arms) {
+      if (!(ARMS as readonly string[]).includes(arm)) {
+        throw new InstallRefusal(
+          `Cannot ${action}: --arm "${arm}" is unknown. Use one of ${ARMS.join(", ")}.`,
+        );
+      }
+    }
+    opts.arms = ARMS.filter((a) => arms.includes(a));
+  }
+  if (flags["--shadow"] && !opts.arms.includes("shadow")) {
+    opts.arms = ARMS.filter((a) => a === "shadow" || opts.arms.includes(a));
+  }
+  const model = flags["--model"];
+  if (typeof model === "string") {
+    if (!/^[\w.-]+\/\S+$/.test(model)) {
+      throw new InstallRefusal(
+        `Cannot ${action}: --model "${model}" has no provider prefix. Use a vendor-prefixed name such as anthropic/claude-opus-5.`,
+      );
+    }
+    opts.model = model;
+  }
+  const concurrency = flags["--concurrency"];
+  if (typeof concurrency === "string") {
+    if (!/^[1-9]\d*$/.test(concurrency)) {
+      throw new InstallRefusal(
+        `Cannot ${action}: --concurrency "${concurrency}" is not a positive whole number. Use e.g. 5.`,
+      );
+    }
+    opts.concurrency = Number(concurrency);
+  }
+  const environment = flags["--environment"];
+  if (typeof environment === "string") {
+    if (environment !== "docker" && environment !== "modal") {
+      throw new InstallRefusal(
+        `Cannot ${action}: --environment "${environment}" is unknown. Use one of docker, modal.`,
+      );
+    }
+    opts.environment = environment;
+  }
+  if (typeof flags["--claude-version"] === "string") {
+    if (!/^\d+\.\d+\.\d+$/.test(flags["--claude-version"])) {
+      throw new InstallRefusal(
+        `Cannot ${action}: --claude-version "${
+          flags["--claude-version"]
+        }" is not a version. Use X.Y.Z, e.g. 2.1.219.`,
+      );
+    }
+    opts.claudeVersion = flags["--claude-version"];
+  }
+  return opts;
+}
+
+function experiments(args: string[]): number {
+  const flags = parseFlags(args, EXPERIMENT_FLAGS, "write experiments");
+  const opts = experimentOptions(flags);
+  const dir = checkoutDir(flags, "write experiments");
+  const read = diskReader(dir);
+  const info = inspectCheckout(dir, read);
+  const plan = planWrites(read, experimentFiles(opts), readManifest(dir), diskIsDir(dir));
+  if (!plan.changes.length) {
+    console.log(`Nothing to change: the ablation configs in ${join(dir, EXPERIMENTS_DIR)} are current.`);
+  } else {
+    applyPlan(dir, plan);
+    console.log(
+      `Wrote the pre-registered ablation into ${dir} (arms ${opts.arms.join(", ")}; model ${opts.model}):`,
+    );
+    console.log(renderPlan(plan).join("\n"));
+  }
+  console.log(`Run order and aggregate command: ${join(dir, EXPERIMENTS_DIR, "README.md")}`);
+  if (!info.registry.includes(`"${HARNESSES[0].name}":`)) {
+    console.log(
+      `Note: ${
+        HARNESSES[0].name
+      } is not in ${REGISTRY} yet; run deno task install --chi-bench ${dir} --apply.`,
+    );
+  }
+  const missing = Object.values(DOMAINS).filter((d) => !diskIsDir(dir)(`data/${d}/tasks`));
+  if (missing.length) {
+    console.log(
+      `Note: ${
+        missing.map((d) => `data/${d}/tasks`).join(", ")
+      } not found; fetch the dataset (chi-bench README).`,
+    );
+  }
+  return 0;
+}
+
+/** Entry: `install.ts [experiments] …`; refusals print their reason and exit 2. */
+export async function main(args: string[]): Promise<number> {
+  try {
+    return args[0] === "experiments" ? experiments(args.slice(1)) : await install(args);
+  } catch (err) {
+    if (!(err instanceof InstallRefusal)) throw err;
+    console.error(err.message);
+    return 2;
+  }
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -1,0 +1,161 @@
+"""fiable-cc: Harbor 0.20 Claude Code with the fiable-agent guard wired in as hooks.
+
+Installed into chi-bench by fiable-agent's ``install.ts``; ``install.ts --uninstall`` removes it.
+
+* ``install()`` uploads the guard (the Node >= 20 bundle ``fiable_guard.mjs`` beside this file) to
+  ``/installed-agent/fiable-guard.mjs``.
+* ``run()`` starts the guard as a resident http server, probes ``/health`` and writes the hooks into
+  ``$CLAUDE_CONFIG_DIR/settings.json`` only, as http hooks, or as command hooks when the server did
+  not come up. The bytes come from the guard's own ``settings`` subcommand, so they are the ones the
+  project's end-to-end tests give the real Claude Code. Never ``~/.claude``, ``/etc/claude-code`` or
+  ``/workspace/.claude``: the verifier's judge runs Claude Code in the same container without
+  ``CLAUDE_CONFIG_DIR`` and would inherit them. The ledger goes to ``/logs/agent/fiable/``, never
+  under ``sessions/projects/`` (a second session dir there costs the trial its trajectory).
+* The arm is the agent kwarg ``arm``, else the host env ``FIABLE_CC_ARM``, else ``checklist``.
+  ``stock`` uploads nothing and writes no hooks: plain Claude Code under the same harness name.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from importlib import metadata
+from pathlib import Path, PurePosixPath
+
+from harbor.agents.installed.claude_code import ClaudeCode
+from harbor.environments.base import BaseEnvironment
+from harbor.models.agent.context import AgentContext
+from harbor.models.trial.paths import EnvironmentPaths
+
+ARMS = ("stock", "shadow", "plan", "checklist", "critic")
+DEFAULT_ARM = "checklist"
+DEFAULT_PORT = 8787
+GUARD_ASSET = Path(__file__).with_name("fiable_guard.mjs")
+
+# Node one-liner (argv: port, arm, seconds): exit 0 once the resident guard answers /health for this arm.
+_PROBE_JS = (
+    "const[p,a,s]=process.argv.slice(1),end=Date.now()+1000*s;"
+    "const once=()=>fetch(`http://127.0.0.1:${p}/health`,{signal:AbortSignal.timeout(1000)})"
+    ".then(r=>r.json()).then(j=>j.ok===true&&j.arm===a,()=>false);"
+    "(async()=>{while(Date.now()<end){if(await once())process.exit(0);"
+    "await new Promise(r=>setTimeout(r,200));}process.exit(1);})();"
+)
+
+
+def resolve_arm(kwarg: object, env_value: str | None) -> str:
+    """The arm from the agent kwarg, else the host env value, else the default."""
+    arm = str(kwarg if kwarg not in (None, "") else (env_value or DEFAULT_ARM)).strip()
+    if arm not in ARMS:
+        raise ValueError(
+            f'Cannot start fiable-cc: arm "{arm}" is unknown. Use one of {", ".join(ARMS)}.'
+        )
+    return arm
+
+
+def resolve_port(kwarg: object) -> int:
+    """The resident guard's port (agent kwarg ``guard_port``)."""
+    try:
+        port = int(str(kwarg)) if kwarg not in (None, "") else DEFAULT_PORT
+    except ValueError:
+        port = -1
+    if not 0 < port < 65536:
+        raise ValueError(
+            f'Cannot start fiable-cc: guard_port "{kwarg}" is not a port number. Use 1-65535.'
+        )
+    return port
+
+
+def check_harbor_version() -> None:
+    """Refuse a Harbor other than 0.20.x: 0.21 rewrote ClaudeCode (ACP mode, --settings)."""
+    try:
+        version = metadata.version("harbor")
+    except metadata.PackageNotFoundError:
+        return
+    if not version.startswith("0.20."):
+        raise RuntimeError(
+            f"Cannot start fiable-cc: Harbor {version} is installed and fiable-cc is written for "
+            "Harbor 0.20.x. Run `uv sync --extra dev` in the chi-bench checkout to get the locked venv."
+        )
+
+
+class FiableClaudeCode(ClaudeCode):
+    """Claude Code with the fiable-agent guard; see the module docstring."""
+
+    guard_path = "/installed-agent/fiable-guard.mjs"
+    ledger_dir = (PurePosixPath(str(EnvironmentPaths.agent_dir)) / "fiable").as_posix()
+    config_dir = (PurePosixPath(str(EnvironmentPaths.agent_dir)) / "sessions").as_posix()
+    probe_seconds = 10
+
+    def __init__(self, *args, arm: str | None = None, guard_port: str | int | None = None, **kwargs):
+        check_harbor_version()
+        super().__init__(*args, **kwargs)
+        self.arm = resolve_arm(arm, self._host_env("FIABLE_CC_ARM"))
+        self.guard_port = resolve_port(guard_port)
+
+    @staticmethod
+    def name() -> str:
+        return "fiable-cc"
+
+    def _host_env(self, key: str) -> str | None:
+        """``--ae`` extra env first, then the host environment (Harbor's own order)."""
+        getter = getattr(self, "_get_env", None)
+        value = getter(key) if callable(getter) else None
+        return value if value not in (None, "") else os.environ.get(key)
+
+    async def install(self, environment: BaseEnvironment) -> None:
+        await super().install(environment)
+        if self.arm == "stock":
+            return
+        if not GUARD_ASSET.is_file():
+            raise FileNotFoundError(
+                f"Cannot install fiable-cc: the guard bundle {GUARD_ASSET} is missing. "
+                "Run `deno task install --chi-bench <this checkout> --apply` from fiable-agent again."
+            )
+        await environment.upload_file(GUARD_ASSET, self.guard_path)
+        await self.exec_as_root(
+            environment,
+            command=f"chmod 0644 {shlex.quote(self.guard_path)} && command -v node >/dev/null",
+            timeout_sec=30,
+        )
+
+    def start_guard_command(self) -> str:
+        """Starts the resident guard in the background and records its pid."""
+        q = shlex.quote
+        ledger = q(self.ledger_dir)
+        return (
+            f"mkdir -p {ledger} {q(self.config_dir)} && "
+            "launcher=$(command -v setsid || true); "
+            f"FIABLE_CC_ARM={q(self.arm)} FIABLE_LEDGER_DIR={ledger} "
+            f"$launcher nohup node {q(self.guard_path)} serve --port {self.guard_port} "
+            f">>{ledger}/guard-serve.log 2>&1 </dev/null & "
+            f"echo $! >{ledger}/guard.pid"
+        )
+
+    def write_settings_command(self) -> str:
+        """Probes the guard, then writes settings.json: http hooks, or command hooks as the fallback."""
+        q = shlex.quote
+        ledger = q(self.ledger_dir)
+        settings = q(f"{self.config_dir}/settings.json")
+        return (
+            "mode=command; "
+            f"if node -e {q(_PROBE_JS)} {self.guard_port} {q(self.arm)} {int(self.probe_seconds)}; "
+            "then mode=http; fi; "
+            f'if [ "$mode" = command ]; then kill "$(cat {ledger}/guard.pid)" 2>/dev/null || true; fi; '
+            f'node {q(self.guard_path)} settings --mode "$mode" --arm {q(self.arm)} '
+            f"--ledger {ledger} --port {self.guard_port} --guard {q(self.guard_path)} "
+            f">{settings}.fiable-tmp && mv {settings}.fiable-tmp {settings} && "
+            f'printf \'{{"arm":"%s","hooks":"%s","port":%s}}\\n\' {q(self.arm)} "$mode" '
+            f"{self.guard_port} >{ledger}/harness.json && "
+            f'echo "fiable-cc: arm={self.arm} hooks=$mode"'
+        )
+
+    async def run(
+        self,
+        instruction: str,
+        environment: BaseEnvironment,
+        context: AgentContext,
+    ) -> None:
+        if self.arm != "stock":
+            await self.exec_as_agent(environment, command=self.start_guard_command(), timeout_sec=30)
+            await self.exec_as_agent(environment, command=self.write_settings_command(), timeout_sec=60)
+        await super().run(instruction, environment, context)

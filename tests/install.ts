@@ -1,0 +1,616 @@
+/** install.ts on a fixture chi-bench tree: plan, apply, idempotence, byte-for-byte uninstall, refusals,
+ * the generated Python harness against a Harbor 0.20 stand-in, and the pre-registered experiment configs. */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { z } from "zod";
+import { main } from "../install.ts";
+import { ARMS } from "../lib/ledger.ts";
+import { settingsJson } from "../lib/settings.ts";
+import { HARNESSES, importPath } from "../lib/install/harnesses.ts";
+import { lockedHarbor } from "../lib/install/checkout.ts";
+import { DOMAINS, EXPERIMENTS_DIR } from "../lib/install/experiments.ts";
+import { lineDiff } from "../lib/install/render.ts";
+import { chiBenchFixture, type FixtureOptions, REGISTRY_PY, uvLock } from "./support/chibench_fixture.ts";
+import { testBundle } from "./support/guard_process.ts";
+
+const ROOT = join(import.meta.dirname ?? ".", "..");
+const STUB = join(ROOT, "tests", "support", "harbor_stub");
+const AGENTS = "src/chi_bench/experiment/agents";
+const REGISTRY = `${AGENTS}/registry.py`;
+const HARNESS = `${AGENTS}/fiable_cc_harness.py`;
+const GUARD = `${AGENTS}/fiable_guard.mjs`;
+const TEMPLATE = readFileSync(join(ROOT, "templates", "fiable_cc.py"));
+const FAKE_BUNDLE = join(mkdtempSync(join(tmpdir(), "fiable-fake-bundle-")), "fiable-guard.mjs");
+writeFileSync(FAKE_BUNDLE, "// stand-in guard bundle\nconsole.log('{}');\n");
+
+/** Every file and folder under dir, with file bytes as base64 (folders as "dir"). */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (rel: string) => {
+    for (const name of readdirSync(join(dir, rel)).sort()) {
+      const path = rel ? `${rel}/${name}` : name;
+      if (statSync(join(dir, path)).isDirectory()) {
+        out[path] = "dir";
+        walk(path);
+      } else out[path] = readFileSync(join(dir, path)).toString("base64");
+    }
+  };
+  walk("");
+  return out;
+}
+
+/** Runs install.ts's main in-process and captures what it printed. */
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const { log, error } = console;
+  console.log = (...a: unknown[]) => out.push(a.join(" "));
+  console.error = (...a: unknown[]) => err.push(a.join(" "));
+  try {
+    const code = await main(args);
+    return { code, out: out.join("\n"), err: err.join("\n") };
+  } finally {
+    console.log = log;
+    console.error = error;
+  }
+}
+
+const TEMP_DIRS: string[] = [FAKE_BUNDLE.replace(/\/[^/]+$/, "")];
+
+function fixture(options: FixtureOptions = {}): string {
+  const dir = chiBenchFixture(options);
+  TEMP_DIRS.push(dir);
+  return dir;
+}
+
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  TEMP_DIRS.push(dir);
+  return dir;
+}
+
+async function installed(bundle = FAKE_BUNDLE): Promise<string> {
+  const dir = fixture();
+  const run = await cli(["--chi-bench", dir, "--bundle", bundle, "--apply"]);
+  assert.is(run.code, 0, run.err);
+  return dir;
+}
+
+function text(dir: string, path: string): string {
+  return readFileSync(join(dir, path), "utf8");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+const s = suite("install");
+
+s("dry run lists every change and writes nothing", async () => {
+  const dir = fixture();
+  const before = snapshot(dir);
+  const run = await cli(["--chi-bench", dir, "--bundle", FAKE_BUNDLE]);
+  assert.is(run.code, 0, run.err);
+  for (
+    const line of [
+      `create  ${HARNESS}`,
+      `create  ${GUARD}`,
+      `edit    ${REGISTRY}`,
+      "Dry run: nothing written",
+    ]
+  ) {
+    assert.ok(run.out.includes(line), `missing "${line}" in:\n${run.out}`);
+  }
+  assert.ok(run.out.includes(`+     "fiable-cc": "${importPath(HARNESSES[0])}",`), run.out);
+  assert.equal(snapshot(dir), before);
+});
+
+s("apply writes the module, the bundle, the registry entry and the env-var hint", async () => {
+  const dir = await installed();
+  assert.ok(readFileSync(join(dir, HARNESS)).equals(TEMPLATE), "harness module is the template verbatim");
+  assert.ok(
+    readFileSync(join(dir, GUARD)).equals(readFileSync(FAKE_BUNDLE)),
+    "bundle copied beside the module",
+  );
+  const registry = text(dir, REGISTRY);
+  assert.ok(
+    registry.includes(
+      `    "fiable-cc": "chi_bench.experiment.agents.fiable_cc_harness:FiableClaudeCode",\n}\n\nHARBOR_BUILTIN`,
+    ),
+  );
+  assert.ok(registry.includes(`    "fiable-cc": (\n        "ANTHROPIC_API_KEY",`));
+  assert.equal(lineDiff(REGISTRY_PY, registry).filter((l) => l.startsWith("-")), [], "only additions");
+  assert.is(text(dir, ".fiable-install/.gitignore"), "*\n");
+});
+
+s("a second apply changes nothing", async () => {
+  const dir = await installed();
+  const before = snapshot(dir);
+  const run = await cli(["--chi-bench", dir, "--bundle", FAKE_BUNDLE, "--apply"]);
+  assert.is(run.code, 0, run.err);
+  assert.ok(run.out.startsWith("Nothing to change: fiable-cc is installed"), run.out);
+  assert.equal(snapshot(dir), before);
+});
+
+s("a new template or bundle is an update that uninstall still undoes to the original", async () => {
+  const dir = fixture();
+  const pristine = snapshot(dir);
+  await cli(["--chi-bench", dir, "--bundle", FAKE_BUNDLE, "--apply"]);
+  const newer = join(tempDir("fiable-fake-bundle-"), "fiable-guard.mjs");
+  writeFileSync(newer, "// newer bundle\n");
+  const run = await cli(["--chi-bench", dir, "--bundle", newer, "--apply"]);
+  assert.ok(run.out.includes(`edit    ${GUARD}`), run.out);
+  assert.not.ok(run.out.includes(REGISTRY), "registry already has the entry");
+  assert.is((await cli(["--chi-bench", dir, "--uninstall"])).code, 0);
+  assert.equal(snapshot(dir), pristine);
+});
+
+s("uninstall restores every touched file byte for byte, experiments included", async () => {
+  const dir = fixture({ files: { "configs/prices.yaml": "prices: {}\n" } });
+  const pristine = snapshot(dir);
+  await cli(["--chi-bench", dir, "--bundle", FAKE_BUNDLE, "--apply"]);
+  assert.is((await cli(["experiments", "--chi-bench", dir, "--shadow"])).code, 0);
+  const run = await cli(["--chi-bench", dir, "--uninstall"]);
+  assert.is(run.code, 0, run.err);
+  assert.ok(run.out.includes(`restore ${REGISTRY}`), run.out);
+  assert.equal(snapshot(dir), pristine);
+  assert.ok((await cli(["--chi-bench", dir, "--uninstall"])).out.startsWith("Nothing to uninstall"));
+});
+
+s("uninstall refuses to drop edits made after install; --force keeps them beside", async () => {
+  const dir = await installed();
+  const edited = text(dir, REGISTRY).replace('    "hermes"', '    "mine": "my.module:Mine",\n    "hermes"');
+  writeFileSync(join(dir, REGISTRY), edited);
+  const refused = await cli(["--chi-bench", dir, "--uninstall"]);
+  assert.is(refused.code, 2);
+  assert.ok(
+    refused.err.startsWith(`Cannot uninstall: ${REGISTRY} changed since install.ts wrote it`),
+    refused.err,
+  );
+  assert.ok(refused.err.includes("--force"), refused.err);
+  assert.is(text(dir, REGISTRY), edited, "nothing touched on refusal");
+  const forced = await cli(["--chi-bench", dir, "--uninstall", "--force"]);
+  assert.is(forced.code, 0, forced.err);
+  assert.is(text(dir, REGISTRY), REGISTRY_PY);
+  assert.is(text(dir, `${REGISTRY}.fiable-kept`), edited);
+});
+
+const REFUSALS: [string, FixtureOptions, string[]][] = [
+  ["not a chi-bench checkout (other project)", { project: "other" }, [
+    "is not a chi-bench checkout",
+    'does not name the project "chi-bench"',
+    "Pass --chi-bench with the root of a clone of actava-ai/chi-bench",
+  ]],
+  ["not a chi-bench checkout (no registry)", { registry: null }, [`no ${REGISTRY}`, "Pass --chi-bench"]],
+  ["uv.lock pins Harbor 0.22", { harbor: "0.22.1" }, [
+    "uv.lock pins harbor 0.22.1",
+    "written for Harbor 0.20.x",
+    "uv sync --extra dev",
+  ]],
+  ["uv.lock pins Harbor 0.19", { harbor: "0.19.4" }, ["pins harbor 0.19.4"]],
+  ["uv.lock locks no Harbor", { harbor: null }, ["uv.lock locks no harbor package", "uv sync --extra dev"]],
+  ["no uv.lock", { noLock: true }, ["has no uv.lock", "uv sync --extra dev"]],
+  ["registry dict renamed", { registry: REGISTRY_PY.replace(/IN_TREE_AGENT_IMPORT_PATHS:/, "AGENTS:") }, [
+    `Cannot edit ${REGISTRY}`,
+    "IN_TREE_AGENT_IMPORT_PATHS",
+    "Add the entry by hand",
+  ]],
+  ["registry dict never closed", {
+    registry: REGISTRY_PY.replace(/^}\n\nHARBOR/m, "\nHARBOR").replace(/^}\n$/m, ""),
+  }, [
+    `Cannot edit ${REGISTRY}`,
+  ]],
+  ["runner no longer dispatches the registry", { runner: "def run():\n    pass\n" }, [
+    "no longer reads IN_TREE_AGENT_IMPORT_PATHS",
+    "--agent-import-path",
+  ]],
+  ["fiable-cc already mapped elsewhere", {
+    registry: REGISTRY_PY.replace('    "hermes"', '    "fiable-cc": "somewhere.else:Other",\n    "hermes"'),
+  }, ['already maps it to "somewhere.else:Other"', "Remove that entry"]],
+  ["a harness module install.ts did not write", { files: { [HARNESS]: "# mine\n" } }, [
+    `Cannot write ${HARNESS}: the file exists and install.ts did not write it`,
+    "Move it out of the way",
+  ]],
+];
+
+for (const [name, options, says] of REFUSALS) {
+  s(`refuses: ${name}`, async () => {
+    const dir = fixture(options);
+    const before = snapshot(dir);
+    const run = await cli(["--chi-bench", dir, "--bundle", FAKE_BUNDLE, "--apply"]);
+    assert.is(run.code, 2, run.out);
+    assert.ok(run.err.startsWith("Cannot "), run.err);
+    for (const part of says) assert.ok(run.err.includes(part), `missing "${part}" in: ${run.err}`);
+    assert.equal(snapshot(dir), before, "a refusal writes nothing");
+  });
+}
+
+const CLI_ERRORS: [string[], string][] = [
+  [
+    ["experiments", "--chi-bench", ".", "--arm", "critc"],
+    'Cannot write experiments: --arm "critc" is unknown. Use one of stock, shadow, plan, checklist, critic.',
+  ],
+  [
+    ["--chi-bench", ".", "--arm", "plan"],
+    "Cannot install: --arm is unknown. Use one of --chi-bench, --bundle, --apply, --uninstall, --force.",
+  ],
+  [
+    ["--apply"],
+    "Cannot install: --chi-bench is missing. Pass the root of your chi-bench checkout, e.g. --chi-bench ../chi-bench.",
+  ],
+  [
+    ["experiments", "--chi-bench", ".", "--model", "opus"],
+    'Cannot write experiments: --model "opus" has no provider prefix. Use a vendor-prefixed name such as anthropic/claude-opus-5.',
+  ],
+  [
+    ["experiments", "--chi-bench", ".", "--concurrency", "0"],
+    'Cannot write experiments: --concurrency "0" is not a positive whole number. Use e.g. 5.',
+  ],
+  [
+    ["experiments", "--chi-bench", ".", "--environment", "k8s"],
+    'Cannot write experiments: --environment "k8s" is unknown. Use one of docker, modal.',
+  ],
+  [
+    ["--chi-bench", "/nonexistent/chi-bench", "--apply"],
+    "Cannot install into /nonexistent/chi-bench: no such folder. Clone actava-ai/chi-bench there first.",
+  ],
+  [
+    ["--chi-bench", ".", "--apply", "--uninstall"],
+    "Cannot install: --apply and --uninstall contradict each other. Use one of them.",
+  ],
+];
+
+for (const [args, message] of CLI_ERRORS) {
+  s(`CLI: ${args.join(" ")}`, async () => {
+    const run = await cli(args);
+    assert.is(run.code, 2);
+    assert.is(run.err, message);
+  });
+}
+
+s("lockedHarbor reads the [[package]] pin, not the dev extra's specifier", () => {
+  assert.is(lockedHarbor(uvLock("0.20.0")), "0.20.0");
+  assert.is(lockedHarbor(uvLock(null)), null);
+});
+
+s.run();
+
+// ---------------------------------------------------------------------------------------------------------
+const py = suite("install: generated harness (Python, Harbor 0.20 stand-in)");
+
+interface Drive {
+  name: string;
+  is_installed_agent: boolean;
+  arm: string;
+  calls: string[];
+  uploads: string[][];
+  commands: { command: string; user: string | null }[];
+}
+
+/** Runs tests/support/harbor_stub/drive.py on the installed module; returns its report and the workdir. */
+function drive(dir: string, kwargs: string[], env: Record<string, string> = {}) {
+  const work = tempDir("fiable-trial-");
+  const run = spawnSync("python3", [
+    join(STUB, "drive.py"),
+    "chi_bench.experiment.agents.fiable_cc_harness:FiableClaudeCode",
+    work,
+    ...kwargs,
+  ], {
+    encoding: "utf8",
+    env: {
+      ...Deno.env.toObject(),
+      FIABLE_CC_ARM: "",
+      ...env,
+      PYTHONPATH: `${STUB}:${join(dir, "src")}`,
+      PYTHONDONTWRITEBYTECODE: "1",
+    },
+    timeout: 60_000,
+  });
+  const pidFile = join(work, "logs", "agent", "fiable", "guard.pid");
+  const stop = () => {
+    try {
+      Deno.kill(Number(readFileSync(pidFile, "utf8")), "SIGTERM");
+    } catch {
+      // Never started, or already gone.
+    }
+  };
+  stop();
+  const report = run.status === 0 ? JSON.parse(run.stdout) as Drive : null;
+  return { run, report, work, settings: join(work, "logs", "agent", "sessions", "settings.json") };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+let realDir: string | undefined;
+async function realInstall(): Promise<string> {
+  realDir ??= await installed(await testBundle());
+  return realDir;
+}
+
+py("the generated module compiles (python3 -m py_compile)", async () => {
+  const dir = await realInstall();
+  const copy = join(tempDir("fiable-pyc-"), "fiable_cc_harness.py");
+  writeFileSync(copy, readFileSync(join(dir, HARNESS)));
+  const run = spawnSync("python3", ["-m", "py_compile", copy], { encoding: "utf8" });
+  assert.is(run.status, 0, run.stderr);
+});
+
+py(
+  "stock (from host FIABLE_CC_ARM): a BaseInstalledAgent named fiable-cc that uploads nothing, writes no hooks",
+  async () => {
+    const { run, report, settings } = drive(await realInstall(), ["arm=", "guard_port=1"], {
+      FIABLE_CC_ARM: "stock",
+    });
+    assert.is(run.status, 0, run.stderr);
+    assert.is(report!.name, "fiable-cc");
+    assert.is(report!.arm, "stock", "no kwarg: the host env decides");
+    assert.ok(report!.is_installed_agent);
+    assert.equal(report!.calls, ["ClaudeCode.install", "ClaudeCode.run"]);
+    assert.equal(report!.uploads, []);
+    assert.equal(report!.commands, []);
+    assert.not.ok(statSafe(settings), "no settings.json for stock");
+  },
+);
+
+function statSafe(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+py(
+  "plan: uploads the bundle, starts the guard, writes http hooks byte-identical to settingsJson",
+  async () => {
+    const port = await freePort();
+    const { run, report, work, settings } = drive(await realInstall(), ["arm=plan", `guard_port=${port}`]);
+    assert.is(run.status, 0, run.stderr);
+    const guard = join(work, "installed-agent", "fiable-guard.mjs");
+    const ledgerDir = join(work, "logs", "agent", "fiable");
+    assert.equal(report!.uploads, [[join(realDir!, GUARD), guard]]);
+    assert.equal(
+      report!.calls,
+      ["ClaudeCode.install", "ClaudeCode.run"],
+      "super().run() runs after the hooks",
+    );
+    assert.is(
+      readFileSync(settings, "utf8"),
+      settingsJson({ mode: "http", arm: "plan", ledgerDir, guard, port }),
+    );
+    assert.equal(JSON.parse(readFileSync(join(ledgerDir, "harness.json"), "utf8")), {
+      arm: "plan",
+      hooks: "http",
+      port,
+    });
+    const all = report!.commands.map((c) => c.command).join("\n");
+    for (
+      const banned of ["~/.claude", "/etc/claude-code", "/workspace/.claude", "sessions/projects", "claude "]
+    ) {
+      assert.not.ok(all.includes(banned), `harness command mentions ${banned}`);
+    }
+  },
+);
+
+py(
+  "critic, guard server cannot start: falls back to command hooks byte-identical to settingsJson",
+  async () => {
+    const port = await freePort();
+    const squatter: Server = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => squatter.listen(port, "127.0.0.1", resolve));
+    try {
+      const { run, work, settings } = drive(await realInstall(), ["arm=critic", `guard_port=${port}`]);
+      assert.is(run.status, 0, run.stderr);
+      const guard = join(work, "installed-agent", "fiable-guard.mjs");
+      const ledgerDir = join(work, "logs", "agent", "fiable");
+      assert.is(
+        readFileSync(settings, "utf8"),
+        settingsJson({ mode: "command", arm: "critic", ledgerDir, guard, port }),
+      );
+    } finally {
+      squatter.close();
+    }
+  },
+);
+
+py("an unknown arm kwarg stops the harness with the valid arms listed", async () => {
+  const bad = drive(await realInstall(), ["arm=critc"]);
+  assert.is.not(bad.run.status, 0);
+  assert.ok(
+    bad.run.stderr.includes(
+      'Cannot start fiable-cc: arm "critc" is unknown. Use one of stock, shadow, plan, checklist, critic.',
+    ),
+    bad.run.stderr,
+  );
+});
+
+py("the template's arms and asset name match the project's", () => {
+  const source = TEMPLATE.toString();
+  assert.ok(
+    source.includes(`ARMS = (${ARMS.map((a) => `"${a}"`).join(", ")})`),
+    "ARMS tuple = lib/ledger.ts ARMS",
+  );
+  const asset = HARNESSES[0].files.find((f) => "asset" in f.from)!.to;
+  assert.ok(source.includes(`Path(__file__).with_name("${asset}")`));
+});
+
+py("the bundle's own settings subcommand prints settingsJson bytes for the container paths", async () => {
+  const bundle = await testBundle();
+  const base = { ledgerDir: "/logs/agent/fiable", guard: "/installed-agent/fiable-guard.mjs", port: 8787 };
+  for (const mode of ["http", "command"] as const) {
+    for (const arm of ["stock", "critic"] as const) {
+      const run = spawnSync("node", [
+        bundle,
+        "settings",
+        "--mode",
+        mode,
+        "--arm",
+        arm,
+        "--ledger",
+        base.ledgerDir,
+        "--port",
+        String(base.port),
+        "--guard",
+        base.guard,
+      ], { encoding: "utf8" });
+      assert.is(run.stdout, settingsJson({ mode, arm, ...base }), `${mode} ${arm}`);
+    }
+  }
+});
+
+py.run();
+
+// ---------------------------------------------------------------------------------------------------------
+const ex = suite("install: experiments");
+
+/** chi-bench's ExperimentConfig (src/chi_bench/experiment/config.py), strict so a misspelt key fails. */
+const ExperimentConfig = z.strictObject({
+  dataset: z.string(),
+  agent: z.string().optional(),
+  model: z.string().nullable().optional(),
+  provider_agent: z.string().nullable().optional(),
+  provider_model: z.string().nullable().optional(),
+  payer_agent: z.string().nullable().optional(),
+  payer_model: z.string().nullable().optional(),
+  concurrency: z.number().int().optional(),
+  n_attempts: z.number().int().min(1).optional(),
+  trials_dir: z.string().nullable().optional(),
+  job_name: z.string().nullable().optional(),
+  env_file: z.string().optional(),
+  registry_path: z.string().nullable().optional(),
+  environment: z.enum(["docker", "modal"]).optional(),
+  modal: z.strictObject({
+    profile: z.string().optional(),
+    sandbox_timeout_secs: z.number().int().optional(),
+    force_build: z.boolean().nullable().optional(),
+  }).optional(),
+  timeout_multiplier: z.number().nullable().optional(),
+  agent_timeout_multiplier: z.number().nullable().optional(),
+  verifier_timeout_multiplier: z.number().nullable().optional(),
+  agent_setup_timeout_multiplier: z.number().nullable().optional(),
+  environment_build_timeout_multiplier: z.number().nullable().optional(),
+  max_retries: z.number().int().min(0).nullable().optional(),
+  retry_include: z.array(z.string()).optional(),
+  retry_exclude: z.array(z.string()).optional(),
+  include_task_name: z.array(z.string()).optional(),
+  exclude_task_name: z.array(z.string()).optional(),
+  n_tasks: z.number().int().min(1).nullable().optional(),
+  agent_kwargs: z.record(z.string(), z.string()).optional(),
+  verifier_env: z.record(z.string(), z.string()).optional(),
+  tool_mode: z.string().optional(),
+  skill_ablation: z.array(z.string()).optional(),
+});
+type ExperimentConfig = z.infer<typeof ExperimentConfig>;
+
+function configs(dir: string): Map<string, ExperimentConfig> {
+  const out = new Map<string, ExperimentConfig>();
+  for (const name of readdirSync(join(dir, EXPERIMENTS_DIR)).filter((n) => n.endsWith(".yaml")).sort()) {
+    out.set(name, ExperimentConfig.parse(parse(text(dir, `${EXPERIMENTS_DIR}/${name}`))));
+  }
+  return out;
+}
+
+ex(
+  "default: stock, plan, checklist, critic × pa_provider, pa_um, cm, 3 attempts, one trials_dir per arm",
+  async () => {
+    const dir = fixture();
+    const run = await cli(["experiments", "--chi-bench", dir, "--model", "anthropic/claude-sonnet-5"]);
+    assert.is(run.code, 0, run.err);
+    const all = configs(dir);
+    const arms = ["stock", "plan", "checklist", "critic"];
+    assert.equal(
+      [...all.keys()],
+      Object.keys(DOMAINS).flatMap((d) => arms.map((a) => `${a}_${d}.yaml`)).sort(),
+    );
+    const trialsDirs = new Set<string>();
+    for (const [name, c] of all) {
+      const [arm, ...rest] = name.replace(/\.yaml$/, "").split("_");
+      const domain = rest.join("_") as keyof typeof DOMAINS;
+      assert.is(c.agent, "fiable-cc");
+      assert.is(c.model, "anthropic/claude-sonnet-5");
+      assert.is(c.n_attempts, 3);
+      assert.equal(c.agent_kwargs, { arm });
+      assert.is(c.dataset, `data/${DOMAINS[domain]}/tasks`);
+      assert.is(c.registry_path, `data/${DOMAINS[domain]}/registry.json`);
+      assert.is(c.trials_dir, `logs/experiments/fiable/${arm}/${domain}`);
+      trialsDirs.add(c.trials_dir!);
+    }
+    assert.is(trialsDirs.size, all.size, "every arm × domain has its own trials_dir");
+    const shared = (c: ExperimentConfig) =>
+      JSON.stringify([
+        c.model,
+        c.concurrency,
+        c.n_attempts,
+        c.max_retries,
+        c.agent_timeout_multiplier,
+        c.timeout_multiplier,
+        c.environment,
+      ]);
+    assert.is(
+      new Set([...all.values()].map(shared)).size,
+      1,
+      "same model, timeouts and concurrency in every arm",
+    );
+    assert.ok(text(dir, `${EXPERIMENTS_DIR}/README.md`).includes("--control stock"));
+  },
+);
+
+ex("--shadow adds the shadow arm; a rerun with the same flags changes nothing", async () => {
+  const dir = fixture();
+  assert.is((await cli(["experiments", "--chi-bench", dir, "--shadow"])).code, 0);
+  const all = configs(dir);
+  assert.is(all.size, 15);
+  assert.equal(all.get("shadow_cm.yaml")!.agent_kwargs, { arm: "shadow" });
+  assert.is(all.get("critic_pa_um.yaml")!.model, "anthropic/claude-opus-5");
+  const before = snapshot(dir);
+  const again = await cli(["experiments", "--chi-bench", dir, "--shadow"]);
+  assert.ok(again.out.startsWith("Nothing to change"), again.out);
+  assert.equal(snapshot(dir), before);
+});
+
+ex("--arm picks arms, --claude-version pins the CLI in every arm", async () => {
+  const dir = fixture();
+  const run = await cli([
+    "experiments",
+    "--chi-bench",
+    dir,
+    "--arm",
+    "stock,critic",
+    "--claude-version",
+    "2.1.219",
+  ]);
+  assert.is(run.code, 0, run.err);
+  const all = configs(dir);
+  assert.equal([...all.keys()].map((n) => n.split("_")[0]).sort(), [
+    "critic",
+    "critic",
+    "critic",
+    "stock",
+    "stock",
+    "stock",
+  ]);
+  for (const c of all.values()) assert.is(c.agent_kwargs!.version, "2.1.219");
+});
+
+ex("refuses outside a chi-bench checkout like install does", async () => {
+  const run = await cli(["experiments", "--chi-bench", fixture({ harbor: "0.21.0" })]);
+  assert.is(run.code, 2);
+  assert.ok(run.err.includes("pins harbor 0.21.0"), run.err);
+});
+
+ex.after(() => {
+  for (const dir of TEMP_DIRS) rmSync(dir, { recursive: true, force: true });
+});
+
+ex.run();
