@@ -1,0 +1,273 @@
+/**
+ * Renders an AggregateResult: a CSV whose first columns are exactly the leaderboard's results.csv columns,
+ * and a Markdown summary that lists every figure's basis, comparison, guard count and input problem.
+ */
+import type { AggregateResult, Comparison, Row } from "./aggregate.ts";
+import type { Estimate } from "./stats.ts";
+
+/** The leaderboard's results.csv columns, in order (harness.md §5.2), without `submitted_at`. */
+export const LEADERBOARD_COLUMNS = [
+  "benchmark",
+  "dataset_version",
+  "submission_id",
+  "team",
+  "agent",
+  "model",
+  "domain",
+  "pass_at_1",
+  "n_trials",
+  "n_tasks",
+  "mean_cost_usd",
+  "mean_walltime_s",
+] as const;
+
+/** A number as Python's repr writes it for a float column (`0.0`, `0.2`), or empty for unknown. */
+export function pyFloat(value: number | null | undefined): string {
+  if (value === null || value === undefined || Number.isNaN(value)) return "";
+  return Number.isInteger(value) ? value.toFixed(1) : String(value);
+}
+
+function cell(value: unknown): string {
+  const text = value === null || value === undefined ? "" : String(value);
+  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+function maxK(result: AggregateResult): number {
+  return result.rows.reduce((m, r) => Math.max(m, r.pass_hat_k.length), 0);
+}
+
+function comparisonOf(result: AggregateResult, row: Row): Comparison | undefined {
+  return result.comparisons.find((c) => c.arm === row.arm && c.domain === row.domain);
+}
+
+function kv(record: Record<string, number>): string {
+  return Object.entries(record).sort().map(([k, v]) => `${k}:${v}`).join(";");
+}
+
+/** The CSV header and rows: leaderboard columns first, then the extra figures. */
+export function csvTable(result: AggregateResult): string[][] {
+  const K = maxK(result);
+  const ks = Array.from({ length: Math.max(0, K - 1) }, (_, i) => i + 2);
+  const header: string[] = [
+    ...LEADERBOARD_COLUMNS,
+    "arm",
+    "recipe",
+    "n_passed",
+    "pass_at_1_lo",
+    "pass_at_1_hi",
+    "n_unscored",
+    "n_unreadable",
+    "n_problems",
+    "n_cost_known",
+    "unpriced_models",
+    "mean_reported_cost_usd",
+    "mean_agent_s",
+    "mean_tool_calls",
+    "mean_mcp_calls",
+    "n_trajectories",
+    "exceptions",
+    "guard_ledgers",
+    "guard_denies",
+    "guard_stop_blocks",
+    "guard_releases",
+    "guard_errors",
+    "guard_shadows",
+    ...ks.flatMap((k) => [`pass_hat_${k}`, `pass_hat_${k}_lo`, `pass_hat_${k}_hi`, `pass_hat_${k}_n_tasks`]),
+    ...ks.flatMap((k) => [`pass_at_${k}`, `pass_at_${k}_lo`, `pass_at_${k}_hi`]),
+    "control",
+    "diff_vs_control",
+    "diff_lo",
+    "diff_hi",
+    "n_shared_tasks",
+    "p_mcnemar",
+    "gained",
+    "lost",
+  ];
+  const rows = result.rows.map((r) => {
+    const c = comparisonOf(result, r);
+    const g = r.guard;
+    const est = (list: (Estimate & { k: number })[], k: number) => list.find((e) => e.k === k);
+    return [
+      r.benchmark,
+      r.dataset_version,
+      r.submission_id,
+      r.team,
+      r.agent,
+      r.model,
+      r.domain,
+      pyFloat(r.pass_at_1),
+      String(r.n_trials),
+      String(r.n_tasks),
+      pyFloat(r.mean_cost_usd),
+      pyFloat(r.mean_walltime_s),
+      r.arm,
+      r.recipe,
+      String(r.n_passed),
+      pyFloat(r.pass_at_1_ci.lo),
+      pyFloat(r.pass_at_1_ci.hi),
+      String(r.n_unscored),
+      String(r.n_unreadable),
+      String(r.n_problems),
+      String(r.n_cost_known),
+      r.unpriced_models.join("+"),
+      pyFloat(r.mean_reported_cost_usd),
+      pyFloat(r.mean_agent_s),
+      pyFloat(r.mean_tool_calls),
+      pyFloat(r.mean_mcp_calls),
+      String(r.n_trajectories),
+      kv(r.exceptions),
+      g ? String(g.ledgers) : "",
+      g ? String(g.denies) : "",
+      g ? String(g.stop_blocks) : "",
+      g ? String(g.releases) : "",
+      g ? String(g.errors) : "",
+      g ? String(g.shadows) : "",
+      ...ks.flatMap((k) => {
+        const e = est(r.pass_hat_k, k);
+        return [pyFloat(e?.value), pyFloat(e?.lo), pyFloat(e?.hi), e ? String(e.n_tasks) : ""];
+      }),
+      ...ks.flatMap((k) => {
+        const e = est(r.pass_at_k, k);
+        return [pyFloat(e?.value), pyFloat(e?.lo), pyFloat(e?.hi)];
+      }),
+      c?.control ?? "",
+      pyFloat(c?.diff),
+      pyFloat(c?.lo),
+      pyFloat(c?.hi),
+      c ? String(c.n_shared) : "",
+      pyFloat(c?.p_mcnemar),
+      c ? c.gained.join(" ") : "",
+      c ? c.lost.join(" ") : "",
+    ];
+  });
+  return [header, ...rows];
+}
+
+/** The CSV text. */
+export function toCsv(result: AggregateResult): string {
+  return csvTable(result).map((r) => r.map(cell).join(",")).join("\n") + "\n";
+}
+
+function pct(value: number | null | undefined, digits = 1): string {
+  return value === null || value === undefined ? "–" : `${(100 * value).toFixed(digits)}%`;
+}
+
+function ci(e: Estimate): string {
+  return e.value === null ? "–" : `${pct(e.value)} [${pct(e.lo)}, ${pct(e.hi)}]`;
+}
+
+function fixed(value: number | null, digits: number, unit = ""): string {
+  return value === null ? "unknown" : `${value.toFixed(digits)}${unit}`;
+}
+
+function md(text: string): string {
+  return text.replaceAll("|", "\\|");
+}
+
+/** The Markdown summary. */
+export function toMarkdown(result: AggregateResult): string {
+  const K = maxK(result);
+  const ks = Array.from({ length: Math.max(0, K - 1) }, (_, i) => i + 2);
+  const out: string[] = [];
+  out.push("# Aggregate", "");
+  out.push(
+    `Recipe ${result.recipe} (harness.md §5.3); 95% CIs are task-level percentile bootstraps, ` +
+      `${result.iters} iterations, seed ${result.seed}. pass@1 = mean over tasks of passes/attempts.`,
+    "",
+  );
+  for (const a of result.arms) {
+    out.push(`- **${md(a.name)}**: ${a.n_found} trial dirs below ${md(a.roots.join(", "))}`);
+  }
+  out.push("");
+  const head = ["arm", "domain", "tasks", "trials", "pass@1 [95% CI]"];
+  for (const k of ks) head.push(`pass^${k}`, `pass@${k}`);
+  head.push("cost/trial", "agent s", "tool calls (MCP)", "unscored", "unreadable", "exceptions");
+  out.push(`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`);
+  for (const r of result.rows) {
+    const cells = [md(r.arm), r.domain, String(r.n_tasks), String(r.n_trials), ci(r.pass_at_1_ci)];
+    for (const k of ks) {
+      cells.push(ci(r.pass_hat_k.find((e) => e.k === k)!), ci(r.pass_at_k.find((e) => e.k === k)!));
+    }
+    const cost = r.mean_cost_usd === null
+      ? `unknown (${md(r.unpriced_models.join(", "))})`
+      : `$${r.mean_cost_usd.toFixed(4)}` +
+        (r.unpriced_models.length ? ` (unpriced: ${md(r.unpriced_models.join(", "))})` : "");
+    const basis = (n: number) => n < r.n_trials ? ` from ${n} of ${r.n_trials}` : "";
+    cells.push(
+      cost + (r.mean_cost_usd === null ? "" : basis(r.n_cost_known)),
+      fixed(r.mean_agent_s, 1),
+      r.mean_tool_calls === null
+        ? "–"
+        : `${r.mean_tool_calls.toFixed(1)} (${r.mean_mcp_calls!.toFixed(1)})${basis(r.n_trajectories)}`,
+      String(r.n_unscored),
+      String(r.n_unreadable),
+      md(kv(r.exceptions)) || "–",
+    );
+    out.push(`| ${cells.join(" | ")} |`);
+  }
+  out.push("");
+  if (result.comparisons.length) {
+    out.push(`## Against control \`${md(result.control!)}\` (paired on shared tasks)`, "");
+    out.push(
+      "| arm | domain | shared tasks | Δ pass@1 [95% CI] | McNemar p | gained | lost |",
+      "|---|---|---|---|---|---|---|",
+    );
+    for (const c of result.comparisons) {
+      const diff = c.diff === null ? "–" : `${pct(c.diff)} [${pct(c.lo)}, ${pct(c.hi)}]`;
+      const p = c.p_mcnemar === null ? "n/a (multi-attempt)" : c.p_mcnemar.toPrecision(3);
+      out.push(
+        `| ${
+          md(c.arm)
+        } | ${c.domain} | ${c.n_shared} | ${diff} | ${p} | ${c.gained.length} | ${c.lost.length} |`,
+      );
+    }
+    out.push(
+      "",
+      "McNemar's exact test needs one attempt per task in both arms. With several attempts a task counts " +
+        "as passed when at least half its attempts passed, for the gained/lost lists only.",
+      "",
+    );
+    for (const c of result.comparisons.filter((c) => c.domain === "overall")) {
+      out.push(`- ${md(c.arm)} gained: ${c.gained.join(", ") || "none"}`);
+      out.push(`- ${md(c.arm)} lost: ${c.lost.join(", ") || "none"}`);
+    }
+    out.push("");
+  }
+  const guarded = result.rows.filter((r) => r.domain === "overall" && r.guard);
+  if (guarded.length) {
+    out.push("## Guard ledgers", "");
+    out.push(
+      "| arm | ledgers | records | denies | stop blocks | releases | fail-open errors | shadows |",
+      "|---|---|---|---|---|---|---|---|",
+    );
+    for (const r of guarded) {
+      const g = r.guard!;
+      out.push(
+        `| ${
+          md(r.arm)
+        } | ${g.ledgers} | ${g.records} | ${g.denies} | ${g.stop_blocks} | ${g.releases} | ${g.errors} | ${g.shadows} |`,
+      );
+    }
+    out.push("", "| arm | rule | deny | block | release | shadow |", "|---|---|---|---|---|---|");
+    for (const r of guarded) {
+      for (const [id, p] of Object.entries(r.guard!.per_rule).sort()) {
+        out.push(`| ${md(r.arm)} | ${md(id)} | ${p.deny} | ${p.block} | ${p.release} | ${p.shadow} |`);
+      }
+    }
+    out.push("");
+  }
+  if (result.unpriced_models.length) {
+    out.push(
+      `Unpriced models: ${md(result.unpriced_models.join(", "))}. ` +
+        (result.recipe === "A"
+          ? "Recipe A reproduces chi-bench, which counts them at $0."
+          : "Their cost is unknown and left out of the mean; add them to the prices file."),
+      "",
+    );
+  }
+  out.push(`## Input problems (${result.problems.length})`, "");
+  if (!result.problems.length) out.push("None: every trial dir had a readable, verified, consistent result.");
+  for (const p of result.problems) out.push(`- [${md(p.arm)}] ${md(p.message)}`);
+  out.push("");
+  return out.join("\n");
+}
