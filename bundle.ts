@@ -36,10 +36,42 @@ export async function bundleGuard(out = DEFAULT_BUNDLE): Promise<string> {
   return out;
 }
 
-/** Entry: `deno task bundle [--out FILE]`. */
+/** Where the agent bundle goes unless told otherwise. */
+export const DEFAULT_AGENT_BUNDLE = join(import.meta.dirname ?? ".", "dist", "fiable-agent.mjs");
+
+/** Bundles agent_node.ts (fiable-agent, the research arm) into `out` for Node ≥ 20. */
+export async function bundleAgent(out = DEFAULT_AGENT_BUNDLE): Promise<string> {
+  mkdirSync(dirname(out), { recursive: true });
+  const root = import.meta.dirname ?? ".";
+  const result = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform",
+      "deno",
+      "--format",
+      "esm",
+      "-o",
+      out,
+      join(root, "agent_node.ts"),
+    ],
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!result.success) {
+    throw new Error(
+      `Cannot bundle the agent: deno bundle failed.\n${new TextDecoder().decode(result.stderr)}`,
+    );
+  }
+  return out;
+}
+
+/** Entry: `deno task bundle [--out FILE]` (the guard) or `deno task bundle --agent [--out FILE]` (fiable-agent). */
 export async function main(args: string[]): Promise<number> {
   const at = args.indexOf("--out");
-  const out = await bundleGuard(at >= 0 ? args[at + 1] : undefined);
+  const build = args.includes("--agent") ? bundleAgent : bundleGuard;
+  const out = await build(at >= 0 ? args[at + 1] : undefined);
   console.log(`wrote ${out}`);
   return 0;
 }

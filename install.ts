@@ -25,7 +25,7 @@ import {
   EXPERIMENTS_DIR,
   PREREGISTERED_ARMS,
 } from "./lib/install/experiments.ts";
-import { bundleGuard, DEFAULT_BUNDLE } from "./bundle.ts";
+import { bundleAgent, bundleGuard, DEFAULT_AGENT_BUNDLE, DEFAULT_BUNDLE } from "./bundle.ts";
 
 const ROOT = import.meta.dirname ?? ".";
 const INSTALL_FLAGS = {
@@ -88,7 +88,10 @@ function readManifest(dir: string): Manifest | null {
 /** How each built asset is made; `--bundle FILE` stands in for the guard bundle. A new harness adds its own. */
 const ASSET_BUILDERS: Record<AssetKey, (given?: string) => Promise<string>> = {
   guard: (given) => given ? Promise.resolve(given) : bundleGuard(DEFAULT_BUNDLE),
+  agent: () => agentBundle ??= bundleAgent(DEFAULT_AGENT_BUNDLE),
 };
+/** The fiable-agent bundle, built once per process (the installer's tests call loadSources many times). */
+let agentBundle: Promise<string> | undefined;
 
 /** Template and asset bytes: templates/ from this checkout, assets built now (or --bundle FILE for the guard). */
 export async function loadSources(bundle?: string): Promise<Sources> {

@@ -118,7 +118,7 @@ s("apply writes the module, the bundle, the registry entry and the env-var hint"
   const registry = text(dir, REGISTRY);
   assert.ok(
     registry.includes(
-      `    "fiable-cc": "chi_bench.experiment.agents.fiable_cc_harness:FiableClaudeCode",\n}\n\nHARBOR_BUILTIN`,
+      `    "fiable-cc": "chi_bench.experiment.agents.fiable_cc_harness:FiableClaudeCode",\n`,
     ),
   );
   assert.ok(registry.includes(`    "fiable-cc": (\n        "ANTHROPIC_API_KEY",`));
@@ -131,7 +131,7 @@ s("a second apply changes nothing", async () => {
   const before = snapshot(dir);
   const run = await cli(["--chi-bench", dir, "--bundle", FAKE_BUNDLE, "--apply"]);
   assert.is(run.code, 0, run.err);
-  assert.ok(run.out.startsWith("Nothing to change: fiable-cc is installed"), run.out);
+  assert.ok(run.out.startsWith("Nothing to change: fiable-cc, fiable-agent are installed"), run.out);
   assert.equal(snapshot(dir), before);
 });
 

@@ -12,6 +12,7 @@ export interface Sources {
 
 const ASSET_WHY: Record<AssetKey, string> = {
   guard: "guard bundle for Node >= 20, uploaded to /installed-agent/",
+  agent: "fiable-agent bundle for Node >= 20, uploaded to /installed-agent/",
 };
 
 /** The desired files for the harnesses, given registry.py's current text. */

@@ -11,8 +11,8 @@ export interface HarnessFile {
   to: string;
 }
 
-/** Built files the installer supplies; `guard` is the Node ≥ 20 bundle of guard_node.ts. */
-export type AssetKey = "guard";
+/** Built files the installer supplies: the Node ≥ 20 bundles of guard_node.ts (`guard`) and agent_node.ts (`agent`). */
+export type AssetKey = "guard" | "agent";
 
 /** One registrable harness. */
 export interface Harness {
@@ -41,6 +41,16 @@ export const HARNESSES: Harness[] = [
     files: [
       { from: { template: "fiable_cc.py" }, to: "fiable_cc_harness.py" },
       { from: { asset: "guard" }, to: "fiable_guard.mjs" },
+    ],
+  },
+  {
+    name: "fiable-agent",
+    module: "fiable_agent_harness",
+    className: "FiableAgent",
+    envVars: ["ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "FIABLE_CC_ARM"],
+    files: [
+      { from: { template: "fiable_agent.py" }, to: "fiable_agent_harness.py" },
+      { from: { asset: "agent" }, to: "fiable_agent.mjs" },
     ],
   },
 ];
