@@ -108,25 +108,46 @@ export function saveRecord(dir: string, record: LedgerRecord): void {
   }
 }
 
+/** The session id in raw hook text, found without parsing (for records about input that did not parse). */
+export function sessionOf(text: string): string {
+  return /"session_id"\s*:\s*"([^"]{1,200})"/.exec(text.slice(0, 4096))?.[1] ?? "unknown-session";
+}
+
 /** Where the engine gets a session's records: the ledger file (command mode) or memory (serve mode). */
 export type RecordSource = (session: string) => readonly LedgerRecord[];
+
+/**
+ * The settings for one event: the plan events (prompt, session-start) come once per session and may open the
+ * handbook index, so they get `FIABLE_CONTEXT_MS` (default 5000, within Claude Code's 10 s hook timeout).
+ */
+export function eventSettings(
+  word: EventWord,
+  settings: GuardSettings,
+  env: Record<string, string | undefined>,
+): GuardSettings {
+  if (word !== "prompt" && word !== "session-start") return settings;
+  const contextMs = Number(env.FIABLE_CONTEXT_MS ?? 5000);
+  return Number.isFinite(contextMs) && contextMs > settings.decisionMs
+    ? { ...settings, decisionMs: contextMs }
+    : settings;
+}
 
 /** Handles one hook event end to end (parse, fold, decide); never throws. The caller saves the record. */
 export async function handle(
   word: EventWord,
   text: string,
-  settings: GuardSettings,
+  baseSettings: GuardSettings,
   options: { records: RecordSource; note?: string },
 ): Promise<{ reply: Record<string, unknown>; record: LedgerRecord | null }> {
   const started = performance.now();
+  const settings = eventSettings(word, baseSettings, process.env);
   if (settings.arm === "stock") {
     const parsed = parseHookInput(text, word);
     if (!parsed.ok) return { reply: neutralReply(word), record: null };
     return decide(toGuardEvent(parsed.input), [], engineConfig(settings), "");
   }
   const parsed = parseHookInput(text, word);
-  const sessionGuess = /"session_id"\s*:\s*"([^"]{1,200})"/.exec(text.slice(0, 4096))?.[1] ??
-    "unknown-session";
+  const sessionGuess = sessionOf(text);
   if (!parsed.ok) {
     return {
       reply: neutralReply(word),
@@ -136,10 +157,20 @@ export async function handle(
   try {
     await maybeFault(word, settings.decisionMs);
     const event = toGuardEvent(parsed.input);
+    const config = engineConfig(settings);
+    if (event.word === "prompt" || event.word === "session-start") {
+      // Loaded only for the plan events, so tool-call hooks never pay for the search index.
+      const { guardHandbook } = await import("./lib/handbook.ts");
+      config.handbook = guardHandbook(
+        process.env,
+        settings.ledgerDir,
+        settings.decisionMs - (performance.now() - started),
+      );
+    }
     const outcome = decide(
       event,
       options.records(event.session),
-      engineConfig(settings),
+      config,
       new Date().toISOString(),
     );
     const elapsed = performance.now() - started;
@@ -186,14 +217,17 @@ function print(reply: Record<string, unknown>): void {
 
 /** Command mode: one event from stdin, one JSON reply on stdout, exit 0 whatever happens. */
 export async function runCommand(word: EventWord, env: Record<string, string | undefined>): Promise<void> {
-  const { settings, note } = await loadSettings(env);
+  const loaded = await loadSettings(env);
+  const settings = eventSettings(word, loaded.settings, env);
+  const note = loaded.note;
   let answered = false;
+  let text = "";
   const answerNeutral = (why: string) => {
     if (answered) return;
     answered = true;
     print(neutralReply(word));
     if (settings.arm !== "stock") {
-      saveRecord(settings.ledgerDir, errorRecord("unknown-session", word, settings.arm, why));
+      saveRecord(settings.ledgerDir, errorRecord(sessionOf(text), word, settings.arm, why));
     }
     process.exit(0);
   };
@@ -201,7 +235,6 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
     () => answerNeutral(`time budget of ${settings.decisionMs} ms overrun; allowed`),
     settings.decisionMs,
   );
-  let text = "";
   try {
     text = await readStdin();
   } catch (err) {

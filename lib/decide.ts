@@ -7,7 +7,7 @@ import { isTerminal, normalizeToolName, shownName } from "./names.ts";
 import { renderMessage, type Rule } from "./rule.ts";
 import { closureMessage, openObligations } from "./closure.ts";
 import { panel, panelObjects } from "./critic.ts";
-import { rolePlan } from "./plan.ts";
+import { type HandbookLookup, rolePlan } from "./plan.ts";
 import { extractIds } from "./ids.ts";
 import { detectPhase, detectSeat } from "./seat.ts";
 import { redact, redactText } from "./secrets.ts";
@@ -59,6 +59,8 @@ export interface EngineConfig {
   bounds: Bounds;
   /** Rule IDs to run; all when absent. */
   rules?: string[];
+  /** Finds handbook pages for the plan (it does its own I/O and fails open); no pages when absent. */
+  handbook?: HandbookLookup;
 }
 
 /** The default bounds: 2 blocks per signature, 3 stop blocks. */
@@ -246,7 +248,9 @@ function decideContext(
   const prompt = isTaskPrompt ? event.prompt : known.prompt;
   const seat = isTaskPrompt ? detectSeat(prompt) : known.seat;
   const phase = isTaskPrompt ? detectPhase(prompt) : known.phase;
-  const plan = ENFORCES[config.arm].plan ? rolePlan(seat, phase) : "";
+  const wantsPlan = ENFORCES[config.arm].plan;
+  const found = wantsPlan && config.handbook ? config.handbook({ prompt, seat, phase }) : undefined;
+  const plan = wantsPlan ? rolePlan(seat, phase, { pages: found?.pages }) : "";
   const rec: LedgerRecord = {
     ...base(event, config, now),
     event: event.word,
@@ -258,6 +262,7 @@ function decideContext(
       : {}),
     ...(event.word === "session-start" ? { note: `source=${event.source}` } : {}),
     ...(plan ? { reason: plan } : {}),
+    ...(found ? { handbook: found.record } : {}),
   };
   const hookEvent = event.word === "prompt" ? "UserPromptSubmit" : "SessionStart";
   return { reply: plan ? contextReply(hookEvent, plan) : {}, record: rec };

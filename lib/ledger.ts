@@ -2,6 +2,7 @@
 import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { EventWord } from "./hook.ts";
+import type { HandbookRecord } from "./plan.ts";
 
 /** Guard arms, each adding to the previous. */
 export const ARMS = ["stock", "shadow", "plan", "checklist", "critic"] as const;
@@ -56,6 +57,10 @@ export interface LedgerRecord {
   agent_id?: string;
   first_block?: boolean;
   step?: number;
+  /** Written by replay from a recorded trajectory: decisions were computed, never enforced. */
+  replay?: boolean;
+  /** Handbook lookup for a plan: status, the pages listed and any fail-open note. */
+  handbook?: HandbookRecord;
 }
 
 /** Size caps (characters of JSON) for values kept in a record. */

@@ -1,36 +1,83 @@
-/** Role plans for the plan arm: operating principles and an ordered workflow per seat and phase. */
+/**
+ * Role plans for the plan arm: the principles table (rules/principles.ts) assembled per seat and entry phase,
+ * in workflow order, plus the handbook pages that matter for the case, within the context budget.
+ * Pure: the handbook pages arrive as data (lib/handbook.ts finds them).
+ */
+import { type Principle, principlesFor } from "../rules/principles.ts";
 import type { Phase, Seat } from "./seat.ts";
 
 /** The most context the plan may add, in characters. */
 export const PLAN_BUDGET = 10_000;
 
-const WORKFLOW: Record<Seat, string[]> = {
-  provider: [
-    "Find the target patient and order (chart_search_patients, chart_list_candidate_orders); match every fact of the referral.",
-    "Create exactly one case from the order (cases_create_from_order) with codes copied verbatim from the order.",
-    "Read the governing policy and the chart; decide the disposition before packaging anything.",
-    "Record auth_finalize_provider_determination with final_action and a specific rationale.",
-    "Only when final_action is submit_pa: build the bundle (docs_create_submission_bundle), then auth_submit_authorization.",
-  ],
-  payer: [
-    "Find the case in the queue and read its state before acting.",
-    "Work the current phase to its decision; every decision carries a criteria-based rationale.",
-    "Finalize the determination yourself (determination_finalize), consistent with its source decision.",
-    "Generate the letter matching the determination, audit it, and deliver it.",
-  ],
-  cm: [
-    "Open the referral's case (cm_intake_open_case) and use the returned case id.",
-    "Review the chart, run the outreach call, complete the assessment.",
-    "Draft and save a care plan with SMART goals, owned and dated interventions, escalation conditions and cadence.",
-    "Finalize the care plan (cm_care_plan_finalize).",
-  ],
+/** One handbook page the plan points at: path under the handbook root, its title and why it was chosen. */
+export interface HandbookPage {
+  path: string;
+  title: string;
+  why: string;
+}
+
+/** What a handbook lookup did, for the ledger: status, the pages it returned and any fail-open note. */
+export interface HandbookRecord {
+  /** `ok`: pages found; `none`: index ready, no seat or no match; the rest failed open without pages. */
+  status: "ok" | "none" | "absent" | "empty" | "timeout" | "error" | "off";
+  pages: string[];
+  note?: string;
+  ms?: number;
+}
+
+/** Finds handbook pages for a case; does its own I/O and never throws (fails open with a record). */
+export type HandbookLookup = (query: { prompt: string; seat: Seat | null; phase: Phase | null }) => {
+  pages: HandbookPage[];
+  record: HandbookRecord;
 };
 
-/** The plan text for a seat and phase, within the budget; empty when the seat is unknown. */
-export function rolePlan(seat: Seat | null, phase: Phase | null): string {
+const SEAT_TITLES: Record<Seat, string> = {
+  provider: "provider prior authorization",
+  payer: "payer utilization management",
+  cm: "care management",
+};
+
+const INTRO =
+  "Answer-blind operating procedure. Your only sources are the task prompt, the chart or case, the " +
+  "handbook and tool results; the tags in brackets are principle IDs the guard's messages quote.";
+
+function line(p: Principle): string {
+  return `${p.text} [${p.id}]`;
+}
+
+/** The plan for a seat and entry phase, within the budget; empty when the seat is unknown. */
+export function rolePlan(
+  seat: Seat | null,
+  phase: Phase | null,
+  options: { pages?: HandbookPage[] } = {},
+): string {
   if (!seat) return "";
-  const steps = WORKFLOW[seat].map((s, i) => `${i + 1}. ${s}`).join("\n");
-  const text = `## fiable-agent role plan (${seat}${phase ? `, ${phase}` : ""})\n${steps}\n` +
-    "Touch only the target case; copy identifiers from results; after an error, re-read state instead of repeating the call.";
-  return text.slice(0, PLAN_BUDGET);
+  const rows = principlesFor(seat, phase);
+  const always = rows.filter((p) => p.seat === "all").map((p) => `- ${line(p)}`);
+  const steps = rows.filter((p) => p.seat !== "all").map((p, i) => `${i + 1}. ${line(p)}`);
+  let text = [
+    `## fiable-agent role plan: ${SEAT_TITLES[seat]}${phase ? ` (entry phase: ${phase})` : ""}`,
+    INTRO,
+    "",
+    "Always:",
+    ...always,
+    "",
+    "Workflow, in order:",
+    ...steps,
+  ].join("\n");
+  if (text.length > PLAN_BUDGET) text = text.slice(0, text.lastIndexOf("\n", PLAN_BUDGET));
+  return text + pagesSection(options.pages ?? [], PLAN_BUDGET - text.length);
+}
+
+/** The handbook section: as many page lines as fit in `room` characters; empty when none fit. */
+export function pagesSection(pages: HandbookPage[], room: number): string {
+  let out = "\n\nHandbook pages for this case (open these before deciding):";
+  let added = 0;
+  for (const page of pages) {
+    const entry = `\n- ${page.path} — ${page.title} (${page.why})`;
+    if (out.length + entry.length > room) break;
+    out += entry;
+    added++;
+  }
+  return added ? out : "";
 }

@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isEventWord, neutralReply } from "./hook.ts";
 import { type LedgerRecord, readLedger } from "./ledger.ts";
-import { errorRecord, handle, loadSettings, saveRecord } from "../guard.ts";
+import { errorRecord, eventSettings, handle, loadSettings, saveRecord, sessionOf } from "../guard.ts";
 import { postLive } from "./live.ts";
 
 /** Largest hook body accepted (a 10 MB tool_input still gets a neutral answer, not a hang). */
@@ -49,8 +49,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     });
     req.on("end", () => {
       const text = size > MAX_BODY ? "" : Buffer.concat(chunks).toString("utf8");
-      const session = /"session_id"\s*:\s*"([^"]{1,200})"/.exec(text.slice(0, 4096))?.[1] ??
-        "unknown-session";
+      const session = sessionOf(text);
+      const budgetMs = eventSettings(word, settings, options.env).decisionMs;
       const previous = queues.get(session) ?? Promise.resolve();
       const next = previous.then(async () => {
         let timer: ReturnType<typeof setTimeout> | undefined;
@@ -63,9 +63,9 @@ export async function serve(options: ServeOptions): Promise<void> {
                   session,
                   word,
                   settings.arm,
-                  `time budget of ${settings.decisionMs} ms overrun; allowed`,
+                  `time budget of ${budgetMs} ms overrun; allowed`,
                 ),
-              }), settings.decisionMs);
+              }), budgetMs);
           },
         );
         const why = size > MAX_BODY ? `hook body of ${size} bytes exceeds ${MAX_BODY}; allowed` : note;
