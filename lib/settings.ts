@@ -60,7 +60,9 @@ export function hookSettings(opts: HookSettingsOptions): { hooks?: Record<string
   if (opts.arm === "stock") return {};
   const hooks: Record<string, unknown[]> = {};
   for (const [event, word, matcher] of WIRING) {
-    hooks[event] = [{ ...(matcher ? { matcher } : {}), hooks: [handler(opts, word)] }];
+    // Claude Code runs only command handlers on SessionStart, so that one event is always a command.
+    const mode = event === "SessionStart" ? { ...opts, mode: "command" as const } : opts;
+    hooks[event] = [{ ...(matcher ? { matcher } : {}), hooks: [handler(mode, word)] }];
   }
   return { hooks };
 }

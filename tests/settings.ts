@@ -40,6 +40,13 @@ s("http mode points every event at the resident guard", () => {
   assert.equal(stop.hooks[0], { type: "http", url: "http://127.0.0.1:8787/hook/stop", timeout: 10 });
 });
 
+s("SessionStart stays a command in http mode (Claude Code runs only command hooks there)", () => {
+  const { hooks } = hookSettings({ ...BASE, mode: "http", port: 8787 });
+  const start = hooks!.SessionStart[0] as { hooks: { type: string; command: string }[] };
+  assert.is(start.hooks[0].type, "command");
+  assert.match(start.hooks[0].command, "fiable-guard.mjs session-start");
+});
+
 s("http mode without a port is refused", () => {
   assert.throws(() => hookSettings({ ...BASE, mode: "http" }), /no port/);
 });
