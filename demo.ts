@@ -1,0 +1,112 @@
+/**
+ * The demo: writes the built-in sample trials, replays them through the guard, aggregates the two arms and
+ * serves the dashboard over all of it, printing the URL. No network, no keys, no data from outside the repo.
+ *
+ * `deno task demo [--out DIR] [--port N] [--no-serve]`
+ */
+import { rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { writeSamples } from "./lib/samples.ts";
+import { aggregateArms } from "./lib/aggregate.ts";
+import { writeOutputs } from "./aggregate.ts";
+import { serve } from "./dashboard/server.tsx";
+import { replayTrees } from "./lib/replay.ts";
+
+/** Demo settings. */
+export interface DemoArgs {
+  out: string;
+  port: number;
+  serve: boolean;
+}
+
+/** Parses `--out DIR --port N --no-serve`. */
+export function parseArgs(args: string[]): DemoArgs {
+  const out: DemoArgs = { out: resolve(".fiable", "demo"), port: 8787, serve: true };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--no-serve") out.serve = false;
+    else if (a === "--out" && args[i + 1]) out.out = resolve(args[++i]);
+    else if (a === "--port" && args[i + 1]) {
+      out.port = Number(args[++i]);
+      if (!Number.isInteger(out.port) || out.port < 0 || out.port > 65535) {
+        throw new Error(`Cannot start the demo: --port "${args[i]}" is not a port number. Use 0–65535.`);
+      }
+    } else throw new Error(`Cannot start the demo: ${a} is unknown. Use --out DIR, --port N or --no-serve.`);
+  }
+  return out;
+}
+
+/** Where the demo put its data. */
+export interface DemoData {
+  samples: string;
+  results: string;
+  replay: string;
+  trials: number;
+  lines: string[];
+}
+
+/** Writes samples, replays them (arms checklist and critic) and aggregates stock vs checklist; no server. */
+export async function prepare(out: string): Promise<DemoData> {
+  rmSync(out, { recursive: true, force: true });
+  const samples = join(out, "samples");
+  const results = join(out, "aggregate");
+  const replay = join(out, "replay");
+  const written = writeSamples(samples);
+  const lines = [
+    `wrote ${written.trials} sample trials (${Object.keys(written.arms).join(", ")}) to ${samples}`,
+  ];
+  const report = await replayTrees([written.arms.stock], {
+    arms: ["checklist", "critic"],
+    out: replay,
+    workers: 1,
+  });
+  lines.push(
+    `replayed the ${report.trials.length} stock trials through the guard (arms ${
+      report.arms.join(", ")
+    }) into ${replay}` +
+      (report.unreadable.length ? `; ${report.unreadable.length} unreadable` : ""),
+  );
+  const result = aggregateArms(
+    Object.entries(written.arms).map(([name, dir]) => ({ name, roots: [dir] })),
+    { control: "stock" },
+  );
+  writeOutputs(results, result);
+  lines.push(`aggregated ${Object.keys(written.arms).join(" vs ")} into ${results}`);
+  return { samples, results, replay, trials: written.trials, lines };
+}
+
+/** Entry. */
+export async function main(args: string[]): Promise<number> {
+  let parsed: DemoArgs;
+  try {
+    parsed = parseArgs(args);
+  } catch (err) {
+    console.error((err as Error).message);
+    return 2;
+  }
+  const data = await prepare(parsed.out);
+  for (const line of data.lines) console.log(line);
+  if (!parsed.serve) return 0;
+  let started;
+  try {
+    started = serve({
+      logs: [data.samples],
+      results: [data.results, data.replay],
+      port: parsed.port,
+      host: "127.0.0.1",
+    });
+  } catch (err) {
+    if (!(err instanceof Deno.errors.AddrInUse)) throw err;
+    started = serve({
+      logs: [data.samples],
+      results: [data.results, data.replay],
+      port: 0,
+      host: "127.0.0.1",
+    });
+  }
+  console.log(`fiable dashboard: ${started.url}  (Ctrl-C to stop)`);
+  await started.server.finished;
+  return 0;
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
