@@ -1,0 +1,461 @@
+/**
+ * Replay: recorded χ-Bench trials → the hook events the live guard would have seen → the same engine
+ * (`decide`), per arm. Shadow semantics: a would-be block is recorded and the trial continues as recorded.
+ * Then trial-level metrics (failure-analysis §3, §8): ff / ffc / fp per rule, closure gate, rescue bound.
+ */
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  countToolCalls,
+  readTrajectory,
+  taskPrompt,
+  type ToolEvent,
+  toolEvents,
+  type TrajectoryError,
+  type UnresolvedCall,
+} from "./atif.ts";
+import { type Bounds, decide, DEFAULT_BOUNDS, type GuardEvent } from "./decide.ts";
+import { type Arm, ledgerFileName, type LedgerRecord } from "./ledger.ts";
+import { findTrials, readScorecard, readTrial, type TrialRef } from "./trials.ts";
+
+/** The arms replayed when none are named. */
+export const DEFAULT_ARMS: Arm[] = ["checklist", "critic"];
+
+/**
+ * Verifier checks each closure obligation protects (`*` matches any suffix): the existence, status, audit and
+ * trace checks that finishing the named step writes. Value checks (`*_matches`, codes, structure) are
+ * judgement and stay unprotected.
+ */
+export const CLOSURE_CHECKS: Record<string, string[]> = {
+  "PP-CASE": [
+    "new_referral.service_request_created",
+    "new_referral.case_created",
+    "new_referral.case_status",
+    "cross.forward_transitions",
+  ],
+  "PP-DETERMINATION": [
+    "provider_pre_submission.provider_determination_present",
+    "provider_pre_submission.final_action",
+    "new_referral.case_status",
+    "cross.closed_backed_by_provider_determination",
+  ],
+  "PP-SUBMIT": ["provider_pre_submission.final_action", "new_referral.case_status"],
+  "UM-DETERMINATION": [
+    "outcome.target_status",
+    "outcome.letter_types",
+    "outcome.determination_exists",
+    "outcome.determination_source_exists",
+    "outcome.review_decision_exists",
+    "outcome.terminal_transition_exists",
+    "outcome.determination_stage_trace",
+    "outcome.determination_finalize_audit",
+    "outcome.clean_determination",
+    "md.decision_exists",
+    "md.audit",
+    "nurse.recommendation_exists",
+    "nurse.audit",
+  ],
+  "UM-LETTER": ["outcome.letter_types", "outcome.target_status"],
+  "UM-P2P": [
+    "p2p.*_exists",
+    "p2p.*_written",
+    "p2p.*_recorded",
+    "p2p.event_opened",
+    "p2p.audit",
+    "outcome.p2p_*",
+    "outcome.target_status",
+  ],
+  "CM-OPEN": ["cm.*"],
+  "CM-FINALIZE": [
+    "cm.chart_review.record_exists",
+    "cm.assessment.record_exists",
+    "cm.assessment.completed",
+    "cm.assessment.required_sections_present",
+    "cm.care_plan.record_exists",
+    "cm.care_plan.finalized",
+    "cm.cross_stage.target_status",
+    "cm.cross_stage.audit_actions",
+  ],
+};
+
+/** One call a rule would have blocked. */
+export interface FiredCall {
+  step: number;
+  id: string;
+  tool: string;
+  decision: string;
+}
+
+/** What one arm did on one trial. */
+export interface ArmResult {
+  /** Rule ID → the calls it would have blocked, with the checks it protects. */
+  rules: Record<string, { checks: string[]; calls: FiredCall[] }>;
+  /** Obligations open at the end (the closure gate would have blocked the stop). */
+  closure: string[];
+  /** True when any call or the stop would have been blocked. */
+  blocked: boolean;
+  /** The first would-be block: a rule on a call, or the closure gate. */
+  firstBlock: { step: number | null; tool: string | null; rules: string[] } | null;
+  /** Ledger file written, or null. */
+  ledger: string | null;
+}
+
+/** One replayed trial. */
+export interface TrialReplay {
+  dir: string;
+  name: string;
+  domain: string;
+  harness: string;
+  version: string;
+  passed: boolean;
+  failedChecks: string[];
+  toolCalls: { all: number; mcp: number };
+  unresolved: UnresolvedCall[];
+  arms: Partial<Record<Arm, ArmResult>>;
+}
+
+/** A trial that could not be read: where and why. */
+export interface Unreadable {
+  dir: string;
+  path: string;
+  reason: string;
+}
+
+/** The `--json` shape, per arm (counts are trials). */
+export interface ReplaySummary {
+  trials: number;
+  passed: number;
+  failed: number;
+  unreadable: number;
+  by_rule: Record<string, { fires_failed: number; fires_failed_protected: number; fires_passed: number }>;
+  closure_gate: { fires_failed: number; fires_passed: number };
+  trials_blocked: { failed: number; passed: number };
+  rescue_estimate: { upper: number; strict: number };
+}
+
+/** Options for a replay. */
+export interface ReplayOptions {
+  arms?: Arm[];
+  /** Ledger root: ledgers go to `<out>/<arm>/<trial>.jsonl`; null writes nothing. */
+  out?: string | null;
+  bounds?: Bounds;
+  /** Rule IDs to run; all when absent. */
+  rules?: string[];
+  /** Worker threads; 0 or 1 runs in-process. Default: the core count. */
+  workers?: number;
+}
+
+/** Everything a replay produced: per-arm summaries, per-trial details and the unreadable trials. */
+export interface ReplayReport {
+  arms: Arm[];
+  summary: Partial<Record<Arm, ReplaySummary>>;
+  trials: TrialReplay[];
+  unreadable: Unreadable[];
+}
+
+/** True when a check ID matches a protected pattern (exact, `prefix*` or a `<kind>` family slot). */
+export function checkMatches(pattern: string, id: string): boolean {
+  if (pattern === id) return true;
+  if (!/[*<]/.test(pattern)) return false;
+  const re = pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/<[^>]*>/g, "[^.]+");
+  return new RegExp(`^${re}$`).test(id);
+}
+
+/** The hook events of one trial, in the order the live guard would have seen them (batches: pres, then posts). */
+export function trialEvents(
+  session: string,
+  prompt: string,
+  calls: ToolEvent[],
+): { event: GuardEvent; call?: ToolEvent }[] {
+  const out: { event: GuardEvent; call?: ToolEvent }[] = [{ event: { word: "prompt", session, prompt } }];
+  const guarded = calls.filter((c) => c.tool);
+  for (let i = 0; i < guarded.length;) {
+    let j = i;
+    while (j < guarded.length && guarded[j].batch === guarded[i].batch) j++;
+    const batch = guarded.slice(i, j);
+    for (const call of batch) {
+      const agentId = call.sidechain ? "sidechain" : undefined;
+      out.push({
+        call,
+        event: { word: "pre", session, tool: call.tool!, input: call.input, toolUseId: call.id, agentId },
+      });
+    }
+    for (const call of batch) {
+      if (!call.answered) continue;
+      const agentId = call.sidechain ? "sidechain" : undefined;
+      const common = { session, tool: call.tool!, input: call.input, toolUseId: call.id, agentId };
+      out.push({
+        call,
+        event: call.isError
+          ? { word: "post-fail", ...common, error: call.text }
+          : { word: "post", ...common, response: call.text },
+      });
+    }
+    i = j;
+  }
+  out.push({ event: { word: "stop", session, subagent: false } });
+  return out;
+}
+
+function enforcesRules(arm: Arm): boolean {
+  return arm === "checklist" || arm === "critic";
+}
+
+/** Drives the engine over a trial's events for one arm; returns the records (marked replay) and the result. */
+export function replayArm(
+  session: string,
+  prompt: string,
+  calls: ToolEvent[],
+  arm: Arm,
+  opts: { bounds?: Bounds; rules?: string[]; now?: (step: number | null) => string } = {},
+): { records: LedgerRecord[]; result: Omit<ArmResult, "ledger"> } {
+  const config = { arm, bounds: opts.bounds ?? DEFAULT_BOUNDS, rules: opts.rules };
+  const records: LedgerRecord[] = [];
+  const result: Omit<ArmResult, "ledger"> = { rules: {}, closure: [], blocked: false, firstBlock: null };
+  const now = opts.now ?? (() => "1970-01-01T00:00:00.000Z");
+  for (const { event, call } of trialEvents(session, prompt, calls)) {
+    const { record } = decide(event, records, config, now(call?.step ?? null));
+    if (!record) continue;
+    const marked: LedgerRecord = { ...record, replay: true, ...(call ? { step: call.step } : {}) };
+    const isBlock = marked.decision === "deny" || marked.decision === "block";
+    if (isBlock && !result.firstBlock) {
+      marked.first_block = true;
+      result.firstBlock = {
+        step: call?.step ?? null,
+        tool: marked.tool ?? null,
+        rules: marked.rules?.map((r) => r.id) ?? (marked.obligations ?? []).map((o) => o.split(":")[0]),
+      };
+    }
+    if (isBlock || (marked.decision === "shadow" && !enforcesRules(arm))) result.blocked = true;
+    const counts = marked.event === "pre" &&
+      (marked.decision === "deny" || marked.decision === "release" ||
+        (marked.decision === "shadow" && !enforcesRules(arm)));
+    if (counts && call) {
+      for (const hit of marked.rules ?? []) {
+        const entry = result.rules[hit.id] ??= { checks: hit.checks, calls: [] };
+        entry.calls.push({ step: call.step, id: call.id, tool: call.tool!, decision: marked.decision });
+      }
+    }
+    if (marked.event === "stop" && marked.decision !== "allow") result.closure = marked.obligations ?? [];
+    records.push(marked);
+  }
+  return { records, result };
+}
+
+function timeOf(steps: { timestamp?: string }[]): (step: number | null) => string {
+  let last = "1970-01-01T00:00:00.000Z";
+  const first = steps.find((s) => typeof s.timestamp === "string")?.timestamp;
+  if (first) last = first;
+  return (step) => {
+    const t = step == null ? undefined : steps[step]?.timestamp;
+    if (typeof t === "string") last = t;
+    return last;
+  };
+}
+
+const DOMAIN_SEATS: Record<string, string> = { pa_provider: "provider", pa_um: "payer", cm: "care-manager" };
+
+/**
+ * A stand-in prompt when the trajectory recorded none (an agent that timed out before its first step): the
+ * seat line every χ-Bench prompt carries, taken from the trial's domain, so the closure gate still applies.
+ */
+export function domainPrompt(domain: string): string {
+  const seat = DOMAIN_SEATS[domain];
+  return seat ? `(task prompt not recorded; seat from the trial domain)\n- Use only ${seat} namespaces` : "";
+}
+
+/** Reads the trial's verdict: result.json reward when verified, else the scorecard's binary_reward. */
+function verdictOf(ref: TrialRef): { passed: boolean; failed: string[] } | Unreadable {
+  if (!ref.scorecard) {
+    return {
+      dir: ref.dir,
+      path: join(ref.dir, "verifier", "scorecard.json"),
+      reason: "the scorecard is missing",
+    };
+  }
+  let card;
+  try {
+    card = readScorecard(ref.scorecard);
+  } catch (err) {
+    return {
+      dir: ref.dir,
+      path: ref.scorecard,
+      reason: `the scorecard is truncated or corrupt (${(err as Error).message})`,
+    };
+  }
+  const failed = card.checks.filter((c) => c.passed === false).map((c) => c.id);
+  const trial = readTrial(ref);
+  if (trial.verified && trial.passed !== null) return { passed: trial.passed, failed };
+  if (card.reward !== null) return { passed: card.reward >= 1, failed };
+  return {
+    dir: ref.dir,
+    path: ref.scorecard,
+    reason: "neither result.json nor the scorecard carries a reward",
+  };
+}
+
+/** Replays one trial for each arm; writes its ledgers under `out` when given. */
+export function replayTrial(ref: TrialRef, opts: ReplayOptions = {}): TrialReplay | Unreadable {
+  if (!ref.trajectory) {
+    return {
+      dir: ref.dir,
+      path: join(ref.dir, "agent", "trajectory.jsonl.zst"),
+      reason: "the trajectory is missing",
+    };
+  }
+  const verdict = verdictOf(ref);
+  if ("reason" in verdict) return verdict;
+  let trajectory;
+  try {
+    trajectory = readTrajectory(ref.trajectory);
+  } catch (err) {
+    return {
+      dir: ref.dir,
+      path: ref.trajectory,
+      reason: (err as TrajectoryError).reason ?? (err as Error).message,
+    };
+  }
+  if (trajectory.corrupt) {
+    return {
+      dir: ref.dir,
+      path: ref.trajectory,
+      reason: `${trajectory.corrupt} line(s) are truncated or not JSON`,
+    };
+  }
+  const { calls, unresolved } = toolEvents(trajectory);
+  const prompt = taskPrompt(trajectory) || domainPrompt(ref.domain);
+  const replay: TrialReplay = {
+    dir: ref.dir,
+    name: ref.name,
+    domain: ref.domain,
+    harness: trajectory.harness,
+    version: trajectory.version,
+    passed: verdict.passed,
+    failedChecks: verdict.failed,
+    toolCalls: countToolCalls(trajectory),
+    unresolved,
+    arms: {},
+  };
+  for (const arm of opts.arms ?? DEFAULT_ARMS) {
+    const { records, result } = replayArm(ref.name, prompt, calls, arm, {
+      bounds: opts.bounds,
+      rules: opts.rules,
+      now: timeOf(trajectory.steps),
+    });
+    let ledger: string | null = null;
+    if (opts.out) {
+      const dir = join(opts.out, arm);
+      mkdirSync(dir, { recursive: true });
+      ledger = join(dir, ledgerFileName(ref.name));
+      writeFileSync(ledger, records.map((r) => JSON.stringify(r) + "\n").join(""));
+    }
+    replay.arms[arm] = { ...result, ledger };
+  }
+  return replay;
+}
+
+/** The trial-level metrics of one arm over replayed trials (the `--json` shape). */
+export function summarize(trials: TrialReplay[], unreadable: number, arm: Arm): ReplaySummary {
+  const s: ReplaySummary = {
+    trials: trials.length + unreadable,
+    passed: 0,
+    failed: 0,
+    unreadable,
+    by_rule: {},
+    closure_gate: { fires_failed: 0, fires_passed: 0 },
+    trials_blocked: { failed: 0, passed: 0 },
+    rescue_estimate: { upper: 0, strict: 0 },
+  };
+  for (const t of trials) {
+    const r = t.arms[arm];
+    if (t.passed) s.passed++;
+    else s.failed++;
+    if (!r) continue;
+    const failedSet = t.failedChecks;
+    const protectedBy: string[] = [];
+    for (const [id, fired] of Object.entries(r.rules)) {
+      const row = s.by_rule[id] ??= { fires_failed: 0, fires_failed_protected: 0, fires_passed: 0 };
+      if (t.passed) row.fires_passed++;
+      else {
+        row.fires_failed++;
+        if (failedSet.some((c) => fired.checks.some((p) => checkMatches(p, c)))) row.fires_failed_protected++;
+      }
+      protectedBy.push(...fired.checks);
+    }
+    if (r.closure.length) {
+      if (t.passed) s.closure_gate.fires_passed++;
+      else s.closure_gate.fires_failed++;
+      for (const o of r.closure) protectedBy.push(...(CLOSURE_CHECKS[o.split(":")[0]] ?? []));
+    }
+    if (r.blocked) {
+      if (t.passed) s.trials_blocked.passed++;
+      else s.trials_blocked.failed++;
+    }
+    if (!t.passed) {
+      const det = failedSet.filter((c) => !c.startsWith("judge."));
+      const judge = failedSet.filter((c) => c.startsWith("judge."));
+      if (det.length && det.every((c) => protectedBy.some((p) => checkMatches(p, c)))) {
+        s.rescue_estimate.upper++;
+        if (!judge.length) s.rescue_estimate.strict++;
+      }
+    }
+  }
+  s.by_rule = Object.fromEntries(Object.entries(s.by_rule).sort(([a], [b]) => a.localeCompare(b)));
+  return s;
+}
+
+/** Runs replayTrial over refs with a pool of module workers (web Worker API); in-process when unavailable. */
+async function runPool(refs: TrialRef[], opts: ReplayOptions): Promise<(TrialReplay | Unreadable)[]> {
+  const cores = (globalThis.navigator as { hardwareConcurrency?: number } | undefined)?.hardwareConcurrency ??
+    1;
+  const size = Math.min(opts.workers ?? cores, refs.length);
+  if (size <= 1 || typeof Worker === "undefined") return refs.map((ref) => replayTrial(ref, opts));
+  const results: (TrialReplay | Unreadable)[] = new Array(refs.length);
+  let next = 0;
+  const shared = { arms: opts.arms, out: opts.out, bounds: opts.bounds, rules: opts.rules };
+  const pool = Array.from({ length: size }, () =>
+    new Promise<void>((resolve, reject) => {
+      const worker = new Worker(new URL("./replay_worker.ts", import.meta.url), { type: "module" });
+      const feed = () => {
+        if (next >= refs.length) {
+          worker.terminate();
+          resolve();
+          return;
+        }
+        const index = next++;
+        worker.postMessage({ index, ref: refs[index], opts: shared });
+      };
+      worker.onmessage = (e: MessageEvent<{ index: number; result: TrialReplay | Unreadable }>) => {
+        results[e.data.index] = e.data.result;
+        feed();
+      };
+      worker.onerror = (e) => {
+        e.preventDefault();
+        worker.terminate();
+        reject(new Error(`Cannot replay: a worker failed (${e.message}).`));
+      };
+      feed();
+    }));
+  await Promise.all(pool);
+  return results;
+}
+
+/** Replays every trial below the paths for each arm; writes ledgers and `summary.json` under `out` when given. */
+export async function replayTrees(paths: string[], opts: ReplayOptions = {}): Promise<ReplayReport> {
+  const arms = opts.arms ?? DEFAULT_ARMS;
+  const refs = findTrials(paths);
+  if (opts.out) {
+    for (const arm of arms) rmSync(join(opts.out, arm), { recursive: true, force: true });
+  }
+  const results = await runPool(refs, { ...opts, arms });
+  const trials = results.filter((r): r is TrialReplay => !("reason" in r));
+  const unreadable = results.filter((r): r is Unreadable => "reason" in r);
+  const summary: Partial<Record<Arm, ReplaySummary>> = {};
+  for (const arm of arms) summary[arm] = summarize(trials, unreadable.length, arm);
+  const report: ReplayReport = { arms, summary, trials, unreadable };
+  if (opts.out) {
+    mkdirSync(opts.out, { recursive: true });
+    writeFileSync(join(opts.out, "summary.json"), JSON.stringify({ paths, ...report }, null, 1) + "\n");
+  }
+  return report;
+}

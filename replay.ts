@@ -1,0 +1,166 @@
+/**
+ * Replay recorded χ-Bench trials through the guard: `deno task replay <path>... [--arm A[,B]] [--rules ID,…]
+ * [--out DIR] [--json] [--workers N]`. Writes one ledger per trial and arm plus summary.json, prints a table
+ * (or, with --json, the summary of the first arm). Exits 1 only when nothing could be read.
+ */
+import { basename, join, resolve } from "node:path";
+import { type Arm, ARMS } from "./lib/ledger.ts";
+import { DEFAULT_ARMS, type ReplayReport, type ReplaySummary, replayTrees } from "./lib/replay.ts";
+
+export { replayTrees };
+
+const USAGE = `Usage: deno task replay <path>... [options]
+  <path>           trial dirs, job dirs, submission packets or any tree holding them
+  --arm A[,B]      arms to replay (repeatable): ${ARMS.join(", ")}; default ${DEFAULT_ARMS.join(",")}
+  --rules ID,…     run only these rule IDs (default: all)
+  --out DIR        ledgers and summary.json; default results/replay/<name>/
+  --name NAME      the <name> in the default --out (default: the path's base name)
+  --no-ledgers     write nothing
+  --json           print the first arm's summary as JSON (other arms: summary.json)
+  --workers N      worker threads (default: the core count)`;
+
+/** Parsed command line. */
+export interface ReplayArgs {
+  paths: string[];
+  arms: Arm[];
+  rules?: string[];
+  out: string | null;
+  json: boolean;
+  workers?: number;
+}
+
+/** Parses argv; throws an Error whose message says what was wrong and what to do. */
+export function parseArgs(args: string[]): ReplayArgs {
+  const paths: string[] = [];
+  const arms: Arm[] = [];
+  let rules: string[] | undefined;
+  let out: string | null | undefined;
+  let name: string | undefined;
+  let json = false;
+  let workers: number | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const value = () => {
+      const v = args[++i];
+      if (v === undefined || v.startsWith("--")) {
+        throw new Error(`Cannot replay: ${a} needs a value.\n${USAGE}`);
+      }
+      return v;
+    };
+    if (a === "--arm") {
+      for (const arm of value().split(",").filter(Boolean)) {
+        if (!(ARMS as readonly string[]).includes(arm)) {
+          throw new Error(`Cannot replay: --arm "${arm}" is unknown. Use one of ${ARMS.join(", ")}.`);
+        }
+        if (!arms.includes(arm as Arm)) arms.push(arm as Arm);
+      }
+    } else if (a === "--rules") rules = value().split(",").filter(Boolean);
+    else if (a === "--out") out = value();
+    else if (a === "--name") name = value();
+    else if (a === "--no-ledgers") out = null;
+    else if (a === "--json") json = true;
+    else if (a === "--workers") {
+      workers = Number(value());
+      if (!Number.isInteger(workers) || workers < 0) {
+        throw new Error(`Cannot replay: --workers "${args[i]}" is not a whole number. Use e.g. --workers 2.`);
+      }
+    } else if (a === "--help" || a === "-h") throw new Error(USAGE);
+    else if (a.startsWith("--")) throw new Error(`Cannot replay: option ${a} is unknown.\n${USAGE}`);
+    else paths.push(a);
+  }
+  if (!paths.length) throw new Error(`Cannot replay: no path given.\n${USAGE}`);
+  const label = name ?? (paths.length === 1 ? basename(resolve(paths[0])) : "replay");
+  return {
+    paths,
+    arms: arms.length ? arms : [...DEFAULT_ARMS],
+    rules,
+    out: out === undefined ? join("results", "replay", label) : out,
+    json,
+    workers,
+  };
+}
+
+function pad(value: string | number, width: number): string {
+  return String(value).padStart(width);
+}
+
+/** The human table for one arm. */
+export function formatSummary(arm: Arm, s: ReplaySummary): string {
+  const lines = [
+    `arm ${arm}: ${s.trials} trials, ${s.passed} passed, ${s.failed} failed, ${s.unreadable} unreadable`,
+    "",
+    "| rule | fires in failed | … protected check failed | fires in passed |",
+    "|---|---:|---:|---:|",
+  ];
+  for (const [id, r] of Object.entries(s.by_rule)) {
+    lines.push(
+      `| ${id} | ${pad(r.fires_failed, 3)} | ${pad(r.fires_failed_protected, 3)} | ${
+        pad(r.fires_passed, 3)
+      } |`,
+    );
+  }
+  const c = s.closure_gate;
+  lines.push(`| closure gate | ${pad(c.fires_failed, 3)} | | ${pad(c.fires_passed, 3)} |`);
+  lines.push("");
+  lines.push(`trials blocked: ${s.trials_blocked.failed} failed, ${s.trials_blocked.passed} passed`);
+  lines.push(
+    `rescue estimate: upper ${s.rescue_estimate.upper}, strict ${s.rescue_estimate.strict} of ${s.failed} failed`,
+  );
+  return lines.join("\n");
+}
+
+/** The full human report: a table per arm, then unreadable trials and unresolved codex arguments. */
+export function formatReport(report: ReplayReport): string {
+  const parts = report.arms.map((arm) => formatSummary(arm, report.summary[arm]!));
+  if (report.unreadable.length) {
+    parts.push(
+      `unreadable (${report.unreadable.length}):\n` +
+        report.unreadable.map((u) => `  ${u.path}: ${u.reason}`).join("\n"),
+    );
+  }
+  const unresolved = report.trials.flatMap((t) => t.unresolved.map((u) => ({ trial: t.name, ...u })));
+  if (unresolved.length) {
+    parts.push(
+      `codex calls with unresolved arguments (${unresolved.length}; rules see {__unresolved__: expr}):\n` +
+        unresolved.map((u) => `  ${u.trial} step ${u.step} ${u.tool}: ${u.values.join("; ")}`).join("\n"),
+    );
+  }
+  return parts.join("\n\n");
+}
+
+/** Entry: returns the exit status (1 only when nothing could be read, or on bad arguments). */
+export async function main(args: string[]): Promise<number> {
+  let parsed: ReplayArgs;
+  try {
+    parsed = parseArgs(args);
+  } catch (err) {
+    console.error((err as Error).message);
+    return 1;
+  }
+  const report = await replayTrees(parsed.paths, parsed);
+  if (!report.trials.length && !report.unreadable.length) {
+    console.error(
+      `Cannot replay ${parsed.paths.join(", ")}: no trial found below them. ` +
+        "Pass trial dirs, job dirs or packets (a trial has result.json, verifier/ or agent/trajectory.*).",
+    );
+    return 1;
+  }
+  if (parsed.json) {
+    console.log(JSON.stringify(report.summary[parsed.arms[0]]));
+    if (parsed.arms.length > 1) {
+      console.error(
+        `replay: --json shows arm ${parsed.arms[0]}; ` +
+          (parsed.out
+            ? `every arm is in ${join(parsed.out, "summary.json")}`
+            : "pass --arm to choose another"),
+      );
+    }
+  } else {
+    console.log(formatReport(report));
+    if (parsed.out) console.log(`\nledgers and summary.json: ${parsed.out}`);
+  }
+  for (const u of report.unreadable) if (parsed.json) console.error(`unreadable: ${u.path}: ${u.reason}`);
+  return report.trials.length ? 0 : 1;
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -1,0 +1,170 @@
+/** Replay: hand-built trials with known answers, ledgers in the live format, bad input, the real packets. */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseLedger } from "../lib/ledger.ts";
+import { checkMatches, domainPrompt, replayTrees } from "../lib/replay.ts";
+import { detectSeat } from "../lib/seat.ts";
+import { main, parseArgs } from "../replay.ts";
+import { FIXTURE_ANSWER, writeTrials } from "./support/atif_fixture.ts";
+
+const s = suite("replay");
+const root = mkdtempSync(join(tmpdir(), "replay-"));
+const packet = join(root, "packet");
+const out = join(root, "out");
+writeTrials(packet);
+s.after(() => rmSync(root, { recursive: true, force: true }));
+
+const SHARED = join(import.meta.dirname ?? ".", "..", "..", "shared", "leaderboard");
+
+async function captured(args: string[]): Promise<{ code: number; stdout: string }> {
+  const log = console.log;
+  const err = console.error;
+  let stdout = "";
+  console.log = (...a: unknown[]) => void (stdout += a.join(" ") + "\n");
+  console.error = () => {};
+  try {
+    return { code: await main(args), stdout };
+  } finally {
+    console.log = log;
+    console.error = err;
+  }
+}
+
+s("--json: the known answer for the hand-built trials", async () => {
+  const { code, stdout } = await captured([
+    packet,
+    "--arm",
+    "checklist",
+    "--rules",
+    "PP-01",
+    "--json",
+    "--out",
+    out,
+  ]);
+  assert.is(code, 0);
+  assert.equal(JSON.parse(stdout), FIXTURE_ANSWER);
+});
+
+s("--json keys are exactly the issue's shape", async () => {
+  const { stdout } = await captured([packet, "--arm", "critic", "--json", "--no-ledgers", "--workers", "0"]);
+  assert.equal(Object.keys(JSON.parse(stdout)), [
+    "trials",
+    "passed",
+    "failed",
+    "unreadable",
+    "by_rule",
+    "closure_gate",
+    "trials_blocked",
+    "rescue_estimate",
+  ]);
+});
+
+s("ledgers: one per readable trial, live format, replay-marked, first block marked once", () => {
+  const files = readdirSync(join(out, "checklist")).sort();
+  assert.is(files.length, 6);
+  for (const f of files) {
+    const { records, corrupt } = parseLedger(readFileSync(join(out, "checklist", f), "utf8"));
+    assert.is(corrupt, 0);
+    assert.ok(records.every((r) => r.replay === true && r.arm === "checklist"), f);
+    assert.ok(records.filter((r) => r.first_block).length <= 1, f);
+    assert.is(records[0].event, "prompt");
+    assert.is(records.at(-1)!.event, "stop");
+  }
+  const denied = parseLedger(
+    readFileSync(join(out, "checklist", "pa_t001_new_referral__aaaaaaa.jsonl"), "utf8"),
+  );
+  const first = denied.records.find((r) => r.first_block)!;
+  assert.equal([first.event, first.decision, first.tool, first.rules?.[0].id], [
+    "pre",
+    "deny",
+    "auth.submit_authorization",
+    "PP-01",
+  ]);
+  // Shadow semantics: the denied call still happened, so its result is recorded after the deny.
+  assert.ok(denied.records.some((r) => r.event === "post" && r.tool === "auth.submit_authorization"));
+});
+
+s("summary.json: per-trial details, unreadable with path and reason, unresolved codex calls", () => {
+  const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+  assert.equal(summary.summary.checklist, FIXTURE_ANSWER);
+  assert.is(summary.unreadable.length, 1);
+  assert.match(summary.unreadable[0].path, /cm_broken_001/);
+  assert.match(summary.unreadable[0].reason, /zstd/);
+  const codex = summary.trials.find((t: { name: string }) => t.name.startsWith("cm_afib"));
+  assert.equal(codex.unresolved[0].values, ["case_id ← id"]);
+  const pp = summary.trials.find((t: { name: string }) => t.name.startsWith("pa_t001"));
+  assert.equal(pp.arms.checklist.rules["PP-01"].calls.map((c: { tool: string }) => c.tool), [
+    "auth.submit_authorization",
+  ]);
+});
+
+s("workers and in-process give the same summary", async () => {
+  const a = await replayTrees([packet], { arms: ["checklist"], rules: ["PP-01"], out: null, workers: 0 });
+  const b = await replayTrees([packet], { arms: ["checklist"], rules: ["PP-01"], out: null, workers: 2 });
+  assert.equal(a.summary, b.summary);
+});
+
+s("exit 1 only when nothing could be read", async () => {
+  const broken = join(packet, "trials", "cm", "cm_broken_001__eeeeeee");
+  assert.is((await captured([broken, "--no-ledgers"])).code, 1);
+  assert.is((await captured([join(root, "nothing-here"), "--no-ledgers"])).code, 1);
+  assert.is((await captured([packet, "--no-ledgers", "--arm", "checklist"])).code, 0);
+});
+
+const ARG_ERRORS: [string[], RegExp][] = [
+  [[], /no path given/],
+  [["x", "--arm", "critc"], /--arm "critc" is unknown. Use one of stock, shadow, plan, checklist, critic/],
+  [["x", "--workers", "two"], /not a whole number/],
+  [["x", "--bogus"], /option --bogus is unknown/],
+];
+for (const [args, message] of ARG_ERRORS) {
+  s(`bad arguments: ${args.join(" ") || "(none)"}`, () => assert.throws(() => parseArgs(args), message));
+}
+
+s("defaults: both arms, out under results/replay/<name>", () => {
+  const a = parseArgs(["../shared/leaderboard"]);
+  assert.equal(a.arms, ["checklist", "critic"]);
+  assert.is(a.out, join("results", "replay", "leaderboard"));
+});
+
+const PATTERNS: [string, string, boolean][] = [
+  ["md.signed_off", "md.signed_off", true],
+  ["p2p.*", "p2p.outcome_recorded", true],
+  ["provider_pre_submission.document_absent.<kind>", "provider_pre_submission.document_absent.op_note", true],
+  ["cm.*", "judge.cm.outreach.quality", false],
+  ["md.audit", "md.audit_x", false],
+];
+for (const [pattern, id, ok] of PATTERNS) {
+  s(`check pattern ${pattern} ~ ${id}`, () => assert.is(checkMatches(pattern, id), ok));
+}
+
+const DOMAINS: [string, string | null][] = [["pa_provider", "provider"], ["pa_um", "payer"], ["cm", "cm"], [
+  "x",
+  null,
+]];
+for (const [domain, seat] of DOMAINS) {
+  s(
+    `no recorded prompt: seat from domain ${domain}`,
+    () => assert.is(detectSeat(domainPrompt(domain)), seat),
+  );
+}
+
+s("the four real packets replay with no unreadable trial", async () => {
+  if (!existsSync(SHARED)) {
+    console.log(`  (skipped: ${SHARED} is absent)`);
+    return;
+  }
+  // The stock arm reads every trajectory and scorecard but asks the engine nothing (the bench runs the rest).
+  const report = await replayTrees([SHARED], { arms: ["stock"], out: null });
+  const summary = report.summary.stock!;
+  assert.equal(report.unreadable, []);
+  assert.equal([summary.trials, summary.passed, summary.failed, summary.unreadable], [300, 73, 227, 0]);
+  const harnesses = new Set(report.trials.map((t) => `${t.harness} v${t.version}`));
+  assert.equal([...harnesses].sort(), ["claude-code v1.2", "codex v1.5", "openai-agents v1.2"]);
+  assert.ok(report.trials.some((t) => t.unresolved.length), "codex unresolved arguments are listed");
+});
+
+s.run();
