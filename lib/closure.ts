@@ -1,5 +1,10 @@
-/** The closure gate: obligations per seat that must be closed before the agent may stop. */
-import { type Evidence, succeeded } from "./evidence.ts";
+/**
+ * The closure gate: per-seat obligations that must be closed before the agent may stop. Kept exactly to
+ * failure-analysis §6, where every one of the 33 trials that stopped with one of these open failed (zero
+ * false positives); anything looser would block correct runs.
+ */
+import type { Evidence } from "./evidence.ts";
+import { objectArg, okCalls, plainText } from "./facts.ts";
 
 /** One open obligation: an ID, what is open, and the tool that closes it. */
 export interface Obligation {
@@ -8,100 +13,173 @@ export interface Obligation {
   closes: string;
 }
 
-function any(
-  ev: Evidence,
-  tool: string,
-  where: (input: Record<string, unknown>) => boolean = () => true,
-): boolean {
-  return ev.calls.some((c) => c.ok && c.tool === tool && where(c.input));
-}
+/** The verifier checks each obligation protects (checks.md §10 P3, U6, U7, C3), quoted from rules/checks.ts. */
+export const GATE_PROTECTS: Record<string, readonly string[]> = {
+  "PP-CASE": [
+    "new_referral.service_request_created",
+    "new_referral.case_created",
+    "new_referral.case_status",
+  ],
+  "PP-DETERMINATION": [
+    "provider_pre_submission.provider_determination_present",
+    "new_referral.case_status",
+    "cross.closed_backed_by_provider_determination",
+  ],
+  "PP-SUBMIT": ["new_referral.case_status", "provider_pre_submission.final_action"],
+  "UM-DETERMINATION": [
+    "outcome.determination_exists",
+    "outcome.determination_source_exists",
+    "outcome.determination_stage_trace",
+    "outcome.determination_finalize_audit",
+    "outcome.terminal_transition_exists",
+    "outcome.clean_determination",
+    "outcome.authorization_number",
+    "outcome.audit_auth_number",
+    "outcome.target_status",
+  ],
+  "UM-LETTER": ["outcome.letter_types"],
+  "UM-P2P": ["p2p.result_recorded", "outcome.p2p_outcome_matches", "p2p.determination_matches_contract"],
+  "CM-OPEN": [
+    "cm.chart_review.record_exists",
+    "cm.cross_stage.target_status",
+    "cm.cross_stage.audit_actions",
+  ],
+  "CM-FINALIZE": [
+    "cm.assessment.record_exists",
+    "cm.assessment.completed",
+    "cm.care_plan.record_exists",
+    "cm.care_plan.finalized",
+    "cm.cross_stage.target_status",
+    "cm.cross_stage.audit_actions",
+  ],
+};
 
-const LETTERS: Record<string, string> = {
+/** The letter tool each finalized decision needs. */
+export const LETTERS: Record<string, string> = {
   approved: "payer_letter_center.generate_approval",
   denied: "payer_letter_center.generate_denial",
   partially_approved: "payer_letter_center.generate_partial_approval",
 };
 
+/** A triage route result that fast-tracked the case to an approved determination (gold card, notification lane). */
+const FAST_TRACK = /"status"\s*:\s*"approved"|authorization_number/;
+
+function shownTool(name: string): string {
+  return name.replace(".", "_");
+}
+
 function providerObligations(ev: Evidence): Obligation[] {
   const open: Obligation[] = [];
-  if (!any(ev, "cases.create_from_order")) {
+  if (!okCalls(ev, "cases.create_from_order").length) {
     open.push({
       id: "PP-CASE",
       text: "no case was created from the order",
-      closes: "cases_create_from_order",
+      closes: "cases_create_from_order (patient_id, ordering_practitioner_id and the order's codes)",
     });
   }
-  const determined = succeeded(ev, "auth.finalize_provider_determination");
-  if (!determined.length && !any(ev, "auth.submit_authorization")) {
+  const determined = okCalls(ev, "auth.finalize_provider_determination");
+  const submitted = okCalls(ev, "auth.submit_authorization").length > 0;
+  if (!determined.length && !submitted) {
     open.push({
       id: "PP-DETERMINATION",
-      text: "no provider determination is recorded",
+      text: "no provider determination is recorded and nothing was submitted",
       closes:
-        "auth_finalize_provider_determination (final_action submit_pa, gather_more_evidence or do_not_submit)",
+        "auth_finalize_provider_determination (final_action submit_pa, gather_more_evidence or do_not_submit, " +
+        "with override_reason)",
     });
   }
-  const last = determined.at(-1);
-  if (last?.input.final_action === "submit_pa" && !any(ev, "auth.submit_authorization")) {
+  if (determined.at(-1)?.input.final_action === "submit_pa" && !submitted) {
     open.push({
       id: "PP-SUBMIT",
       text: "the determination is submit_pa but the case was never submitted",
-      closes: "auth_submit_authorization",
+      closes: "auth_submit_authorization (case_id, channel, bundle_document_id)",
     });
   }
   return open;
+}
+
+/** Decisions finalized in the session: own determination.finalize calls, and fast-track approvals by routing. */
+function finalizedDecisions(ev: Evidence): string[] {
+  const own = okCalls(ev, "determination.finalize").map((c) => String(c.input.decision ?? ""));
+  const routed = okCalls(ev, "triage.route_case").some((c) => FAST_TRACK.test(plainText(c.text)));
+  return routed && !own.length ? ["approved"] : own;
 }
 
 function payerObligations(ev: Evidence): Obligation[] {
   const open: Obligation[] = [];
-  const pended = any(ev, "review.submit_md_case_decision", (i) => i.decision === "request_info") ||
-    any(ev, "review.submit_nurse_case_recommendation", (i) => i.recommendation === "request_info") ||
-    any(ev, "payer_letter_center.generate_pend");
-  const fastTracked = ev.calls.some((c) =>
-    c.ok && c.tool === "triage.route_case" && /"status"\s*:\s*"approved"|authorization_number/.test(c.text)
-  );
-  const finals = succeeded(ev, "determination.finalize");
-  if (!finals.length && !pended && !fastTracked) {
+  const pended =
+    okCalls(ev, "review.submit_md_case_decision", (i) => i.decision === "request_info").length > 0 ||
+    okCalls(ev, "review.submit_nurse_case_recommendation", (i) => i.recommendation === "request_info")
+        .length > 0 ||
+    okCalls(ev, "payer_letter_center.generate_pend").length > 0;
+  const decisions = finalizedDecisions(ev);
+  if (!decisions.length && !pended) {
     open.push({
       id: "UM-DETERMINATION",
-      text: "no determination is finalized and no pend path was taken",
-      closes: "determination_finalize",
+      text: "no determination is finalized and no pend (request_info) path was taken",
+      closes: "determination_finalize (case_id, decision) after the review decision",
     });
   }
-  for (const fin of finals) {
-    const decision = String(fin.input.decision ?? "");
+  for (const decision of new Set(decisions)) {
     const letter = LETTERS[decision];
-    if (letter && !any(ev, letter)) {
+    if (letter && !okCalls(ev, letter).length) {
       open.push({
         id: "UM-LETTER",
         text: `the case was finalized ${decision} but no ${decision.replace("_", " ")} letter was generated`,
-        closes: letter.replace(".", "_"),
+        closes: `${shownTool(letter)} (case_id)`,
       });
     }
   }
-  const p2pDecision = any(ev, "review.submit_md_case_decision", (i) => i.decision === "p2p_review");
-  const p2pRecorded = any(ev, "p2p.record_outcome") || any(ev, "p2p_session.submit_summary");
+  const p2pDecision =
+    okCalls(ev, "review.submit_md_case_decision", (i) => i.decision === "p2p_review").length > 0;
+  const p2pRecorded = okCalls(ev, "p2p.record_outcome").length > 0 ||
+    okCalls(ev, "p2p_session.submit_summary").length > 0;
   if ((p2pDecision || ev.phase === "p2p") && !p2pRecorded) {
     open.push({
       id: "UM-P2P",
-      text: "the peer-to-peer outcome is not recorded",
-      closes: "p2p_record_outcome",
+      text: p2pDecision
+        ? "the MD chose p2p_review but no peer-to-peer outcome is recorded"
+        : "this is a peer-to-peer task and no outcome is recorded",
+      closes: "p2p_session_submit_summary or p2p_record_outcome (request_id) after the conversation",
     });
   }
   return open;
 }
 
+/** The CM chain after opening, in order: the first step not yet done is the next one to take. */
+const CM_CHAIN: [string, string][] = [
+  ["cm_chart.submit_chart_review", "cm_chart_submit_chart_review"],
+  ["cm_outreach.end_outreach_call", "cm_outreach_start_outreach_call, then cm_outreach_end_outreach_call"],
+  [
+    "cm_assessment.complete_assessment",
+    "cm_assessment_start_assessment, save_section ×4, complete_assessment",
+  ],
+  ["cm_care_plan.create_draft", "cm_care_plan_create_draft"],
+  ["cm_care_plan.save_care_plan", "cm_care_plan_save_care_plan"],
+  ["cm_care_plan.finalize", "cm_care_plan_finalize"],
+];
+
 function cmObligations(ev: Evidence): Obligation[] {
-  if (!any(ev, "cm_intake.open_case")) {
-    return [{ id: "CM-OPEN", text: "no care-management case was opened", closes: "cm_intake_open_case" }];
-  }
-  if (!any(ev, "cm_care_plan.finalize") && !any(ev, "cm_intake.disenroll_case")) {
+  if (!okCalls(ev, "cm_intake.open_case").length) {
     return [{
-      id: "CM-FINALIZE",
-      text: "the case is open without a finalized care plan",
-      closes: "cm_care_plan_finalize (after the assessment and a saved care plan)",
+      id: "CM-OPEN",
+      text: "no care-management case was opened",
+      closes: "cm_intake_open_case (referral_id, priority, program)",
     }];
   }
-  return [];
+  if (okCalls(ev, "cm_care_plan.finalize").length || okCalls(ev, "cm_intake.disenroll_case").length) {
+    return [];
+  }
+  const declined = okCalls(ev, "cm_outreach.end_outreach_call")
+    .some((c) => objectArg(c.input.summary)?.consent_obtained === false);
+  const remaining = CM_CHAIN.filter(([tool]) => !okCalls(ev, tool).length).map(([, shown]) => shown);
+  return [{
+    id: "CM-FINALIZE",
+    text: declined
+      ? "the member declined, but the case is still open without a finalized care plan"
+      : "the case is open without a finalized care plan",
+    closes: remaining.join(" → "),
+  }];
 }
 
 /** The obligations still open for the session's seat; none when the seat is unknown. */

@@ -1,63 +1,160 @@
-/** The critic panel for terminal calls: three deterministic judges, blocking when two object. */
-import { type Evidence, wasObserved } from "./evidence.ts";
+/**
+ * The critic panel for terminal calls: three deterministic judges, each with a vote and a reason for the
+ * ledger; the panel blocks when at least two object. Checklist blocks stand on their own (decide.ts).
+ */
+import type { Evidence } from "./evidence.ts";
+import { groundedIds } from "./facts.ts";
+import { extractIds, ID_SHAPES, normalizeId } from "./ids.ts";
 import type { RuleHit, Vote } from "./ledger.ts";
 import type { Call } from "./rule.ts";
-import { openObligations } from "./closure.ts";
 
-/** Argument names that carry identifiers the call must have observed. */
-const ID_ARGS = /(^|_)(id|ids|npi|code|codes)$/;
-/** Free-text rationale fields the policy judge reads. */
-const RATIONALE_ARGS = [
+/** Argument names whose values are identifiers or codes the call must have observed. */
+const ID_KEY = /(^|_)(id|ids|npi|code|codes)$/;
+/** Identifier-named arguments that are free labels, not records (`reviewer_id` defaults to `SYSTEM`). */
+const FREE_LABELS = new Set(["reviewer_id", "actor", "author_id", "line_number"]);
+/** Code shapes checked wherever they appear under an id/code key: ICD-10, CPT, HCPCS, NPI. */
+const CODE_SHAPES = [
+  /^[A-TV-Z]\d[0-9A-Z](?:\.?[0-9A-Z]{1,4})?$/i, // ICD-10-CM
+  /^\d{4}[0-9A-Z]$/, // CPT (incl. category II/III)
+  /^[A-V]\d{4}$/i, // HCPCS level II
+  /^\d{10}$/, // NPI
+];
+
+/** Free-text rationale fields the policy judge reads, in the order it reports them. */
+export const RATIONALE_ARGS = [
   "determination_rationale",
   "denial_rationale",
   "override_reason",
   "rationale",
   "reason",
   "summary",
+  "note",
+  "disposition_reason",
 ];
-const BOILERPLATE =
-  /^(n\/?a|none|ok|done|approved?|denied?|see (above|notes?)|per policy|as discussed|test)\.?$/i;
+/** The shortest rationale that can name a criterion and the evidence behind it. */
+export const MIN_RATIONALE = 40;
+/** Whole-text boilerplate: rationales that say nothing about this case. */
+const BOILERPLATE = new RegExp(
+  "^(?:n/?a|none|ok|done|test|approved?|denied?|see (?:above|notes?|chart)|per (?:policy|guidelines?)|" +
+    "as discussed|criteria (?:are |were )?(?:not )?met|meets? (?:all )?criteria|does not meet criteria|" +
+    "medically (?:un)?necessary|not medically necessary|insufficient (?:documentation|information))\\.?$",
+  "i",
+);
+const STOP = new Set(
+  ("about after again against because before being between could does doing during having other should " +
+    "their there these those through under until which while would patient member request policy criteria " +
+    "criterion review decision approved denied approve denial documentation documented clinical medical " +
+    "provided information additional service services requested").split(" "),
+);
 
-function stringsIn(value: unknown, out: string[] = []): string[] {
-  if (typeof value === "string") out.push(value);
-  else if (Array.isArray(value)) { for (const v of value) stringsIn(v, out); }
+/** Every (key, string) pair inside a value, keys from the nearest object. */
+function entries(value: unknown, key = "", out: [string, string][] = [], depth = 0): [string, string][] {
+  if (depth > 6 || out.length > 400) return out;
+  if (typeof value === "string") out.push([key, value]);
+  else if (Array.isArray(value)) { for (const v of value) entries(v, key, out, depth + 1); }
+  else if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) entries(v, k, out, depth + 1);
+  }
   return out;
 }
 
-/** Contract judge: the checklist's verdict on this call (its rule hits). */
+/** True for a value that looks like a record id or a clinical code (ICD-10, CPT, HCPCS, NPI). */
+export function isIdentifier(value: string): boolean {
+  const v = value.trim();
+  return Boolean(v) &&
+    (Object.values(ID_SHAPES).some((re) => re.test(v)) || CODE_SHAPES.some((re) => re.test(v)));
+}
+
+/** Contract judge: the deterministic terminal-state contract of this call, i.e. the checklist rules that fired. */
 export function contractJudge(hits: RuleHit[]): Vote {
   return hits.length
     ? { judge: "contract", object: true, reason: `contract rules fired: ${hits.map((h) => h.id).join(", ")}` }
     : { judge: "contract", object: false, reason: "no contract rule fired" };
 }
 
-/** Grounding judge: every identifier or code argument appeared earlier in the prompt or a result. */
+/**
+ * Grounding judge: every identifier and code under an id/code argument (case, patient, request, letter ids,
+ * ICD-10, CPT/HCPCS, NPI), and every id-shaped value anywhere, appeared earlier in the prompt or a result,
+ * compared after normalising case, ICD-10 dots and whitespace. Echoes of the agent's own arguments do not count.
+ */
 export function groundingJudge(call: Call, ev: Evidence): Vote {
+  const grounded = groundedIds(ev);
   const unseen: string[] = [];
-  for (const [key, value] of Object.entries(call.input)) {
-    if (!ID_ARGS.test(key)) continue;
-    for (const s of stringsIn(value)) if (s.trim() && !wasObserved(ev, s)) unseen.push(`${key}=${s}`);
+  for (const [key, raw] of entries(call.input)) {
+    if (FREE_LABELS.has(key)) continue;
+    const value = raw.trim();
+    // A list written as text ("M54.41, M51.16") is checked item by item.
+    const candidates = ID_KEY.test(key)
+      ? value.split(/[,;]\s*|\s+/).filter((v) => v && v.length <= 64)
+      : isIdentifier(value)
+      ? [value]
+      : [];
+    for (const c of candidates) if (!grounded.has(normalizeId(c))) unseen.push(`${key}=${c}`);
   }
   return unseen.length
-    ? { judge: "grounding", object: true, reason: `not seen in any earlier result: ${unseen.join(", ")}` }
-    : { judge: "grounding", object: false, reason: "every identifier was observed" };
+    ? {
+      judge: "grounding",
+      object: true,
+      reason: `not seen in the prompt or any earlier result: ${unseen.join(", ")}`,
+    }
+    : { judge: "grounding", object: false, reason: "every identifier and code was observed" };
+}
+
+/** Content words (5+ letters, not generic) of a text, lower case. */
+function contentWords(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const w of text.toLowerCase().match(/[a-z][a-z-]{4,}/g) ?? []) if (!STOP.has(w)) out.add(w);
+  return out;
+}
+
+/** The case vocabulary: content words and ids from the prompt and every successful earlier result. */
+function caseVocabulary(ev: Evidence): { words: Set<string>; ids: Set<string> } {
+  const words = contentWords(ev.prompt);
+  for (const c of ev.calls) {
+    if (c.ok) {
+      for (const w of contentWords(c.text.slice(0, 200_000))) words.add(w);
+    }
+  }
+  return { words, ids: groundedIds(ev) };
+}
+
+/** What is wrong with one rationale text, or null when it is specific to the case. */
+export function rationaleProblem(
+  text: string,
+  vocabulary: { words: Set<string>; ids: Set<string> },
+): string | null {
+  const t = text.trim();
+  if (t.length < MIN_RATIONALE) return `is ${t.length} characters (at least ${MIN_RATIONALE})`;
+  if (BOILERPLATE.test(t)) return "is boilerplate";
+  const words = [...contentWords(t)];
+  if (words.length < 3) return "is boilerplate (fewer than 3 specific words)";
+  const cited = extractIds(t).some((id) => vocabulary.ids.has(id)) ||
+    words.filter((w) => vocabulary.words.has(w)).length >= 2;
+  return cited ? null : "cites no criterion or evidence item seen in the case";
 }
 
 /** Policy judge: rationale fields are specific (long enough, citing something seen in the case, not boilerplate). */
 export function policyJudge(call: Call, ev: Evidence): Vote {
-  const present = RATIONALE_ARGS.filter((k) => typeof call.input[k] === "string");
   const problems: string[] = [];
-  for (const key of present) {
-    const text = String(call.input[key]).trim();
-    if (text.length < 40) problems.push(`${key} is ${text.length} characters (at least 40)`);
-    else if (BOILERPLATE.test(text)) problems.push(`${key} is boilerplate`);
+  let vocabulary: { words: Set<string>; ids: Set<string> } | null = null;
+  for (const key of RATIONALE_ARGS) {
+    const value = call.input[key];
+    const text = typeof value === "string"
+      ? value
+      : value && typeof value === "object"
+      ? entries(value).map(([, s]) => s).join(" ")
+      : null;
+    if (text === null) continue;
+    vocabulary ??= caseVocabulary(ev);
+    const problem = rationaleProblem(text, vocabulary);
+    if (problem) problems.push(`${key} ${problem}`);
   }
-  if (!present.length && /finalize|submit|record_outcome/.test(call.tool) && openObligations(ev).length > 2) {
-    problems.push("no rationale field and the case has several open obligations");
+  if (call.input.overridden === true && !String(call.input.override_reason ?? "").trim()) {
+    problems.push("overridden=true without an override_reason");
   }
   return problems.length
     ? { judge: "policy", object: true, reason: problems.join("; ") }
-    : { judge: "policy", object: false, reason: "rationale is specific" };
+    : { judge: "policy", object: false, reason: "every rationale is specific (or none is required)" };
 }
 
 /** The panel's three votes for a terminal call. */

@@ -89,9 +89,8 @@ export function signature(ruleId: string, tool: string, caseKey: string | null):
   return `${ruleId}|${tool}|${caseKey ?? "-"}`;
 }
 
-/** Folds a session's records, in order, into the evidence the rules read. */
-export function foldEvidence(records: readonly LedgerRecord[]): Evidence {
-  const ev: Evidence = {
+function emptyEvidence(): Evidence {
+  return {
     prompt: "",
     seat: null,
     phase: null,
@@ -102,41 +101,59 @@ export function foldEvidence(records: readonly LedgerRecord[]): Evidence {
     denies: new Map(),
     stopBlocks: 0,
   };
-  for (const r of records) {
-    if (r.event === "prompt" && typeof r.prompt === "string" && !ev.prompt) {
-      ev.prompt = r.prompt;
-      for (const id of r.ids ?? extractIds(r.prompt)) ev.seen.add(id);
-    } else if ((r.event === "post" || r.event === "post-fail") && r.tool) {
-      const tool = normalizeToolName(r.tool) ?? r.tool;
-      const input = (r.input && typeof r.input === "object" ? r.input : {}) as Record<string, unknown>;
-      const ok = r.event === "post";
-      const text = typeof r.result === "string" ? r.result : r.error ?? "";
-      ev.calls.push({
-        id: r.tool_use_id ?? "",
-        tool,
-        input,
-        ok,
-        result: typeof r.result === "string" ? undefined : r.result,
-        text: text || (r.result !== undefined ? JSON.stringify(r.result) : ""),
-        error: r.error,
-        sidechain: Boolean(r.agent_id),
-      });
-      for (const id of r.ids ?? []) ev.seen.add(id);
-      if (ok) collectOwners(r.result, ev.owners);
-      if (ok && !ev.caseLock && isMutating(tool)) {
-        ev.caseLock = caseKeyOf(input, ev.owners) ?? caseFromResult(r.result);
-      }
-    } else if (r.event === "pre" && (r.decision === "deny" || r.decision === "shadow") && r.tool) {
-      for (const hit of r.rules ?? []) {
-        const sig = signature(hit.id, r.tool, r.case ?? null);
-        ev.denies.set(sig, (ev.denies.get(sig) ?? 0) + 1);
-      }
-    } else if (r.event === "stop" && (r.decision === "block" || r.decision === "shadow")) {
-      ev.stopBlocks++;
+}
+
+/** Adds one record to the evidence (the fold's step). */
+function applyRecord(ev: Evidence, r: LedgerRecord): void {
+  if (r.event === "prompt" && typeof r.prompt === "string" && !ev.prompt) {
+    ev.prompt = r.prompt;
+    for (const id of r.ids ?? extractIds(r.prompt)) ev.seen.add(id);
+  } else if ((r.event === "post" || r.event === "post-fail") && r.tool) {
+    const tool = normalizeToolName(r.tool) ?? r.tool;
+    const input = (r.input && typeof r.input === "object" ? r.input : {}) as Record<string, unknown>;
+    const ok = r.event === "post";
+    const text = typeof r.result === "string" ? r.result : r.error ?? "";
+    ev.calls.push({
+      id: r.tool_use_id ?? "",
+      tool,
+      input,
+      ok,
+      result: typeof r.result === "string" ? undefined : r.result,
+      text: text || (r.result !== undefined ? JSON.stringify(r.result) : ""),
+      error: r.error,
+      sidechain: Boolean(r.agent_id),
+    });
+    for (const id of r.ids ?? []) ev.seen.add(id);
+    if (ok) collectOwners(r.result, ev.owners);
+    if (ok && !ev.caseLock && isMutating(tool)) {
+      ev.caseLock = caseKeyOf(input, ev.owners) ?? caseFromResult(r.result);
     }
+  } else if (r.event === "pre" && (r.decision === "deny" || r.decision === "shadow") && r.tool) {
+    for (const hit of r.rules ?? []) {
+      const sig = signature(hit.id, r.tool, r.case ?? null);
+      ev.denies.set(sig, (ev.denies.get(sig) ?? 0) + 1);
+    }
+  } else if (r.event === "stop" && (r.decision === "block" || r.decision === "shadow")) {
+    ev.stopBlocks++;
+  }
+}
+
+/**
+ * Folds kept per records array. Serve mode, replay and the agent loop append to one array per session, so the
+ * next fold only applies the new records (O(n) per session instead of O(n²)). Arrays must be append-only.
+ */
+const FOLDS = new WeakMap<readonly LedgerRecord[], { count: number; ev: Evidence }>();
+
+/** Folds a session's records, in order, into the evidence the rules read. */
+export function foldEvidence(records: readonly LedgerRecord[]): Evidence {
+  const cached = FOLDS.get(records);
+  const ev = cached && cached.count <= records.length ? cached.ev : emptyEvidence();
+  for (let i = cached && cached.ev === ev ? cached.count : 0; i < records.length; i++) {
+    applyRecord(ev, records[i]);
   }
   ev.seat = detectSeat(ev.prompt) ?? seatFromTools(ev.calls.map((c) => c.tool));
   ev.phase = detectPhase(ev.prompt);
+  FOLDS.set(records, { count: records.length, ev });
   return ev;
 }
 

@@ -1,6 +1,11 @@
 /**
  * Disposition before submission: the verifier wants an explicit provider determination behind every
- * submitted case. Known limitation: the bundle's contents are not checked here.
+ * submitted case, and 25 failed provider runs never made one (15 submitted directly).
+ * Known limitations: the bundle's contents are not checked here. Trade-off, measured on the leaderboard
+ * replay (300 trials): fires in 9 failed trials (7 with a protected check failed) and in 6 PASSING trials
+ * that submitted directly (sonnet pa_t012/t013/t014/t017, codex pa_t017/t018). Kept: the cost there is one
+ * extra call (auth_finalize_provider_determination with submit_pa, then the same submission), and it forces
+ * the submit / gather / do-not-submit decision where most provider failures happen.
  */
 import { arg, type Rule, toolCall } from "../lib/rule.ts";
 

@@ -40,7 +40,9 @@ for (const runtime of await runtimes()) {
     assert.is(records.length, 1);
     assert.is(records[0].decision, "deny");
     assert.equal(
-      records[0].rules?.[0].checks.includes("provider_pre_submission.provider_determination_present"),
+      records[0].rules?.find((h) => h.id === "PP-01")?.checks.includes(
+        "provider_pre_submission.provider_determination_present",
+      ),
       true,
     );
   });
@@ -52,6 +54,21 @@ for (const runtime of await runtimes()) {
       final_action: "submit_pa",
       override_reason: "All criteria met.",
     };
+    // The happy path's earlier steps: the case and its bundle (other rules want them before a submission).
+    const created = { case: { id: "CASE-ACT-001", status: "draft" } };
+    await runGuard(
+      runtime,
+      "post",
+      post("s2", "cases_create_from_order", { patient_id: "PAT-1" }, created),
+      env(dir),
+    );
+    const bundle = { document: { id: "DOC-BUNDLE-c77bc09c", case_id: "CASE-ACT-001" } };
+    await runGuard(
+      runtime,
+      "post",
+      post("s2", "docs_create_submission_bundle", { case_id: "CASE-ACT-001" }, bundle),
+      env(dir),
+    );
     await runGuard(
       runtime,
       "post",

@@ -62,6 +62,15 @@ for (const [name, argv] of RUNTIMES) {
         final_action: "submit_pa",
         override_reason: "All criteria met.",
       };
+      // The happy path's earlier steps: the case and its bundle (other rules want them before a submission).
+      const created = { case: { id: "CASE-ACT-001", status: "draft" } };
+      await hook(server.url, "post", post("h1", "cases_create_from_order", { patient_id: "PAT-1" }, created));
+      const bundle = { document: { id: "DOC-BUNDLE-c77bc09c", case_id: "CASE-ACT-001" } };
+      await hook(
+        server.url,
+        "post",
+        post("h1", "docs_create_submission_bundle", { case_id: "CASE-ACT-001" }, bundle),
+      );
       await hook(
         server.url,
         "post",
@@ -74,7 +83,14 @@ for (const [name, argv] of RUNTIMES) {
       );
       assert.is(allowed.hookSpecificOutput.permissionDecision, "allow");
       const { records } = parseLedger(readFileSync(join(dir, "h1.jsonl"), "utf8"));
-      assert.equal(records.map((r) => r.decision), ["context", "deny", "record", "allow"]);
+      assert.equal(records.map((r) => r.decision), [
+        "context",
+        "deny",
+        "record",
+        "record",
+        "record",
+        "allow",
+      ]);
     } finally {
       server.stop();
     }

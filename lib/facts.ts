@@ -1,0 +1,160 @@
+/** Pure queries over the evidence that several rules, the closure gate and the critic share. */
+import { type CallRecord, caseKeyOf, type Evidence } from "./evidence.ts";
+import { extractIds, normalizeId } from "./ids.ts";
+import { isMutating, shownName } from "./names.ts";
+import type { Call } from "./rule.ts";
+
+/** Successful calls of one registered tool, in order, optionally filtered by input. */
+export function okCalls(
+  ev: Evidence,
+  tool: string,
+  where: (input: Record<string, unknown>) => boolean = () => true,
+): CallRecord[] {
+  return ev.calls.filter((c) => c.ok && c.tool === tool && where(c.input));
+}
+
+/** The case key (subject key) a call acts on, or null. */
+export function caseOf(ev: Evidence, input: Record<string, unknown>): string | null {
+  return caseKeyOf(input, ev.owners);
+}
+
+/** Successful calls of a tool on the same case as `input` (all of them when the call names no case). */
+export function okOnCase(ev: Evidence, tool: string, input: Record<string, unknown>): CallRecord[] {
+  const key = caseOf(ev, input);
+  return okCalls(ev, tool).filter((c) => key === null || caseOf(ev, c.input) === key);
+}
+
+/** An object argument, parsing it when the model passed JSON text; null when it is neither. */
+export function objectArg(value: unknown): Record<string, unknown> | null {
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return null;
+    }
+  }
+  return value && typeof value === "object" && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : null;
+}
+
+/** An array field of an object (empty when absent). */
+export function listOf(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value) ? value.filter((v) => v && typeof v === "object") : [];
+}
+
+/** True when a value is a non-empty string or a non-empty array. */
+export function filled(value: unknown): boolean {
+  if (typeof value === "string") return value.trim().length > 0;
+  if (Array.isArray(value)) return value.length > 0;
+  return value !== null && value !== undefined && value !== false;
+}
+
+/**
+ * Ids and codes grounded in the prompt or an earlier result, normalised: the evidence's `seen` set (ids
+ * extracted from full results before the ledger caps them), minus ids that only ever came back as echoes of
+ * the agent's own mutation arguments (an invented `PAYER-MD-001` echoed by the server stays invented).
+ */
+export function groundedIds(ev: Evidence): Set<string> {
+  const cached = GROUNDED.get(ev);
+  if (cached && cached.calls === ev.calls.length) return cached.ids;
+  const out = new Set(ev.seen);
+  for (const id of idsOf(ev.prompt)) out.add(id);
+  const echoes = new Set<string>();
+  for (const c of ev.calls) {
+    if (c.ok && isMutating(c.tool)) { for (const v of stringsIn(c.input)) echoes.add(normalizeId(v)); }
+  }
+  for (const id of echoes) {
+    if (!out.has(id) || idsOf(ev.prompt).includes(id)) continue;
+    const elsewhere = ev.calls.some((c) =>
+      c.ok && c.text && !(isMutating(c.tool) && stringsIn(c.input).some((v) => normalizeId(v) === id)) &&
+      idsOf(c.text).includes(id)
+    );
+    if (!elsewhere) out.delete(id);
+  }
+  GROUNDED.set(ev, { calls: ev.calls.length, ids: out });
+  return out;
+}
+
+/** A result's text with one level of JSON string escaping undone, for harnesses that wrap results as escaped text. */
+export function plainText(text: string): string {
+  return text.includes('\\"') ? text.replaceAll('\\"', '"').replaceAll("\\n", "\n") : text;
+}
+
+/** Per-evidence memo of groundedIds (several rules ask on one call); keyed weakly, so it never leaks. */
+const GROUNDED = new WeakMap<Evidence, { calls: number; ids: Set<string> }>();
+/** Memo of extractIds by text: replaying a long session re-reads the same results at every call. */
+const ID_MEMO = new Map<string, string[]>();
+
+/** extractIds, memoised for texts long enough to matter (bounded, cleared when full). */
+function idsOf(text: string): string[] {
+  if (text.length < 256) return extractIds(text);
+  let ids = ID_MEMO.get(text);
+  if (!ids) {
+    if (ID_MEMO.size > 4000) ID_MEMO.clear();
+    ids = extractIds(text);
+    ID_MEMO.set(text, ids);
+  }
+  return ids;
+}
+
+/** Every string inside a value (objects and arrays walked), capped. */
+export function stringsIn(value: unknown, out: string[] = [], depth = 0): string[] {
+  if (depth > 6 || out.length > 500) return out;
+  if (typeof value === "string") out.push(value);
+  else if (Array.isArray(value)) { for (const v of value) stringsIn(v, out, depth + 1); }
+  else if (value && typeof value === "object") {
+    for (const v of Object.values(value)) stringsIn(v, out, depth + 1);
+  }
+  return out;
+}
+
+/** The tool name as the model sees it. */
+export function shown(call: Call): string {
+  return shownName(call.tool);
+}
+
+/**
+ * The last successfully saved CM care plan body for the case (save replaces the whole body): the plan_data
+ * sent when it carries `problems`, else the stored plan the result shows; null when nothing was saved.
+ */
+export function lastSavedPlan(ev: Evidence, input: Record<string, unknown>): Record<string, unknown> | null {
+  const saves = okOnCase(ev, "cm_care_plan.save_care_plan", input);
+  for (const save of saves.toReversed()) {
+    const sent = objectArg(save.input.plan_data);
+    if (sent && Array.isArray(sent.problems)) return sent;
+    const stored = objectArg(save.result);
+    if (stored && Array.isArray(stored.problems)) return stored;
+    if (sent) return sent;
+  }
+  return null;
+}
+
+/** Registered names of every exposed mutating (or terminal) tool. */
+export function mutatingTools(tools: readonly { name: string; exposed: boolean }[]): string[] {
+  return tools.filter((t) => t.exposed && isMutating(t.name)).map((t) => t.name);
+}
+
+/** True when the text of a successful result shows a P2P request open for conversation. */
+export function showsEventOpen(raw: string): boolean {
+  const text = plainText(raw);
+  return /"status"\s*:\s*"event_open"/.test(text) || /\bstatus\W+event_open\b/.test(text);
+}
+
+/** The id a call passes in an argument, trimmed (empty when absent). */
+export function idArg(input: Record<string, unknown>, name: string): string {
+  const v = input[name];
+  return typeof v === "string" ? v.trim() : "";
+}
+
+/** Case-naming arguments, most specific first. */
+const CASE_ARGS = ["case_id", "cm_case_id", "intake_case_id", "referral_id"];
+
+/** The raw case id a call names (first case argument), or empty. */
+export function rawCase(input: Record<string, unknown>): string {
+  for (const name of CASE_ARGS) {
+    const id = idArg(input, name);
+    if (id) return id;
+  }
+  return "";
+}

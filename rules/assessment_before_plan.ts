@@ -1,0 +1,39 @@
+/**
+ * Assess, then plan: a care plan drafted or finalized before `cm_assessment_complete_assessment`
+ * succeeded rests on no assessment. Never fired in discovery (the server's state machine also refuses it).
+ */
+import { okOnCase, shown } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const CASE = "CM-CASE-CM_AFIB_001";
+const DRAFT = toolCall("cm_care_plan.create_draft", { case_id: CASE });
+const DONE = toolCall("cm_assessment.complete_assessment", { case_id: CASE });
+
+/** CM-06: no care-plan draft or finalize before the assessment was completed. */
+export const rule: Rule<{ tool: string; caseId: string }> = {
+  meta: {
+    id: "CM-06",
+    name: "assessment-before-plan",
+    seat: "cm",
+    triggers: ["cm_care_plan.create_draft", "cm_care_plan.finalize"],
+    protects: [
+      "cm.assessment.completed",
+      "cm.assessment.required_sections_present",
+      "cm.care_plan.record_exists",
+    ],
+    message: "Cannot call {tool} on {caseId}: the assessment is not completed. Save the four sections " +
+      "(cm_assessment_save_section for clinical, medication, behavioral_health and sdoh) and call " +
+      "cm_assessment_complete_assessment with case_id={caseId} first.",
+  },
+  check(call, evidence) {
+    return okOnCase(evidence, "cm_assessment.complete_assessment", call.input).length
+      ? null
+      : { tool: shown(call), caseId: arg(call, "case_id") };
+  },
+  valid: [{ call: DRAFT, evidence: { calls: [DONE] } }],
+  invalid: [{
+    call: DRAFT,
+    evidence: { calls: [] },
+    data: { tool: "cm_care_plan_create_draft", caseId: CASE },
+  }],
+};

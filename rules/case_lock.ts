@@ -1,0 +1,65 @@
+/**
+ * Case lock: every queue holds the target case among 24 distractors, and the verifier fails a session that
+ * mutates any other case (`cross.forbidden_mutations`, `cm.cross_stage.no_forbidden_mutations`). The first case
+ * the session successfully mutated is its case (CM referral, case and patient ids share one subject key).
+ * Known limitation: when the very first mutation hits the wrong case, the lock holds the wrong case.
+ */
+import { caseOf, mutatingTools, rawCase, shown } from "../lib/facts.ts";
+import { type Rule, toolCall } from "../lib/rule.ts";
+import { TOOLS } from "./tools.ts";
+
+const WORKED = toolCall("triage.set_disposition", { case_id: "CASE-3903B8ED", disposition: "md_review" });
+const OTHER = toolCall("determination.finalize", { case_id: "CASE-11AA22BB", decision: "approved" });
+const SAME = toolCall("determination.finalize", { case_id: "CASE-3903B8ED", decision: "approved" });
+const OPENED = toolCall(
+  "cm_intake.open_case",
+  { referral_id: "REF-CM_AFIB_001", program: "chronic_disease" },
+  {
+    result: { case_id: "CM-CASE-CM_AFIB_001", status: "intake_complete" },
+  },
+);
+
+/** GLOBAL-01: no mutation of a case other than the first case this session successfully mutated. */
+export const rule: Rule<{ tool: string; caseId: string; locked: string }> = {
+  meta: {
+    id: "GLOBAL-01",
+    name: "case-lock",
+    seat: "all",
+    triggers: mutatingTools(TOOLS),
+    protects: [
+      "cross.forbidden_mutations",
+      "cm.cross_stage.no_forbidden_mutations",
+      "cross.forward_transitions",
+      "cm.cross_stage.audit_actions",
+    ],
+    message: "Cannot call {tool} on {caseId}: this session already changed case {locked}, and touching any " +
+      "other case in the queue fails the task. Call {tool} with the case_id of {locked} (copy it from the " +
+      "earlier result) or stop working on {caseId}.",
+  },
+  check(call, evidence) {
+    if (!evidence.caseLock) return null;
+    const key = caseOf(evidence, call.input);
+    if (!key || key === evidence.caseLock) return null;
+    return { tool: shown(call), caseId: rawCase(call.input) || key, locked: evidence.caseLock };
+  },
+  valid: [
+    { call: SAME, evidence: { calls: [WORKED] } },
+    { call: OTHER, evidence: { calls: [] } },
+    {
+      call: toolCall("cm_chart.submit_chart_review", { case_id: "CM-CASE-CM_AFIB_001", review: {} }),
+      evidence: { calls: [OPENED] },
+    },
+  ],
+  invalid: [
+    {
+      call: OTHER,
+      evidence: { calls: [WORKED] },
+      data: { tool: "determination_finalize", caseId: "CASE-11AA22BB", locked: "CASE-3903B8ED" },
+    },
+    {
+      call: toolCall("cm_chart.submit_chart_review", { case_id: "CM-CASE-CM_COPD_002", review: {} }),
+      evidence: { calls: [OPENED] },
+      data: { tool: "cm_chart_submit_chart_review", caseId: "CM-CASE-CM_COPD_002", locked: "CM_AFIB_001" },
+    },
+  ],
+};

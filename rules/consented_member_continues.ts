@@ -1,0 +1,65 @@
+/**
+ * A member who consented gets the full workflow: blocking the assessment or disenrolling after
+ * `consent_obtained=true` leaves the case short of its closed status (one real failure saved a
+ * `blocked_reason` right after consent).
+ */
+import { objectArg, okCalls, shown } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const CASE = "CM-CASE-CM_AFIB_001";
+const END = (consent: boolean) =>
+  toolCall("cm_outreach.end_outreach_call", {
+    session_id: "SES-0E12A4B9",
+    summary: { engagement_status: consent ? "engaged" : "refused", consent_obtained: consent },
+  });
+const BLOCK = toolCall("cm_assessment.save_section", {
+  case_id: CASE,
+  payload: { section: "sdoh" },
+  blocked_reason: "member unavailable",
+});
+
+/** CM-04: no blocked assessment section or disenrolment after the member consented. */
+export const rule: Rule<{ tool: string; caseId: string }> = {
+  meta: {
+    id: "CM-04",
+    name: "consented-member-continues",
+    seat: "cm",
+    triggers: ["cm_assessment.save_section", "cm_intake.disenroll_case"],
+    protects: [
+      "cm.assessment.completed",
+      "cm.assessment.required_sections_present",
+      "cm.care_plan.record_exists",
+      "cm.cross_stage.target_status",
+      "cm.cross_stage.audit_actions",
+    ],
+    message:
+      "Cannot call {tool} on {caseId} this way: the member consented on the outreach call. Finish the " +
+      "assessment with the information you have (cm_assessment_save_section without blocked_reason for each " +
+      "section, then cm_assessment_complete_assessment) and continue to the care plan.",
+  },
+  check(call, evidence) {
+    if (call.tool === "cm_assessment.save_section" && !arg(call, "blocked_reason")) return null;
+    const consented = okCalls(evidence, "cm_outreach.end_outreach_call")
+      .some((c) => objectArg(c.input.summary)?.consent_obtained === true);
+    return consented ? { tool: shown(call), caseId: arg(call, "case_id") } : null;
+  },
+  valid: [
+    { call: BLOCK, evidence: { calls: [END(false)] } },
+    {
+      call: toolCall("cm_assessment.save_section", { case_id: CASE, payload: {} }),
+      evidence: { calls: [END(true)] },
+    },
+  ],
+  invalid: [
+    {
+      call: BLOCK,
+      evidence: { calls: [END(true)] },
+      data: { tool: "cm_assessment_save_section", caseId: CASE },
+    },
+    {
+      call: toolCall("cm_intake.disenroll_case", { case_id: CASE, reason: "declined" }),
+      evidence: { calls: [END(true)] },
+      data: { tool: "cm_intake_disenroll_case", caseId: CASE },
+    },
+  ],
+};

@@ -1,0 +1,48 @@
+/**
+ * A provider determination carries its reason: `override_reason` is the only rationale field the judge
+ * reads for the submission's rationale scope, and a blank one leaves the decision unexplained.
+ * Only the non-submit actions (gather_more_evidence, do_not_submit) need it: there the reason is the whole
+ * output, while a submit_pa is explained by its packet. Requiring it on submit_pa too blocked 2 passing
+ * trials (codex pa_t013, pa_t019) on the leaderboard replay for no failed-check gain.
+ * Known limitation: the protected check is a judge rubric, so replay cannot show a deterministic gain.
+ */
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const DECIDE = (reason: string) =>
+  toolCall("auth.finalize_provider_determination", {
+    case_id: "CASE-ACT-001",
+    final_action: "gather_more_evidence",
+    override_reason: reason,
+  });
+
+/** PP-06: no gather_more_evidence / do_not_submit determination without an override_reason stating why. */
+export const rule: Rule<{ caseId: string; action: string }> = {
+  meta: {
+    id: "PP-06",
+    name: "determination-rationale",
+    seat: "provider",
+    triggers: ["auth.finalize_provider_determination"],
+    protects: ["judge.provider_pre_submission.submission.rationale_scope"],
+    message: "Cannot record the {action} determination for {caseId}: override_reason is empty. Call " +
+      "auth_finalize_provider_determination again with override_reason stating which criteria the chart " +
+      "evidence meets or misses.",
+  },
+  check(call) {
+    if (call.input.final_action === "submit_pa" || arg(call, "override_reason")) return null;
+    return { caseId: arg(call, "case_id"), action: String(call.input.final_action ?? "") };
+  },
+  valid: [
+    { call: DECIDE("Conservative therapy of 6 weeks is not documented; request PT notes."), evidence: {} },
+    {
+      call: toolCall("auth.finalize_provider_determination", {
+        case_id: "CASE-ACT-001",
+        final_action: "submit_pa",
+      }),
+      evidence: {},
+    },
+  ],
+  invalid: [
+    { call: DECIDE(""), evidence: {}, data: { caseId: "CASE-ACT-001", action: "gather_more_evidence" } },
+    { call: DECIDE("   "), evidence: {}, data: { caseId: "CASE-ACT-001", action: "gather_more_evidence" } },
+  ],
+};

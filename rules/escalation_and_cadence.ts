@@ -1,0 +1,55 @@
+/**
+ * A care plan says when to escalate and how often to follow up: empty `escalation_conditions` or
+ * `follow_up_cadence_kind` fail their presence checks. Checked at finalize on the last saved plan.
+ */
+import { filled, lastSavedPlan } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const CASE = "CM-CASE-CM_AFIB_001";
+const SAVE = (plan: Record<string, unknown>) =>
+  toolCall("cm_care_plan.save_care_plan", { case_id: CASE, plan_data: { problems: [], ...plan } });
+const FINALIZE = toolCall("cm_care_plan.finalize", { case_id: CASE });
+
+/** CM-05: no care-plan finalize without escalation_conditions and follow_up_cadence_kind. */
+export const rule: Rule<{ caseId: string; missing: string }> = {
+  meta: {
+    id: "CM-05",
+    name: "escalation-and-cadence",
+    seat: "cm",
+    triggers: ["cm_care_plan.finalize"],
+    protects: [
+      "cm.care_plan.escalation_conditions_present",
+      "cm.care_plan.follow_up_cadence_present",
+      "cm.care_plan.finalized",
+    ],
+    message: "Cannot finalize the care plan for {caseId}: the saved plan is missing {missing}. Call " +
+      "cm_care_plan_save_care_plan with the whole plan_data including escalation_conditions (explicit " +
+      "triggers) and follow_up_cadence_kind (weekly, biweekly, monthly or custom), then finalize.",
+  },
+  check(call, evidence) {
+    const plan = lastSavedPlan(evidence, call.input);
+    if (!plan) return null;
+    const missing = ["escalation_conditions", "follow_up_cadence_kind"].filter((k) => !filled(plan[k]));
+    return missing.length ? { caseId: arg(call, "case_id"), missing: missing.join(" and ") } : null;
+  },
+  valid: [
+    {
+      call: FINALIZE,
+      evidence: {
+        calls: [SAVE({ escalation_conditions: ["HR > 120 -> call PCP"], follow_up_cadence_kind: "weekly" })],
+      },
+    },
+  ],
+  invalid: [
+    {
+      call: FINALIZE,
+      evidence: { calls: [SAVE({ escalation_conditions: [], follow_up_cadence_kind: "weekly" })] },
+      data: { caseId: CASE, missing: "escalation_conditions" },
+    },
+    {
+      call: FINALIZE,
+      evidence: { calls: [SAVE({})] },
+      data: { caseId: CASE, missing: "escalation_conditions and follow_up_cadence_kind" },
+    },
+  ],
+};

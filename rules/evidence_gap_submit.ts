@@ -1,0 +1,120 @@
+/**
+ * Do not submit while your own saved answers admit an evidence gap: 44 provider failures submitted where the
+ * task expected gather_more_evidence / do_not_submit, and several had just written "Not documented in chart"
+ * into the payer questionnaire. Only the latest save per form counts, and the phrase must open the answer
+ * (so "M75.110 (incomplete … tear)" does not match).
+ * Only policy-questionnaire answers count: the request form (`FORM-REQUEST-…`, `request_*` keys, NPIs) holds
+ * identity fields, not criteria, and all 4 passing trials the unrestricted rule blocked on the leaderboard
+ * replay (pa_t018) were exactly `request_servicing_provider_npi: "Not documented in chart"`.
+ * Known limitation: content-sensitive (a regex over the agent's own words); the block asks for an explicit
+ * decision, not a verdict, and the block budget releases it.
+ */
+import { objectArg, okOnCase, shown, stringsIn } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const GAP = new RegExp(
+  "^(?:not (?:yet )?(?:been )?(?:documented|completed|performed|done|met|on file|found|provided|scheduled|" +
+    "obtained|available in the chart)|pending\\b|unknown\\b|undocumented|missing\\b|insufficient\\b|" +
+    "no documentation|no record|none documented|unable to (?:confirm|verify|determine))",
+  "i",
+);
+const NO_DASH =
+  /^no\s*[-–—:,]\s*.{0,60}?(?:not (?:been )?(?:completed|documented|performed|scheduled)|has not been|pending)/i;
+
+/** Request-form identity fields (`request_servicing_provider_npi`…), not policy criteria. */
+const ADMINISTRATIVE = /^request_|npi/i;
+
+/** The first saved answer (latest save per form) that opens with an evidence-gap statement, or null. */
+function gapAnswer(saves: { input: Record<string, unknown> }[]): string | null {
+  const latest = new Map<string, unknown>();
+  for (const s of saves) {
+    const form = String(s.input.form_id ?? "");
+    if (!form.startsWith("FORM-REQUEST")) latest.set(form, s.input.answers);
+  }
+  for (const answers of latest.values()) {
+    const fields = objectArg(answers);
+    const entries: [string, unknown][] = fields ? Object.entries(fields) : [["", answers]];
+    for (const [key, value] of entries) {
+      if (ADMINISTRATIVE.test(key)) continue;
+      for (const text of stringsIn(value)) {
+        const t = text.trim();
+        if (GAP.test(t) || NO_DASH.test(t)) return t.slice(0, 80);
+      }
+    }
+  }
+  return null;
+}
+
+const SAVE = (answer: string) =>
+  toolCall("forms.save_form_response", {
+    case_id: "CASE-ACT-001",
+    form_id: "FORM-POLICY-CASE-ACT-001-QUESTIONNAIRE-01",
+    answers: { conservative_therapy: answer },
+  });
+const DECIDE = toolCall("auth.finalize_provider_determination", {
+  case_id: "CASE-ACT-001",
+  final_action: "submit_pa",
+});
+
+/** PP-03: no submit_pa determination or submission while a saved answer states an evidence gap. */
+export const rule: Rule<{ tool: string; caseId: string; answer: string }> = {
+  meta: {
+    id: "PP-03",
+    name: "evidence-gap-submit",
+    seat: "provider",
+    triggers: ["auth.finalize_provider_determination", "auth.submit_authorization"],
+    protects: [
+      "provider_pre_submission.final_action",
+      "provider_pre_submission.packet_absent",
+      "provider_pre_submission.provider_determination_present",
+      "new_referral.case_status",
+      "cross.closed_backed_by_provider_determination",
+    ],
+    message: 'Cannot call {tool} to submit {caseId}: your saved form answer says "{answer}", an evidence ' +
+      "gap. Either call auth_finalize_provider_determination with final_action=gather_more_evidence or " +
+      "do_not_submit and override_reason, or re-save that answer with forms_save_form_response citing the " +
+      "chart evidence that meets the criterion.",
+  },
+  check(call, evidence) {
+    if (call.tool === "auth.finalize_provider_determination" && call.input.final_action !== "submit_pa") {
+      return null;
+    }
+    const answer = gapAnswer(okOnCase(evidence, "forms.save_form_response", call.input));
+    return answer ? { tool: shown(call), caseId: arg(call, "case_id"), answer } : null;
+  },
+  valid: [
+    { call: DECIDE, evidence: { calls: [SAVE("Yes - 8 weeks of physical therapy documented 2026-01-04")] } },
+    { call: DECIDE, evidence: { calls: [SAVE("M75.110 (incomplete rotator cuff tear)")] } },
+    { call: DECIDE, evidence: { calls: [SAVE("Not documented in chart"), SAVE("Yes - PT notes on file")] } },
+    {
+      call: DECIDE,
+      evidence: {
+        calls: [toolCall("forms.save_form_response", {
+          case_id: "CASE-ACT-001",
+          form_id: "FORM-REQUEST-CASE-ACT-001",
+          answers: { request_servicing_provider_npi: "Not documented in chart" },
+        })],
+      },
+    },
+  ],
+  invalid: [
+    {
+      call: DECIDE,
+      evidence: { calls: [SAVE("Not documented in chart")] },
+      data: {
+        tool: "auth_finalize_provider_determination",
+        caseId: "CASE-ACT-001",
+        answer: "Not documented in chart",
+      },
+    },
+    {
+      call: toolCall("auth.submit_authorization", { case_id: "CASE-ACT-001" }),
+      evidence: { calls: [SAVE("No - physical therapy has not been completed")] },
+      data: {
+        tool: "auth_submit_authorization",
+        caseId: "CASE-ACT-001",
+        answer: "No - physical therapy has not been completed",
+      },
+    },
+  ],
+};

@@ -1,0 +1,73 @@
+/**
+ * A determination needs a source: the verifier traces every finalized determination to an MD decision, a
+ * nurse approval, a P2P outcome or a triage auto-approval. Sources shown by a result (`"source": …`) count,
+ * as does a P2P-stage task. Never fired in the discovery runs (the server rejects most of these).
+ */
+import { okOnCase, plainText, shown } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+import type { Evidence } from "../lib/evidence.ts";
+
+const SOURCE_TEXT = /"source"\s*:\s*"(?:md_decision|nurse_recommendation|triage_auto_approve)"/;
+const FAST_TRACK = /"status"\s*:\s*"approved"|authorization_number/;
+
+/** True when the case has a decision source on record in this session or in a visible result. */
+export function hasSource(ev: Evidence, input: Record<string, unknown>): boolean {
+  if (ev.phase === "p2p") return true;
+  const md = okOnCase(ev, "review.submit_md_case_decision", input)
+    .some((c) => ["approve", "deny", "partial_approve"].includes(String(c.input.decision)));
+  const nurse = okOnCase(ev, "review.submit_nurse_case_recommendation", input)
+    .some((c) => c.input.recommendation === "approve");
+  const p2p = ev.calls.some((c) =>
+    c.ok && (c.tool === "p2p.record_outcome" || c.tool === "p2p_session.submit_summary")
+  );
+  const routed = okOnCase(ev, "triage.route_case", input).some((c) => FAST_TRACK.test(plainText(c.text)));
+  const visible = ev.calls.some((c) => c.ok && SOURCE_TEXT.test(plainText(c.text)));
+  return md || nurse || p2p || routed || visible;
+}
+
+const FINALIZE = toolCall("determination.finalize", { case_id: "CASE-3903B8ED", decision: "approved" });
+const MD = toolCall("review.submit_md_case_decision", { case_id: "CASE-3903B8ED", decision: "approve" });
+
+/** UM-01: no determination.finalize without a reviewer decision, P2P outcome or auto-approval on record. */
+export const rule: Rule<{ tool: string; caseId: string }> = {
+  meta: {
+    id: "UM-01",
+    name: "finalize-has-source",
+    seat: "payer",
+    triggers: ["determination.finalize"],
+    protects: [
+      "outcome.determination_source_exists",
+      "outcome.clean_determination",
+      "md.decision_exists",
+      "md.audit",
+      "outcome.review_decision_exists",
+    ],
+    message:
+      "Cannot call {tool} on {caseId}: no MD decision, nurse approval or P2P outcome is on record for " +
+      "it. Record the reviewer decision first (review_submit_md_case_decision with case_id={caseId}, or " +
+      "review_submit_nurse_case_recommendation), then finalize.",
+  },
+  check(call, evidence) {
+    return hasSource(evidence, call.input) ? null : { tool: shown(call), caseId: arg(call, "case_id") };
+  },
+  valid: [
+    { call: FINALIZE, evidence: { calls: [MD] } },
+    {
+      call: FINALIZE,
+      evidence: {
+        calls: [toolCall("determination.get_summary", { case_id: "CASE-3903B8ED" }, {
+          result: { recommendation: { source: "md_decision" } },
+        })],
+      },
+    },
+  ],
+  invalid: [
+    {
+      call: FINALIZE,
+      evidence: {
+        calls: [toolCall("review.submit_md_case_decision", { ...MD.input, decision: "p2p_review" })],
+      },
+      data: { tool: "determination_finalize", caseId: "CASE-3903B8ED" },
+    },
+  ],
+};

@@ -1,0 +1,111 @@
+/**
+ * The determination follows its source: MD approve → approved, deny → denied, partial_approve →
+ * partially_approved; a P2P outcome uphold → denied, overturn → approved; nurse approve → approved. A
+ * deliberate difference needs `overridden=true` and an `override_reason`. Never fired in the discovery runs.
+ */
+import { caseOf, filled } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+import type { Evidence } from "../lib/evidence.ts";
+
+const MD: Record<string, string> = {
+  approve: "approved",
+  deny: "denied",
+  partial_approve: "partially_approved",
+};
+const P2P: Record<string, string> = {
+  uphold_intended_adverse_decision: "denied",
+  overturn_to_approval: "approved",
+};
+
+/** The decision the latest source on the case implies, with the source's name, or null. */
+export function impliedDecision(ev: Evidence, input: Record<string, unknown>): [string, string] | null {
+  const key = caseOf(ev, input);
+  let implied: [string, string] | null = null;
+  for (const c of ev.calls) {
+    if (!c.ok) continue;
+    const mine = key === null || caseOf(ev, c.input) === key;
+    if (c.tool === "review.submit_md_case_decision" && mine) {
+      const d = String(c.input.decision);
+      if (MD[d]) implied = [MD[d], `the MD decision ${d}`];
+      else if (d === "p2p_review") implied = null;
+    } else if (
+      c.tool === "review.submit_nurse_case_recommendation" && mine && c.input.recommendation === "approve"
+    ) {
+      implied = ["approved", "the nurse approval"];
+    } else if (c.tool === "p2p.record_outcome" || c.tool === "p2p_session.submit_summary") {
+      const o = String(c.input.outcome ?? c.input.proposed_result ?? "");
+      if (P2P[o]) implied = [P2P[o], `the P2P outcome ${o}`];
+    }
+  }
+  return implied;
+}
+
+const FINALIZE = (decision: string, extra: Record<string, unknown> = {}) =>
+  toolCall("determination.finalize", { case_id: "CASE-3903B8ED", decision, ...extra });
+const DENY = toolCall("review.submit_md_case_decision", { case_id: "CASE-3903B8ED", decision: "deny" });
+
+/** UM-02: no finalize decision that contradicts the latest recorded source without an explicit override. */
+export const rule: Rule<{ caseId: string; decision: string; source: string; expected: string }> = {
+  meta: {
+    id: "UM-02",
+    name: "finalize-matches-source",
+    seat: "payer",
+    triggers: ["determination.finalize"],
+    protects: [
+      "outcome.source_recommendation_consistent",
+      "outcome.clean_determination",
+      "outcome.target_status",
+      "p2p.determination_matches_contract",
+      "outcome.determination_decision_matches",
+      "outcome.letter_types",
+    ],
+    message:
+      "Cannot finalize {caseId} as {decision}: {source} implies {expected}. Call determination_finalize " +
+      "with decision={expected}, or, if you deliberately differ, with overridden=true and an override_reason.",
+  },
+  check(call, evidence) {
+    const implied = impliedDecision(evidence, call.input);
+    const decision = arg(call, "decision");
+    if (!implied || !decision || implied[0] === decision) return null;
+    if (call.input.overridden === true && filled(call.input.override_reason)) return null;
+    return { caseId: arg(call, "case_id"), decision, source: implied[1], expected: implied[0] };
+  },
+  valid: [
+    { call: FINALIZE("denied"), evidence: { calls: [DENY] } },
+    {
+      call: FINALIZE("approved", {
+        overridden: true,
+        override_reason: "New imaging shows the criterion is met.",
+      }),
+      evidence: { calls: [DENY] },
+    },
+    { call: FINALIZE("approved"), evidence: { calls: [] } },
+  ],
+  invalid: [
+    {
+      call: FINALIZE("approved"),
+      evidence: { calls: [DENY] },
+      data: {
+        caseId: "CASE-3903B8ED",
+        decision: "approved",
+        source: "the MD decision deny",
+        expected: "denied",
+      },
+    },
+    {
+      call: FINALIZE("denied"),
+      evidence: {
+        calls: [
+          toolCall("review.submit_md_case_decision", { case_id: "CASE-3903B8ED", decision: "p2p_review" }),
+          toolCall("p2p.record_outcome", { request_id: "P2P-5439b781", outcome: "overturn_to_approval" }),
+        ],
+      },
+      data: {
+        caseId: "CASE-3903B8ED",
+        decision: "denied",
+        source: "the P2P outcome overturn_to_approval",
+        expected: "approved",
+      },
+    },
+  ],
+};

@@ -1,0 +1,53 @@
+/**
+ * The triage record's `gold_card_eligible` must be what `triage_check_gold_card` returned
+ * (`triage.gold_card_matches` compares it with the truth the check reports). Without a check there is
+ * nothing to copy, so the check comes first.
+ */
+import { okOnCase, plainText } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const CHECK = (eligible: boolean) =>
+  toolCall("triage.check_gold_card", { case_id: "CASE-3903B8ED" }, {
+    result: { case_id: "CASE-3903B8ED", gold_card_eligible: eligible },
+  });
+const DISPOSE = (eligible: boolean) =>
+  toolCall("triage.set_disposition", { case_id: "CASE-3903B8ED", gold_card_eligible: eligible });
+
+/** UM-13: no triage disposition whose gold_card_eligible differs from (or precedes) triage_check_gold_card. */
+export const rule: Rule<{ caseId: string; state: string }> = {
+  meta: {
+    id: "UM-13",
+    name: "gold-card-from-check",
+    seat: "payer",
+    triggers: ["triage.set_disposition"],
+    protects: ["triage.gold_card_matches", "triage.disposition_matches"],
+    message: "Cannot set the triage disposition for {caseId} with this gold_card_eligible: {state}. Call " +
+      "triage_check_gold_card with case_id={caseId} and pass its gold_card_eligible value unchanged to " +
+      "triage_set_disposition.",
+  },
+  check(call, evidence) {
+    if (typeof call.input.gold_card_eligible !== "boolean") return null;
+    const last = okOnCase(evidence, "triage.check_gold_card", call.input).at(-1);
+    const caseId = arg(call, "case_id");
+    if (!last) return { caseId, state: "triage_check_gold_card has not been called" };
+    const found = /"gold_card_eligible"\s*:\s*(true|false)/.exec(plainText(last.text))?.[1];
+    if (found === undefined || String(call.input.gold_card_eligible) === found) return null;
+    return { caseId, state: `triage_check_gold_card returned gold_card_eligible=${found}` };
+  },
+  valid: [
+    { call: DISPOSE(true), evidence: { calls: [CHECK(true)] } },
+    { call: toolCall("triage.set_disposition", { case_id: "CASE-3903B8ED" }), evidence: { calls: [] } },
+  ],
+  invalid: [
+    {
+      call: DISPOSE(true),
+      evidence: { calls: [CHECK(false)] },
+      data: { caseId: "CASE-3903B8ED", state: "triage_check_gold_card returned gold_card_eligible=false" },
+    },
+    {
+      call: DISPOSE(false),
+      evidence: { calls: [] },
+      data: { caseId: "CASE-3903B8ED", state: "triage_check_gold_card has not been called" },
+    },
+  ],
+};

@@ -1,0 +1,50 @@
+/**
+ * An MD decision states its reasoning: `determination_rationale` is required for every finalizing decision
+ * (`md.rationale_present`, the only source of those failures was a blank one), and a denial also needs
+ * `denial_rationale`. 40 characters is the floor for a sentence that names a criterion.
+ */
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const MIN = 40;
+const WHY = "Conservative therapy of 6 weeks documented; MRI criteria 2 and 3 are met per policy.";
+const DECIDE = (input: Record<string, unknown>) =>
+  toolCall("review.submit_md_case_decision", { case_id: "CASE-3903B8ED", signed_off: true, ...input });
+
+/** UM-04: no MD decision with a missing or too-short determination_rationale, or a denial without denial_rationale. */
+export const rule: Rule<{ caseId: string; field: string; length: string }> = {
+  meta: {
+    id: "UM-04",
+    name: "md-decision-rationale",
+    seat: "payer",
+    triggers: ["review.submit_md_case_decision"],
+    protects: ["md.rationale_present", "md.denial_rationale_present", "outcome.determination_has_rationale"],
+    message: "Cannot submit the MD decision for {caseId}: {field} is {length} characters. Call " +
+      "review_submit_md_case_decision with {field} stating the policy criteria and the chart evidence " +
+      "behind the decision (at least " + MIN + " characters).",
+  },
+  check(call) {
+    const caseId = arg(call, "case_id");
+    const why = arg(call, "determination_rationale");
+    if (why.length < MIN) return { caseId, field: "determination_rationale", length: String(why.length) };
+    if (call.input.decision === "deny" && !arg(call, "denial_rationale")) {
+      return { caseId, field: "denial_rationale", length: "0" };
+    }
+    return null;
+  },
+  valid: [
+    { call: DECIDE({ decision: "approve", determination_rationale: WHY }), evidence: {} },
+    { call: DECIDE({ decision: "deny", determination_rationale: WHY, denial_rationale: WHY }), evidence: {} },
+  ],
+  invalid: [
+    {
+      call: DECIDE({ decision: "approve" }),
+      evidence: {},
+      data: { caseId: "CASE-3903B8ED", field: "determination_rationale", length: "0" },
+    },
+    {
+      call: DECIDE({ decision: "deny", determination_rationale: WHY }),
+      evidence: {},
+      data: { caseId: "CASE-3903B8ED", field: "denial_rationale", length: "0" },
+    },
+  ],
+};

@@ -1,0 +1,40 @@
+/**
+ * A final MD decision is signed: approve, deny and partial_approve need `signed_off=true` (`md.signed_off`).
+ * Deliberately silent on `p2p_review`: forcing a signature there would flip passing P2P tasks.
+ */
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const DECIDE = (decision: string, signed?: boolean) =>
+  toolCall("review.submit_md_case_decision", {
+    case_id: "CASE-3903B8ED",
+    decision,
+    ...(signed === undefined ? {} : { signed_off: signed }),
+  });
+
+/** UM-05: no approve / deny / partial_approve MD decision without signed_off=true. */
+export const rule: Rule<{ caseId: string; decision: string }> = {
+  meta: {
+    id: "UM-05",
+    name: "md-decision-signed",
+    seat: "payer",
+    triggers: ["review.submit_md_case_decision"],
+    protects: ["md.signed_off"],
+    message: "Cannot submit the {decision} MD decision for {caseId} unsigned: a final MD decision must be " +
+      "signed. Call review_submit_md_case_decision with signed_off=true.",
+  },
+  check(call) {
+    const decision = arg(call, "decision");
+    if (!["approve", "deny", "partial_approve"].includes(decision) || call.input.signed_off === true) {
+      return null;
+    }
+    return { caseId: arg(call, "case_id"), decision };
+  },
+  valid: [
+    { call: DECIDE("approve", true), evidence: {} },
+    { call: DECIDE("p2p_review", false), evidence: {} },
+  ],
+  invalid: [
+    { call: DECIDE("deny"), evidence: {}, data: { caseId: "CASE-3903B8ED", decision: "deny" } },
+    { call: DECIDE("approve", false), evidence: {}, data: { caseId: "CASE-3903B8ED", decision: "approve" } },
+  ],
+};

@@ -1,0 +1,46 @@
+/**
+ * A provider who decided `gather_more_evidence` or `do_not_submit` must not then build or send a packet:
+ * any submission bundle or submission fails `provider_pre_submission.packet_absent` on a non-submit task.
+ * Never fired in the discovery runs; cheap to keep.
+ */
+import { okOnCase, shown } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const DECIDE = (action: string) =>
+  toolCall("auth.finalize_provider_determination", { case_id: "CASE-ACT-001", final_action: action });
+const BUNDLE = toolCall("docs.create_submission_bundle", { case_id: "CASE-ACT-001" });
+
+/** PP-02: no bundle or submission after a gather_more_evidence / do_not_submit determination. */
+export const rule: Rule<{ tool: string; caseId: string; action: string }> = {
+  meta: {
+    id: "PP-02",
+    name: "no-packet-after-non-submit",
+    seat: "provider",
+    triggers: ["auth.submit_authorization", "docs.create_submission_bundle"],
+    protects: [
+      "provider_pre_submission.packet_absent",
+      "provider_pre_submission.final_action",
+      "new_referral.case_status",
+    ],
+    message: "Cannot call {tool} on {caseId}: your provider determination for it is {action}, and a " +
+      "submission packet contradicts that decision. Do not build or submit a packet; if the evidence now " +
+      "supports submitting, first call auth_finalize_provider_determination with final_action=submit_pa.",
+  },
+  check(call, evidence) {
+    const last = okOnCase(evidence, "auth.finalize_provider_determination", call.input).at(-1);
+    const action = String(last?.input.final_action ?? "");
+    if (action !== "gather_more_evidence" && action !== "do_not_submit") return null;
+    return { tool: shown(call), caseId: arg(call, "case_id"), action };
+  },
+  valid: [
+    { call: BUNDLE, evidence: { calls: [] } },
+    { call: BUNDLE, evidence: { calls: [DECIDE("gather_more_evidence"), DECIDE("submit_pa")] } },
+  ],
+  invalid: [
+    {
+      call: BUNDLE,
+      evidence: { calls: [DECIDE("do_not_submit")] },
+      data: { tool: "docs_create_submission_bundle", caseId: "CASE-ACT-001", action: "do_not_submit" },
+    },
+  ],
+};

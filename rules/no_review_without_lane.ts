@@ -1,0 +1,71 @@
+/**
+ * When routing says no payer lane applies ("Authorization is not required" / "does not require payer
+ * routing"), a clinical decision is the wrong path: every agent on pa_t035 ignored the error, approved and
+ * failed the intake checks. Re-confirming the intake decisions after the failure releases the rule.
+ */
+import { shown } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const NO_LANE = /not required|does not require payer routing/i;
+const TRIGGERS = [
+  "review.submit_nurse_case_recommendation",
+  "review.submit_md_case_decision",
+  "determination.finalize",
+  "payer_letter_center.generate_approval",
+  "payer_letter_center.generate_denial",
+  "payer_letter_center.generate_partial_approval",
+];
+const FAILED = toolCall("triage.route_case", { case_id: "CASE-3903B8ED" }, {
+  error: "Error executing tool triage.route_case: Authorization is not required for this service",
+});
+const APPROVE = toolCall("review.submit_nurse_case_recommendation", {
+  case_id: "CASE-3903B8ED",
+  recommendation: "approve",
+});
+
+/** UM-11: no clinical review, determination or letter after routing reported that no authorization applies. */
+export const rule: Rule<{ tool: string; caseId: string }> = {
+  meta: {
+    id: "UM-11",
+    name: "no-review-without-lane",
+    seat: "payer",
+    triggers: TRIGGERS,
+    protects: [
+      "intake.decision_member_eligible",
+      "intake.decision_service_covered",
+      "intake.decision_request_complete",
+      "outcome.target_status",
+    ],
+    message:
+      "Cannot call {tool} on {caseId}: triage_route_case reported that no authorization lane applies. " +
+      "Re-check eligibility, coverage and completeness at intake and call payer_intake_hub_confirm_decisions " +
+      "with case_id={caseId} and the member_eligible, service_covered and request_complete flags the " +
+      "documents support, before any clinical decision.",
+  },
+  check(call, evidence) {
+    const failedAt = evidence.calls.findLastIndex((c) =>
+      !c.ok && c.tool === "triage.route_case" && NO_LANE.test(c.error ?? c.text)
+    );
+    if (failedAt < 0) return null;
+    const reconfirmed = evidence.calls.slice(failedAt + 1).some((c) =>
+      c.ok && c.tool === "payer_intake_hub.confirm_decisions"
+    );
+    return reconfirmed ? null : { tool: shown(call), caseId: arg(call, "case_id") };
+  },
+  valid: [
+    { call: APPROVE, evidence: { calls: [] } },
+    {
+      call: APPROVE,
+      evidence: {
+        calls: [FAILED, toolCall("payer_intake_hub.confirm_decisions", { case_id: "CASE-3903B8ED" })],
+      },
+    },
+  ],
+  invalid: [
+    {
+      call: APPROVE,
+      evidence: { calls: [FAILED] },
+      data: { tool: "review_submit_nurse_case_recommendation", caseId: "CASE-3903B8ED" },
+    },
+  ],
+};

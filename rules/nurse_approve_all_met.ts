@@ -1,0 +1,58 @@
+/**
+ * A nurse approves only when every criterion is met: the session's own latest criteria evaluation per line
+ * must say `met` throughout; otherwise the case belongs to MD review. Never fired in the discovery runs
+ * (wrong nurse approvals there had every criterion marked met — a judgement error this cannot see).
+ */
+import { listOf, okOnCase } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const EVAL = (results: string[]) =>
+  toolCall("review.save_criteria_evaluation", {
+    case_id: "CASE-3903B8ED",
+    line_number: 1,
+    evaluations: results.map((result, i) => ({ criterion_id: `C${i + 1}`, result })),
+  });
+const APPROVE = toolCall("review.submit_nurse_case_recommendation", {
+  case_id: "CASE-3903B8ED",
+  recommendation: "approve",
+});
+
+/** UM-06: no nurse approval while the session's saved evaluation has a criterion not met or unclear. */
+export const rule: Rule<{ caseId: string; open: string }> = {
+  meta: {
+    id: "UM-06",
+    name: "nurse-approve-all-met",
+    seat: "payer",
+    triggers: ["review.submit_nurse_case_recommendation"],
+    protects: ["md.decision_exists", "md.audit", "outcome.target_status", "outcome.letter_types"],
+    message:
+      "Cannot approve {caseId} as the nurse: your own criteria evaluation marks {open} as not met or " +
+      "unclear. Call review_submit_nurse_case_recommendation with recommendation=escalate for MD review (or " +
+      "re-save review_save_criteria_evaluation if the evidence shows the criterion met).",
+  },
+  check(call, evidence) {
+    if (call.input.recommendation !== "approve") return null;
+    const latest = new Map<string, unknown>();
+    for (const c of okOnCase(evidence, "review.save_criteria_evaluation", call.input)) {
+      latest.set(String(c.input.line_number ?? ""), c.input.evaluations);
+    }
+    const open: string[] = [];
+    for (const evaluations of latest.values()) {
+      for (const e of listOf(evaluations)) {
+        if (e.result !== undefined && e.result !== "met") open.push(String(e.criterion_id ?? "?"));
+      }
+    }
+    return open.length ? { caseId: arg(call, "case_id"), open: open.join(", ") } : null;
+  },
+  valid: [
+    { call: APPROVE, evidence: { calls: [EVAL(["met", "met"])] } },
+    { call: APPROVE, evidence: { calls: [EVAL(["met", "unclear"]), EVAL(["met", "met"])] } },
+  ],
+  invalid: [
+    {
+      call: APPROVE,
+      evidence: { calls: [EVAL(["met", "not_met", "unclear"])] },
+      data: { caseId: "CASE-3903B8ED", open: "C2, C3" },
+    },
+  ],
+};

@@ -1,0 +1,33 @@
+/**
+ * A nurse recommendation rests on a saved criteria evaluation: `nurse.reviews_exist` needs at least one
+ * nurse review record, which only `review_save_criteria_evaluation` writes.
+ */
+import { okOnCase } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const RECOMMEND = toolCall("review.submit_nurse_case_recommendation", {
+  case_id: "CASE-3903B8ED",
+  recommendation: "escalate",
+});
+const EVAL = toolCall("review.save_criteria_evaluation", { case_id: "CASE-3903B8ED", line_number: 1 });
+
+/** UM-15: no nurse recommendation before a saved criteria evaluation on the case. */
+export const rule: Rule<{ caseId: string }> = {
+  meta: {
+    id: "UM-15",
+    name: "nurse-evaluation-first",
+    seat: "payer",
+    triggers: ["review.submit_nurse_case_recommendation"],
+    protects: ["nurse.reviews_exist"],
+    message: "Cannot submit the nurse recommendation for {caseId}: no criteria evaluation is saved. Call " +
+      "review_save_criteria_evaluation with case_id={caseId}, line_number and evaluations (one result per " +
+      "criterion: met, not_met or unclear) for each line first.",
+  },
+  check(call, evidence) {
+    return okOnCase(evidence, "review.save_criteria_evaluation", call.input).length
+      ? null
+      : { caseId: arg(call, "case_id") };
+  },
+  valid: [{ call: RECOMMEND, evidence: { calls: [EVAL] } }],
+  invalid: [{ call: RECOMMEND, evidence: { calls: [] }, data: { caseId: "CASE-3903B8ED" } }],
+};

@@ -1,0 +1,40 @@
+/**
+ * One order, one case: a second `cases_create_from_order` makes a second ServiceRequest, and the verifier
+ * then cannot resolve a unique one (service_request_created, case_created and the field checks cascade).
+ */
+import { okCalls } from "../lib/facts.ts";
+import { type Rule, toolCall } from "../lib/rule.ts";
+
+const CREATE = toolCall("cases.create_from_order", {
+  patient_id: "PAT-c7e617a246b7",
+  procedure_code: "73721",
+}, {
+  result: { case: { id: "CASE-ACT-001", status: "draft" } },
+});
+
+/** PP-04: no second case from an order once one was created in this session. */
+export const rule: Rule<{ caseId: string }> = {
+  meta: {
+    id: "PP-04",
+    name: "one-case-per-order",
+    seat: "provider",
+    triggers: ["cases.create_from_order"],
+    protects: [
+      "new_referral.service_request_created",
+      "new_referral.case_created",
+      "new_referral.case_status",
+      "cross.forward_transitions",
+    ],
+    message: "Cannot create another case from an order: this session already created {caseId}. Continue " +
+      "with {caseId} (cases_get_case with case_id={caseId}) instead of calling cases_create_from_order again.",
+  },
+  check(_call, evidence) {
+    const first = okCalls(evidence, "cases.create_from_order")[0];
+    if (!first) return null;
+    const r = first.result as { case?: { id?: string }; case_id?: string } | undefined;
+    const found = /CASE-ACT-\d+/.exec(first.text)?.[0];
+    return { caseId: r?.case?.id ?? r?.case_id ?? found ?? "the earlier case" };
+  },
+  valid: [{ call: CREATE, evidence: { calls: [] } }],
+  invalid: [{ call: CREATE, evidence: { calls: [CREATE] }, data: { caseId: "CASE-ACT-001" } }],
+};

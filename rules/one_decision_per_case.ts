@@ -1,0 +1,60 @@
+/**
+ * One decision per case: MD decisions, nurse recommendations and determinations are write-once. A second
+ * call is rejected ("has already been submitted") or, worse, records a contradicting decision; either way
+ * the agent should build on the decision it made.
+ */
+import { okOnCase, shown } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const FIELD: Record<string, string> = {
+  "review.submit_md_case_decision": "decision",
+  "review.submit_nurse_case_recommendation": "recommendation",
+  "determination.finalize": "decision",
+};
+const MD = (decision: string) =>
+  toolCall("review.submit_md_case_decision", { case_id: "CASE-3903B8ED", decision });
+
+/** UM-08: no second MD decision, nurse recommendation or determination on the same case. */
+export const rule: Rule<{ tool: string; caseId: string; earlier: string }> = {
+  meta: {
+    id: "UM-08",
+    name: "one-decision-per-case",
+    seat: "payer",
+    triggers: Object.keys(FIELD),
+    protects: [
+      "outcome.review_decision_matches",
+      "outcome.clean_determination",
+      "outcome.source_recommendation_consistent",
+      "outcome.determination_decision_matches",
+    ],
+    message: "Cannot call {tool} on {caseId} again: {earlier} is already recorded and cannot be changed. " +
+      "Continue from that decision (determination_get_summary with case_id={caseId} shows the next step).",
+  },
+  check(call, evidence) {
+    const earlier = okOnCase(evidence, call.tool, call.input)[0];
+    if (!earlier) return null;
+    return {
+      tool: shown(call),
+      caseId: arg(call, "case_id"),
+      earlier: `${FIELD[call.tool]} ${String(earlier.input[FIELD[call.tool]] ?? "?")}`,
+    };
+  },
+  valid: [
+    { call: MD("deny"), evidence: { calls: [] } },
+    {
+      call: MD("deny"),
+      evidence: { calls: [toolCall("review.submit_md_case_decision", MD("x").input, { error: "x" })] },
+    },
+  ],
+  invalid: [
+    {
+      call: MD("deny"),
+      evidence: { calls: [MD("p2p_review")] },
+      data: {
+        tool: "review_submit_md_case_decision",
+        caseId: "CASE-3903B8ED",
+        earlier: "decision p2p_review",
+      },
+    },
+  ],
+};

@@ -1,0 +1,54 @@
+/**
+ * Offer, then schedule: the P2P coordination files must appear in order (offer, slot response,
+ * confirmation), so `p2p_schedule` needs slots offered first, by this session or already (a result showing
+ * the request past `requested`).
+ */
+import { idArg, okCalls, plainText } from "../lib/facts.ts";
+import { type Rule, toolCall } from "../lib/rule.ts";
+
+const PAST_REQUESTED = /"status"\s*:\s*"(?:slots_offered|slot_selected|scheduled|event_open|completed)"/;
+const SCHEDULE = toolCall("p2p.schedule", {
+  request_id: "P2P-5439b781",
+  payer_contact_id: "PAYER-CONTACT-001",
+});
+const OFFER = toolCall("p2p.offer_slots", { request_id: "P2P-5439b781" });
+
+/** UM-16: no p2p_schedule before slots were offered for the request. */
+export const rule: Rule<{ requestId: string }> = {
+  meta: {
+    id: "UM-16",
+    name: "p2p-offer-before-schedule",
+    seat: "payer",
+    triggers: ["p2p.schedule"],
+    protects: [
+      "p2p.offer_written",
+      "p2p.slot_response_written",
+      "p2p.required_file_sequence_present",
+      "p2p.required_file_sequence_ordered",
+      "p2p.audit_chronology",
+    ],
+    message: "Cannot schedule the peer-to-peer for {requestId}: no slots were offered yet. Call " +
+      "p2p_offer_slots with request_id={requestId}, payer_contact_id and slots first, then p2p_schedule.",
+  },
+  check(call, evidence) {
+    const requestId = idArg(call.input, "request_id");
+    if (!requestId) return null;
+    if (okCalls(evidence, "p2p.offer_slots", (i) => idArg(i, "request_id") === requestId).length) return null;
+    const shown = evidence.calls.some((c) =>
+      c.ok && c.text.includes(requestId) && PAST_REQUESTED.test(plainText(c.text))
+    );
+    return shown ? null : { requestId };
+  },
+  valid: [
+    { call: SCHEDULE, evidence: { calls: [OFFER] } },
+    {
+      call: SCHEDULE,
+      evidence: {
+        calls: [toolCall("p2p.list", { case_id: "CASE-3903B8ED" }, {
+          result: { result: [{ id: "P2P-5439b781", status: "slot_selected" }] },
+        })],
+      },
+    },
+  ],
+  invalid: [{ call: SCHEDULE, evidence: { calls: [] }, data: { requestId: "P2P-5439b781" } }],
+};

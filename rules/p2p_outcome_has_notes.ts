@@ -1,0 +1,47 @@
+/**
+ * A recorded P2P outcome carries its notes: `outcome.p2p_has_notes` reads the request's notes, which only
+ * the `note` of `p2p_record_outcome` (or the summary of `p2p_session_submit_summary`) writes.
+ */
+import { idArg } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const RECORD = (note?: string) =>
+  toolCall("p2p.record_outcome", {
+    request_id: "P2P-5439b781",
+    outcome: "overturn_to_approval",
+    ...(note === undefined ? {} : { note }),
+  });
+
+/** UM-17: no P2P outcome without a note (or a summary) stating what the discussion established. */
+export const rule: Rule<{ tool: string; requestId: string; field: string }> = {
+  meta: {
+    id: "UM-17",
+    name: "p2p-outcome-has-notes",
+    seat: "payer",
+    triggers: ["p2p.record_outcome", "p2p_session.submit_summary"],
+    protects: ["outcome.p2p_has_notes", "judge.p2p:summary_fidelity"],
+    message: "Cannot call {tool} for {requestId}: {field} is empty. Call it again with {field} stating the " +
+      "blocker, what the discussion established and why the outcome follows.",
+  },
+  check(call) {
+    const field = call.tool === "p2p.record_outcome" ? "note" : "summary";
+    if (arg(call, field)) return null;
+    return { tool: call.tool.replace(".", "_"), requestId: idArg(call.input, "request_id"), field };
+  },
+  valid: [{
+    call: RECORD("Provider supplied PT notes showing 12 weeks failed; criterion 2 now met."),
+    evidence: {},
+  }],
+  invalid: [
+    {
+      call: RECORD(),
+      evidence: {},
+      data: { tool: "p2p_record_outcome", requestId: "P2P-5439b781", field: "note" },
+    },
+    {
+      call: toolCall("p2p_session.submit_summary", { request_id: "P2P-5439b781", summary: " " }),
+      evidence: {},
+      data: { tool: "p2p_session_submit_summary", requestId: "P2P-5439b781", field: "summary" },
+    },
+  ],
+};

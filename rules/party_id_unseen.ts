@@ -1,0 +1,66 @@
+/**
+ * Party ids (patient, ordering practitioner, payer contact) must come from the system. Agents invent
+ * contact ids such as `PAYER-MD-001` or `SYSTEM`; the server may even echo them back, so ids seen only as
+ * echoes of the agent's own arguments do not count.
+ * Known limitation: ids seen only in a saved-to-file result the agent read with Read/Bash look unseen.
+ */
+import { groundedIds, mutatingTools, shown } from "../lib/facts.ts";
+import { normalizeId } from "../lib/ids.ts";
+import { type Rule, toolCall } from "../lib/rule.ts";
+import { TOOLS } from "./tools.ts";
+
+const ARGS = ["patient_id", "ordering_practitioner_id", "payer_contact_id", "preferred_contact_id"];
+const REQUEST = toolCall("p2p.list", { case_id: "CASE-3903B8ED" }, {
+  result: {
+    result: [{ id: "P2P-5439b781", case_id: "CASE-3903B8ED", payer_contact_id: "PAYER-CONTACT-001" }],
+  },
+});
+const SCHEDULE = (contact: string) =>
+  toolCall("p2p.schedule", { request_id: "P2P-5439b781", payer_contact_id: contact });
+
+/** GLOBAL-04: no mutation naming a patient, practitioner or contact id never seen in an earlier result. */
+export const rule: Rule<{ tool: string; arg: string; value: string }> = {
+  meta: {
+    id: "GLOBAL-04",
+    name: "party-id-unseen",
+    seat: "all",
+    triggers: mutatingTools(TOOLS).filter((name) =>
+      TOOLS.find((t) => t.name === name)?.args.some((a) => ARGS.includes(a))
+    ),
+    protects: [
+      "p2p.audit",
+      "p2p.result_recorded",
+      "outcome.p2p_scheduled",
+      "new_referral.case_created",
+      "new_referral.service_request_created",
+      "new_referral.case_status",
+    ],
+    message: "Cannot call {tool} with {arg}={value}: that id does not appear in the prompt or any earlier " +
+      "result (an echo of your own argument does not count). Look it up first (the chart, people_list_* or " +
+      "p2p_list) and pass {arg} exactly as the system returned it.",
+  },
+  check(call, evidence) {
+    const grounded = groundedIds(evidence);
+    for (const arg of ARGS) {
+      const value = call.input[arg];
+      if (typeof value !== "string" || !value.trim()) continue;
+      if (!grounded.has(normalizeId(value))) return { tool: shown(call), arg, value: value.trim() };
+    }
+    return null;
+  },
+  valid: [{ call: SCHEDULE("PAYER-CONTACT-001"), evidence: { calls: [REQUEST] } }],
+  invalid: [
+    {
+      call: SCHEDULE("PAYER-MD-001"),
+      evidence: {
+        calls: [
+          REQUEST,
+          toolCall("review.save_md_review", { case_id: "CASE-3903B8ED", reviewer_id: "PAYER-MD-001" }, {
+            result: { reviewer_id: "PAYER-MD-001" },
+          }),
+        ],
+      },
+      data: { tool: "p2p_schedule", arg: "payer_contact_id", value: "PAYER-MD-001" },
+    },
+  ],
+};

@@ -1,0 +1,55 @@
+/**
+ * Triage tasks route the case before anyone reviews it: `triage_route_case` writes the routing record and
+ * the `route_case` audit row, and a fast-track lane finalizes the approval itself. Only for tasks that
+ * start at triage (the prompt's phase).
+ */
+import { okOnCase, shown } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const TRIAGE = "# Triage Routing\n- Use only payer namespaces: `triage`, `review`";
+const RECOMMEND = toolCall("review.submit_nurse_case_recommendation", {
+  case_id: "CASE-3903B8ED",
+  recommendation: "approve",
+});
+const ROUTE = toolCall("triage.route_case", { case_id: "CASE-3903B8ED" });
+
+/** UM-14: in a triage task, no review decision, determination or letter before triage_route_case succeeded. */
+export const rule: Rule<{ tool: string; caseId: string }> = {
+  meta: {
+    id: "UM-14",
+    name: "review-after-routing",
+    seat: "payer",
+    triggers: [
+      "review.submit_nurse_case_recommendation",
+      "review.submit_md_case_decision",
+      "determination.finalize",
+      "payer_letter_center.generate_approval",
+      "payer_letter_center.generate_denial",
+      "payer_letter_center.generate_partial_approval",
+    ],
+    protects: ["triage.record_exists", "triage.audit", "triage.route_matches"],
+    message: "Cannot call {tool} on {caseId}: this is a triage task and the case has not been routed. Call " +
+      "triage_set_disposition and then triage_route_case with case_id={caseId} (no override_target unless " +
+      "the policy lane is wrong) first.",
+  },
+  check(call, evidence) {
+    if (evidence.phase !== "triage") return null;
+    return okOnCase(evidence, "triage.route_case", call.input).length
+      ? null
+      : { tool: shown(call), caseId: arg(call, "case_id") };
+  },
+  valid: [
+    { call: RECOMMEND, evidence: { prompt: TRIAGE, calls: [ROUTE] } },
+    {
+      call: RECOMMEND,
+      evidence: { prompt: "# Nurse Clinical Review\n- Use only payer namespaces: `review`" },
+    },
+  ],
+  invalid: [
+    {
+      call: RECOMMEND,
+      evidence: { prompt: TRIAGE, calls: [] },
+      data: { tool: "review_submit_nurse_case_recommendation", caseId: "CASE-3903B8ED" },
+    },
+  ],
+};

@@ -1,0 +1,35 @@
+/**
+ * Submit a bundle, not a bare case: every passing submission assembled `docs_create_submission_bundle`
+ * first; without it the required documents are missing from the packet.
+ */
+import { okOnCase } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const SUBMIT = toolCall("auth.submit_authorization", { case_id: "CASE-ACT-001", channel: "portal" });
+const BUNDLE = toolCall("docs.create_submission_bundle", { case_id: "CASE-ACT-001" }, {
+  result: { document: { id: "DOC-BUNDLE-c77bc09c", case_id: "CASE-ACT-001" } },
+});
+
+/** PP-07: no submission before a successful submission bundle on the case. */
+export const rule: Rule<{ caseId: string }> = {
+  meta: {
+    id: "PP-07",
+    name: "submit-with-bundle",
+    seat: "provider",
+    triggers: ["auth.submit_authorization"],
+    protects: [
+      "provider_pre_submission.required_documents_present",
+      "judge.provider_pre_submission.submission.service_request",
+    ],
+    message: "Cannot submit {caseId}: no submission bundle was assembled for it. Call " +
+      "docs_create_submission_bundle with case_id={caseId} and the evidence document_ids, then pass its " +
+      "bundle_document_id to auth_submit_authorization.",
+  },
+  check(call, evidence) {
+    return okOnCase(evidence, "docs.create_submission_bundle", call.input).length
+      ? null
+      : { caseId: arg(call, "case_id") };
+  },
+  valid: [{ call: SUBMIT, evidence: { calls: [BUNDLE] } }],
+  invalid: [{ call: SUBMIT, evidence: { calls: [] }, data: { caseId: "CASE-ACT-001" } }],
+};

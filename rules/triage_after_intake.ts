@@ -1,0 +1,55 @@
+/**
+ * Intake tasks confirm the intake decisions before triage: `payer_intake_hub_confirm_decisions` writes the
+ * three decisions and the audit row the intake checks read, and finalize requires intake complete. Only
+ * for tasks that start at intake (the prompt's phase): later phases arrive with intake already complete.
+ */
+import { okOnCase, shown } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const INTAKE = "# New Intake\n- Use only payer namespaces: `payer_intake_hub`, `triage`";
+const DISPOSE = toolCall("triage.set_disposition", { case_id: "CASE-3903B8ED", disposition: "nurse_review" });
+const CONFIRM = toolCall("payer_intake_hub.confirm_decisions", {
+  case_id: "CASE-3903B8ED",
+  request_complete: true,
+  member_eligible: true,
+  service_covered: true,
+});
+
+/** UM-12: in an intake task, no triage before payer_intake_hub_confirm_decisions succeeded. */
+export const rule: Rule<{ tool: string; caseId: string }> = {
+  meta: {
+    id: "UM-12",
+    name: "triage-after-intake",
+    seat: "payer",
+    triggers: ["triage.set_disposition", "triage.route_case"],
+    protects: [
+      "intake.audit",
+      "intake.decision_request_complete",
+      "intake.decision_member_eligible",
+      "intake.decision_service_covered",
+    ],
+    message: "Cannot call {tool} on {caseId}: this is an intake task and the intake decisions are not " +
+      "confirmed. Call payer_intake_hub_confirm_decisions with case_id={caseId}, request_complete, " +
+      "member_eligible, service_covered and provider_network_status first.",
+  },
+  check(call, evidence) {
+    if (evidence.phase !== "intake") return null;
+    return okOnCase(evidence, "payer_intake_hub.confirm_decisions", call.input).length
+      ? null
+      : { tool: shown(call), caseId: arg(call, "case_id") };
+  },
+  valid: [
+    { call: DISPOSE, evidence: { prompt: INTAKE, calls: [CONFIRM] } },
+    {
+      call: DISPOSE,
+      evidence: { prompt: "# Triage Routing\n- Use only payer namespaces: `triage`", calls: [] },
+    },
+  ],
+  invalid: [
+    {
+      call: DISPOSE,
+      evidence: { prompt: INTAKE, calls: [] },
+      data: { tool: "triage_set_disposition", caseId: "CASE-3903B8ED" },
+    },
+  ],
+};

@@ -1,0 +1,65 @@
+/**
+ * A case id must come from the system: a mutation on a case id that never appeared in the prompt or an
+ * earlier result is a guess (Codex wrote `case_id:"CASE ring?"`), and a guess can land on a distractor.
+ * Ids that only came back as echoes of the agent's own arguments do not count.
+ * Known limitation: results Claude Code saved to a file and the agent then read with Read/Bash are not in
+ * the evidence, so an id seen only there looks unseen. Leaderboard replay: 3 failed trials, 1 PASSING trial
+ * (codex cm_anorexia McspqTn: the referral queue was read outside the recovered call stream; under Claude
+ * Code every MCP result passes the hook). The block budget releases the call after two denials.
+ */
+import { groundedIds, mutatingTools, shown } from "../lib/facts.ts";
+import { normalizeId } from "../lib/ids.ts";
+import { type Rule, toolCall } from "../lib/rule.ts";
+import { TOOLS } from "./tools.ts";
+
+const ARGS = ["case_id", "referral_id"];
+const QUEUE = toolCall("payer_intake_hub.list_intake_queue", {}, {
+  result: { result: [{ case_id: "CASE-3903B8ED" }] },
+});
+const DISPOSE = (caseId: string) => toolCall("triage.set_disposition", { case_id: caseId });
+
+/** GLOBAL-02: no mutation naming a case or referral id never seen in the prompt or an earlier result. */
+export const rule: Rule<{ tool: string; arg: string; value: string }> = {
+  meta: {
+    id: "GLOBAL-02",
+    name: "unseen-case-id",
+    seat: "all",
+    triggers: mutatingTools(TOOLS).filter((name) =>
+      TOOLS.find((t) => t.name === name)?.args.some((a) => ARGS.includes(a))
+    ),
+    protects: [
+      "cross.forbidden_mutations",
+      "cm.cross_stage.no_forbidden_mutations",
+      "cross.forward_transitions",
+      "new_referral.case_created",
+      "new_referral.service_request_created",
+    ],
+    message: "Cannot call {tool} with {arg}={value}: that id has not appeared in the task prompt or any " +
+      "earlier result. List or get the case first (the queue or get tool of your seat) and pass {arg} " +
+      "exactly as the system returned it.",
+  },
+  check(call, evidence) {
+    const arg = ARGS.find((a) => typeof call.input[a] === "string" && String(call.input[a]).trim());
+    if (!arg) return null;
+    const value = String(call.input[arg]).trim();
+    return groundedIds(evidence).has(normalizeId(value)) ? null : { tool: shown(call), arg, value };
+  },
+  valid: [
+    { call: DISPOSE("CASE-3903B8ED"), evidence: { calls: [QUEUE] } },
+    { call: DISPOSE("case-3903b8ed"), evidence: { calls: [QUEUE] } },
+  ],
+  invalid: [
+    {
+      call: DISPOSE("CASE ring?"),
+      evidence: { calls: [QUEUE] },
+      data: { tool: "triage_set_disposition", arg: "case_id", value: "CASE ring?" },
+    },
+    {
+      call: DISPOSE("CASE-0000AAAA"),
+      evidence: {
+        calls: [QUEUE, toolCall("triage.set_disposition", { case_id: "CASE-0000AAAA" }, { error: "x" })],
+      },
+      data: { tool: "triage_set_disposition", arg: "case_id", value: "CASE-0000AAAA" },
+    },
+  ],
+};

@@ -1,0 +1,129 @@
+/** The critic panel: each judge's verdict as table rows, then the two-of-three vote. */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import {
+  contractJudge,
+  groundingJudge,
+  isIdentifier,
+  panel,
+  panelObjects,
+  policyJudge,
+  rationaleProblem,
+} from "../lib/critic.ts";
+import { evidenceOf, type ExampleEvidence, toolCall } from "../lib/rule.ts";
+import type { Vote } from "../lib/ledger.ts";
+
+const CASE = "CASE-3903B8ED";
+const REVIEW = toolCall("review.get_md_review_data", { case_id: CASE }, {
+  result: {
+    case: { id: CASE, patient_id: "PAT-968308DB", provider_npi: "1528476309" },
+    diagnoses: [{ code: "M17.11" }],
+    lines: [{ procedure_code: "27447" }],
+    criteria: [{ id: "C1", text: "Failed conservative therapy including physical therapy for twelve weeks" }],
+    notes: "Radiographs show severe tricompartmental osteoarthritis with bone-on-bone contact",
+  },
+});
+const SEEN: ExampleEvidence = {
+  prompt: "# MD Review\n- Use only payer namespaces: `review`",
+  calls: [REVIEW],
+};
+const FINALIZE = (input: Record<string, unknown>) => ({
+  tool: "determination.finalize",
+  input: { case_id: CASE, ...input },
+});
+const GOOD_WHY =
+  "Twelve weeks of physical therapy failed and radiographs show bone-on-bone osteoarthritis (M17.11).";
+
+const grounding = suite("critic: grounding judge");
+const groundingRows: [string, Record<string, unknown>, boolean][] = [
+  ["observed case id", { decision: "approved" }, false],
+  ["ICD-10 without its dot, lower case", { diagnosis_codes: ["m1711"] }, false],
+  ["observed CPT and NPI", { procedure_code: "27447", provider_npi: "1528476309" }, false],
+  ["invented case id", { case_id: "CASE-0000AAAA" }, true],
+  ["garbled case id", { case_id: "CASE ring?" }, true],
+  ["invented contact", { payer_contact_id: "PAYER-MD-001" }, true],
+  ["unseen ICD-10 code", { diagnosis_codes: ["M17.12"] }, true],
+  ["id-shaped value under any key", { target: "LET-cff9a2d8" }, true],
+  ["reviewer_id is a free label", { reviewer_id: "SYSTEM" }, false],
+];
+for (const [name, input, objects] of groundingRows) {
+  grounding(name, () => assert.is(groundingJudge(FINALIZE(input), evidenceOf(SEEN)).object, objects));
+}
+grounding("the reason names each unseen value", () => {
+  const vote = groundingJudge(FINALIZE({ payer_contact_id: "PAYER-MD-001" }), evidenceOf(SEEN));
+  assert.match(vote.reason, /payer_contact_id=PAYER-MD-001/);
+});
+grounding("an id echoed only by the agent's own mutation does not count", () => {
+  const echo = toolCall("review.save_md_review", { case_id: CASE, note_id: "NOTE-77" }, {
+    result: { note_id: "NOTE-77" },
+  });
+  const vote = groundingJudge(
+    FINALIZE({ note_id: "NOTE-77" }),
+    evidenceOf({ ...SEEN, calls: [REVIEW, echo] }),
+  );
+  assert.is(vote.object, true);
+});
+grounding.run();
+
+const policy = suite("critic: policy judge");
+const policyRows: [string, Record<string, unknown>, boolean][] = [
+  ["no rationale field: nothing to judge", { decision: "approved" }, false],
+  ["specific override_reason", { override_reason: GOOD_WHY }, false],
+  ["too short", { override_reason: "Criteria met." }, true],
+  ["boilerplate", { override_reason: "Does not meet criteria" }, true],
+  ["long but generic", {
+    override_reason: "The request was reviewed carefully and a decision was reached today.",
+  }, true],
+  ["overridden without a reason", { overridden: true }, true],
+  ["object summary is read as text", { summary: { notes: GOOD_WHY } }, false],
+];
+for (const [name, input, objects] of policyRows) {
+  policy(name, () => assert.is(policyJudge(FINALIZE(input), evidenceOf(SEEN)).object, objects));
+}
+policy("rationaleProblem explains the length floor", () => {
+  assert.is(rationaleProblem("ok", { words: new Set(), ids: new Set() }), "is 2 characters (at least 40)");
+});
+policy.run();
+
+const contract = suite("critic: contract judge and panel");
+contract("contract objects when a rule fired", () => {
+  assert.is(contractJudge([{ id: "UM-02", checks: [], message: "m" }]).object, true);
+  assert.is(contractJudge([]).object, false);
+});
+const vote = (object: boolean): Vote => ({ judge: "policy", object, reason: "" });
+const panelRows: [boolean[], boolean][] = [
+  [[false, false, false], false],
+  [[true, false, false], false],
+  [[true, true, false], true],
+  [[false, true, true], true],
+  [[true, true, true], true],
+];
+for (const [votes, blocks] of panelRows) {
+  contract(`${votes.map(Number).join("")} → ${blocks ? "blocks" : "passes"}`, () => {
+    assert.is(panelObjects(votes.map(vote)), blocks);
+  });
+}
+contract("panel returns the three judges in order", () => {
+  const votes = panel(FINALIZE({ override_reason: GOOD_WHY }), evidenceOf(SEEN), []);
+  assert.equal(votes.map((v) => v.judge), ["contract", "grounding", "policy"]);
+  assert.is(panelObjects(votes), false);
+});
+contract("an invented id with boilerplate blocks", () => {
+  const votes = panel(FINALIZE({ case_id: "CASE-0000AAAA", override_reason: "ok" }), evidenceOf(SEEN), []);
+  assert.is(panelObjects(votes), true);
+});
+contract("isIdentifier recognises ids and codes, not words", () => {
+  for (const v of ["CASE-3903B8ED", "M17.11", "27447", "J9312", "1528476309", "LET-cff9a2d8"]) {
+    assert.ok(isIdentifier(v), v);
+  }
+  for (const v of ["weekly", "approved", "2026-03-01", ""]) assert.not.ok(isIdentifier(v), v);
+});
+contract.run();
+
+const lists = suite("critic: code lists written as text");
+lists("each item of a comma or semicolon list is grounded on its own", () => {
+  const ev = evidenceOf(SEEN);
+  assert.is(groundingJudge(FINALIZE({ diagnosis_codes: "M17.11, 27447" }), ev).object, false);
+  assert.is(groundingJudge(FINALIZE({ diagnosis_codes: "M17.11; M17.12" }), ev).object, true);
+});
+lists.run();
