@@ -5,7 +5,8 @@ import { parseProfile, resolveSettings } from "../lib/profile.ts";
 
 const s = suite("profile");
 
-async function refused(yaml: string, ...fragments: string[]) {
+/** The error a refused profile raises, after checking it names every fragment. */
+async function refusal(yaml: string, ...fragments: string[]): Promise<Error> {
   try {
     await parseProfile(yaml, "p.yaml");
   } catch (err) {
@@ -13,6 +14,10 @@ async function refused(yaml: string, ...fragments: string[]) {
     return err as Error;
   }
   throw new Error(`expected the profile to be refused: ${yaml}`);
+}
+
+async function refused(yaml: string, ...fragments: string[]): Promise<void> {
+  await refusal(yaml, ...fragments);
 }
 
 s("a full profile parses", async () => {
@@ -41,7 +46,7 @@ s("invalid YAML says so", () => refused("arm: [\n", "not valid YAML"));
 
 s("a literal secret is refused, naming the key and never echoing the value", async () => {
   const value = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789";
-  const err = await refused(`live_token: ${value}\n`, "live_token: Anthropic key", "${FIABLE_LIVE_TOKEN}");
+  const err = await refusal(`live_token: ${value}\n`, "live_token: Anthropic key", "${FIABLE_LIVE_TOKEN}");
   assert.not.match(err.message, value);
 });
 
