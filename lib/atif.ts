@@ -223,13 +223,13 @@ const ERROR_HEAD = /^\s*(?:Error executing tool |An error occurred while running
 /** Unwraps a result content string: a JSON list of `{type:"text"}` blocks becomes their text. */
 export function resultText(content: unknown): string {
   const text = messageText(content);
-  const trimmed = text.trimStart();
-  if (trimmed.startsWith('[{"type"') || trimmed.startsWith('[{ "type"')) {
+  const trimmed = text.trim();
+  // Content blocks serialised as text: a list (Claude Code) or one block (openai-agents, Python spacing).
+  if (/^\[?\s*\{\s*"type"\s*:/.test(trimmed)) {
     try {
-      const blocks = JSON.parse(trimmed);
-      if (Array.isArray(blocks) && blocks.every((b) => b && typeof b.text === "string")) {
-        return blocks.map((b) => b.text).join("\n");
-      }
+      const parsed = JSON.parse(trimmed);
+      const blocks = Array.isArray(parsed) ? parsed : [parsed];
+      if (blocks.every((b) => b && typeof b.text === "string")) return blocks.map((b) => b.text).join("\n");
     } catch {
       // Left as is.
     }

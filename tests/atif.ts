@@ -222,6 +222,11 @@ s("codex output: Python repr parts decoded, header removed", () => {
 s("openai-agents text blocks unwrap", () => {
   assert.is(resultText('[{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]'), "a\nb");
   assert.is(resultText("plain"), "plain");
+  // openai-agents: one block, Python spacing, an error inside.
+  assert.is(
+    resultText('{"type": "text", "text": "Error executing tool p2p.list: boom"}'),
+    "Error executing tool p2p.list: boom",
+  );
 });
 
 // Counting recipe (harness.md §6): [harness form, all, mcp].
