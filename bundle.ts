@@ -8,7 +8,10 @@ import { mkdirSync } from "node:fs";
 /** Where the bundle goes unless told otherwise. */
 export const DEFAULT_BUNDLE = join(import.meta.dirname ?? ".", "dist", "fiable-guard.mjs");
 
-/** Bundles guard_node.ts into `out`; throws with deno's own output when bundling fails. */
+/**
+ * Bundles guard_node.ts into `out`, minified (every hook process compiles the file, and compile time grows
+ * with its size); throws with deno's own output when bundling fails.
+ */
 export async function bundleGuard(out = DEFAULT_BUNDLE): Promise<string> {
   mkdirSync(dirname(out), { recursive: true });
   const root = import.meta.dirname ?? ".";
@@ -20,6 +23,8 @@ export async function bundleGuard(out = DEFAULT_BUNDLE): Promise<string> {
       "deno",
       "--format",
       "esm",
+      "--minify",
+      "--keep-names",
       "-o",
       out,
       join(root, "guard_node.ts"),

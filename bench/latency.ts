@@ -101,6 +101,15 @@ function timeProcess(argv: string[], env: Record<string, string>): Promise<numbe
   });
 }
 
+function timeBare(argv: string[]): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { stdio: "ignore" });
+    child.on("error", reject);
+    child.on("close", () => resolve(performance.now() - started));
+  });
+}
+
 async function timeSeries(runs: number, once: () => Promise<number>): Promise<number> {
   for (let i = 0; i < 3; i++) await once();
   const times: number[] = [];
@@ -138,12 +147,21 @@ export async function main(args: string[]): Promise<number> {
   // A fresh ledger dir per run would grow nothing: pre on an allowed path appends, so re-copy is not needed —
   // the guard appends one record per run, which keeps the ledger at ~500 records for the whole series.
   const env = { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "critic" };
-  const deno = await timeSeries(
+  // The real interpreter, not a version-manager shim (a shell script that would add its own start-up).
+  const python3 = spawnSync("python3", ["-c", "import sys; print(sys.executable)"]).stdout.toString().trim();
+  const guardTs = [Deno.execPath(), "run", "-A", join(ROOT, "guard.ts"), "pre"];
+  const deno = await timeSeries(runs, () => timeProcess(guardTs, env));
+  const denoBundle = await timeSeries(
     runs,
-    () => timeProcess([Deno.execPath(), "run", "-A", join(ROOT, "guard.ts"), "pre"], env),
+    () => timeProcess([Deno.execPath(), "run", "-A", bundle, "pre"], env),
   );
   const node = await timeSeries(runs, () => timeProcess(["node", bundle, "pre"], env));
-  const python = await timeSeries(runs, () => timeProcess(["python3", pyHook], env));
+  const python = await timeSeries(runs, () => timeProcess([python3, pyHook], env));
+  const floor = {
+    deno: await timeSeries(runs, () => timeBare([Deno.execPath(), "eval", "1"])),
+    node: await timeSeries(runs, () => timeBare(["node", "-e", "1"])),
+    python: await timeSeries(runs, () => timeBare([python3, "-c", "1"])),
+  };
   const server = await startHttp(["node", bundle], env);
   let http = 0;
   try {
@@ -157,18 +175,21 @@ export async function main(args: string[]): Promise<number> {
     server.stop();
   }
   const cores = spawnSync("nproc").stdout?.toString().trim();
-  const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
+  const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
+  const vsPython = (ms: number) => `${(python / ms).toFixed(2)}x the Python yardstick's speed`;
   console.log(
     `guard pre, terminal call, ${ledger.length}-record ledger, medians of ${runs} runs (${cores} cores)`,
   );
   console.log(`  http mode (node bundle, resident)  ${fmt(http)}`);
-  console.log(
-    `  command mode, Deno                 ${fmt(deno)}   ${(python / deno).toFixed(2)}x faster than Python`,
-  );
-  console.log(
-    `  command mode, Node bundle          ${fmt(node)}   ${(python / node).toFixed(2)}x faster than Python`,
-  );
+  console.log(`  command mode, Deno (guard.ts)      ${fmt(deno)}   ${vsPython(deno)}`);
+  console.log(`  command mode, Deno (bundle)        ${fmt(denoBundle)}   ${vsPython(denoBundle)}`);
+  console.log(`  command mode, Node bundle          ${fmt(node)}   ${vsPython(node)}`);
   console.log(`  Python stdlib yardstick            ${fmt(python)}`);
+  console.log(
+    `  bare start-up, no work: deno eval ${fmt(floor.deno)}, node -e ${fmt(floor.node)}, python -c ${
+      fmt(floor.python)
+    }`,
+  );
   return 0;
 }
 

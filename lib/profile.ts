@@ -1,25 +1,27 @@
 /** Guard profiles: YAML validated with zod; a literal secret anywhere rejects the whole profile. */
-import { z } from "zod";
+import * as z from "zod/mini";
+import "./hook.ts"; // configures zod/mini with English messages
 import { type Arm, ARMS } from "./ledger.ts";
 import { SECRET_KEY, secretKind } from "./secrets.ts";
 import { type Bounds, DEFAULT_BOUNDS } from "./decide.ts";
 
 /** A guard profile as written in YAML. Every key is optional; unknown keys are refused. */
 export const Profile = z.strictObject({
-  arm: z.enum(ARMS, { error: (issue) => `arm "${issue.input}" is unknown. Use one of ${ARMS.join(", ")}.` })
-    .optional(),
-  budgets: z.strictObject({
-    block_per_signature: z.int().min(0).max(20).optional(),
-    stop_blocks: z.int().min(0).max(7).optional(),
-    decision_ms: z.int().min(50).max(30_000).optional(),
-  }).optional(),
-  rules: z.strictObject({
-    enabled: z.array(z.string()).optional(),
-    disabled: z.array(z.string()).optional(),
-  }).optional(),
-  ledger_dir: z.string().optional(),
-  live_url: z.string().optional(),
-  live_token: z.string().optional(),
+  arm: z.optional(
+    z.enum(ARMS, { error: (issue) => `arm "${issue.input}" is unknown. Use one of ${ARMS.join(", ")}.` }),
+  ),
+  budgets: z.optional(z.strictObject({
+    block_per_signature: z.optional(z.int().check(z.minimum(0), z.maximum(20))),
+    stop_blocks: z.optional(z.int().check(z.minimum(0), z.maximum(7))),
+    decision_ms: z.optional(z.int().check(z.minimum(50), z.maximum(30_000))),
+  })),
+  rules: z.optional(z.strictObject({
+    enabled: z.optional(z.array(z.string())),
+    disabled: z.optional(z.array(z.string())),
+  })),
+  ledger_dir: z.optional(z.string()),
+  live_url: z.optional(z.string()),
+  live_token: z.optional(z.string()),
 });
 /** A guard profile as written in YAML. */
 export type Profile = z.infer<typeof Profile>;
