@@ -3,7 +3,7 @@
  * `deno task bundle [--out dist/fiable-guard.mjs]`.
  */
 import { dirname, join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 
 /** Where the bundle goes unless told otherwise. */
 export const DEFAULT_BUNDLE = join(import.meta.dirname ?? ".", "dist", "fiable-guard.mjs");
@@ -38,7 +38,22 @@ export async function bundleGuard(out = DEFAULT_BUNDLE): Promise<string> {
       `Cannot bundle the guard: deno bundle failed.\n${new TextDecoder().decode(result.stderr)}`,
     );
   }
+  withRequire(out);
   return out;
+}
+
+/**
+ * Gives a minified bundle the `require` its CommonJS dependencies (yaml) call: `--minify` drops the
+ * createRequire banner that an unminified bundle carries.
+ */
+function withRequire(file: string): void {
+  const code = readFileSync(file, "utf8");
+  if (code.includes("createRequire")) return;
+  writeFileSync(
+    file,
+    `import { createRequire as __fiableRequire } from "node:module";\n` +
+      `var require = __fiableRequire(import.meta.url);\n${code}`,
+  );
 }
 
 /** Where the agent bundle goes unless told otherwise. */

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { CHECKS } from "../rules/checks.ts";
 import { TOOLS } from "../rules/tools.ts";
 import { RULES } from "../rules/mod.ts";
-import { rulesPage, ruleTable, summaryOf } from "../scripts/rule_table.ts";
+import { readmeWithTable, ruleRows, rulesPage, ruleTable, summaryOf } from "../scripts/rule_table.ts";
 
 const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..");
 const s = suite("catalog");
@@ -73,6 +73,15 @@ s("docs/rules.md is up to date with the rule metadata", () => {
   assert.ok(
     page === rulesPage(ruleTable(rows), rows.length),
     "docs/rules.md is stale: run scripts/rule_table.ts",
+  );
+});
+
+s("the README's rule table is up to date with the rule metadata", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  assert.match(readme, "<!-- rules:begin");
+  assert.ok(
+    readme === readmeWithTable(readme, ruleTable(ruleRows())),
+    "README.md's rule table is stale: run scripts/rule_table.ts",
   );
 });
 
