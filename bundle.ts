@@ -1,46 +1,16 @@
 /**
- * Builds the guard as one JavaScript file for Node ≥ 20 (the trial container has Node and no Deno):
- * `deno task bundle [--out dist/fiable-guard.mjs]`.
+ * Builds the guard (and fiable-agent) as one JavaScript file each for Node ≥ 20 (the trial container has
+ * Node and no Deno): `deno task bundle [--agent] [--out FILE]`.
  */
 import { dirname, join } from "node:path";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 
-/** Where the bundle goes unless told otherwise. */
-export const DEFAULT_BUNDLE = join(import.meta.dirname ?? ".", "dist", "fiable-guard.mjs");
+const ROOT = import.meta.dirname ?? ".";
 
-/**
- * Bundles guard_node.ts into `out`, minified (every hook process compiles the file, and compile time grows
- * with its size); throws with deno's own output when bundling fails.
- */
-export async function bundleGuard(out = DEFAULT_BUNDLE): Promise<string> {
-  mkdirSync(dirname(out), { recursive: true });
-  const root = import.meta.dirname ?? ".";
-  const result = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "bundle",
-      "--quiet",
-      "--platform",
-      "deno",
-      "--format",
-      "esm",
-      "--minify",
-      "--keep-names",
-      "-o",
-      out,
-      join(root, "guard_node.ts"),
-    ],
-    cwd: root,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!result.success) {
-    throw new Error(
-      `Cannot bundle the guard: deno bundle failed.\n${new TextDecoder().decode(result.stderr)}`,
-    );
-  }
-  withRequire(out);
-  return out;
-}
+/** Where the guard bundle goes unless told otherwise. */
+export const DEFAULT_BUNDLE = join(ROOT, "dist", "fiable-guard.mjs");
+/** Where the agent bundle goes unless told otherwise. */
+export const DEFAULT_AGENT_BUNDLE = join(ROOT, "dist", "fiable-agent.mjs");
 
 /**
  * Gives a minified bundle the `require` its CommonJS dependencies (yaml) call: `--minify` drops the
@@ -56,13 +26,14 @@ function withRequire(file: string): void {
   );
 }
 
-/** Where the agent bundle goes unless told otherwise. */
-export const DEFAULT_AGENT_BUNDLE = join(import.meta.dirname ?? ".", "dist", "fiable-agent.mjs");
-
-/** Bundles agent_node.ts (fiable-agent, the research arm) into `out` for Node ≥ 20. */
-export async function bundleAgent(out = DEFAULT_AGENT_BUNDLE): Promise<string> {
+/** Runs `deno bundle` on an entry; throws with deno's own output, naming what failed, when it fails. */
+async function denoBundle(
+  entry: string,
+  out: string,
+  options: { what: string; minify: boolean },
+): Promise<string> {
   mkdirSync(dirname(out), { recursive: true });
-  const root = import.meta.dirname ?? ".";
+  const flags = options.minify ? ["--minify", "--keep-names"] : [];
   const result = await new Deno.Command(Deno.execPath(), {
     args: [
       "bundle",
@@ -71,20 +42,35 @@ export async function bundleAgent(out = DEFAULT_AGENT_BUNDLE): Promise<string> {
       "deno",
       "--format",
       "esm",
+      ...flags,
       "-o",
       out,
-      join(root, "agent_node.ts"),
+      join(ROOT, entry),
     ],
-    cwd: root,
+    cwd: ROOT,
     stdout: "piped",
     stderr: "piped",
   }).output();
   if (!result.success) {
     throw new Error(
-      `Cannot bundle the agent: deno bundle failed.\n${new TextDecoder().decode(result.stderr)}`,
+      `Cannot bundle ${options.what}: deno bundle failed.\n${new TextDecoder().decode(result.stderr)}`,
     );
   }
+  if (options.minify) withRequire(out);
   return out;
+}
+
+/**
+ * Bundles guard_node.ts into `out`, minified (every hook process compiles the file, and compile time grows
+ * with its size).
+ */
+export function bundleGuard(out = DEFAULT_BUNDLE): Promise<string> {
+  return denoBundle("guard_node.ts", out, { what: "the guard", minify: true });
+}
+
+/** Bundles agent_node.ts (fiable-agent, the research arm) into `out`. */
+export function bundleAgent(out = DEFAULT_AGENT_BUNDLE): Promise<string> {
+  return denoBundle("agent_node.ts", out, { what: "the agent", minify: false });
 }
 
 /** Entry: `deno task bundle [--out FILE]` (the guard) or `deno task bundle --agent [--out FILE]` (fiable-agent). */

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { decide, DEFAULT_BOUNDS, type GuardEvent } from "./decide.ts";
 import type { Arm, LedgerRecord } from "./ledger.ts";
 import { CHECKS } from "../rules/checks.ts";
+import { prng as rngOf } from "./stats.ts";
 
 /** One tool call the scripted agent makes: registered tool name, arguments, and what the simulator answers. */
 export interface Move {
@@ -65,18 +66,6 @@ export interface SampleOptions {
 }
 
 type Rng = () => number;
-
-/** mulberry32: a small seeded PRNG, so the samples are identical on every machine. */
-function rngOf(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function hex(rng: Rng, n: number, upper = false): string {
   let s = "";

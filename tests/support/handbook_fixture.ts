@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { HandbookSource } from "../../lib/handbook.ts";
+import { prng as random } from "../../lib/stats.ts";
 
 /** Anchor pages the tests expect to find, with the query that must rank each first. */
 export const KNOWN: { query: string; path: string }[] = [
@@ -158,18 +159,6 @@ const WORDS =
     "lymphedema compression speech occupational physical documentation physician review frequency units " +
     "duration limits exclusions benefit coverage indications contraindications evidence literature trial " +
     "outcomes safety efficacy").split(" ");
-
-/** A seeded pseudo-random generator (mulberry32) so every run builds the same handbook. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function filler(i: number, bytes: number, rand: () => number): HandbookSource {
   const pick = () => WORDS[Math.floor(rand() * WORDS.length)];
