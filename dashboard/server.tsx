@@ -3,7 +3,7 @@
  * its fragment when `HX-Request` is set (with `Vary: HX-Request`). Read-only apart from `POST /ingest`,
  * which takes ledger records with a bearer token and a size limit.
  *
- * `deno task dashboard --logs DIR... --results DIR [--port N] [--host H] [--token T] [--control ARM]`
+ * `deno task dashboard --logs DIR... --results DIR [--port N] [--host H] [--token T] [--control ARM] [--handbook DIR]`
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
@@ -16,9 +16,12 @@ import type { LedgerRecord } from "../lib/ledger.ts";
 import { armSummaries, findAggregates, type Row, type Sources, Store } from "./store.ts";
 import { RowSearch } from "./search.ts";
 import { htmxSource } from "./static/htmx.ts";
+import { type OpenedHandbook, openHandbook, searchHandbook } from "../lib/handbook.ts";
 import {
   ArmsPage,
   CSS,
+  HandbookPage,
+  HandbookResults,
   LivePage,
   LiveRows,
   MessagePage,
@@ -43,6 +46,8 @@ export interface AppOptions {
   control?: string;
   /** Largest accepted /ingest body in bytes. */
   ingestLimit?: number;
+  /** The handbook folder for the Handbook search page (none: the page says how to configure it). */
+  handbook?: string;
   /** Store refresh throttles (tests set 0 to see every change at once). */
   scanMs?: number;
   tailMs?: number;
@@ -258,6 +263,16 @@ export function createApp(sources: Sources | Store, opts: AppOptions = {}): { ap
     return c.html(<SearchPage hits={hits} query={query} />);
   });
 
+  let handbook: OpenedHandbook | undefined;
+  app.get("/handbook", (c) => {
+    const query = (c.req.query("q") ?? "").slice(0, 200);
+    if (opts.handbook && !handbook) handbook = openHandbook({ dir: opts.handbook, budgetMs: 60_000 });
+    const note = !opts.handbook ? undefined : handbook?.index ? undefined : handbook?.note;
+    const hits = query && handbook?.index ? searchHandbook(handbook.index, query, { limit: 20 }) : [];
+    if (hx(c)) return c.html(<HandbookResults hits={hits} query={query} note={note} />);
+    return c.html(<HandbookPage hits={hits} query={query} note={note} dir={opts.handbook} />);
+  });
+
   app.post("/ingest", async (c) => {
     if (!opts.token) {
       return c.text(
@@ -319,9 +334,13 @@ export interface ServeArgs {
   host: string;
   token?: string;
   control?: string;
+  handbook?: string;
 }
 
-/** Parses `--logs DIR... --results DIR... --port N --host H --token T --control ARM`; throws a usage message. */
+/**
+ * Parses `--logs DIR... --results DIR... --port N --host H --token T --control ARM --handbook DIR`; throws a
+ * usage message.
+ */
 export function parseArgs(args: string[], env: Record<string, string | undefined> = {}): ServeArgs {
   const out: ServeArgs = {
     logs: [],
@@ -335,7 +354,7 @@ export function parseArgs(args: string[], env: Record<string, string | undefined
     const a = args[i];
     if (a === "--logs") list = out.logs;
     else if (a === "--results") list = out.results;
-    else if (a === "--port" || a === "--host" || a === "--token" || a === "--control") {
+    else if (a === "--port" || a === "--host" || a === "--token" || a === "--control" || a === "--handbook") {
       const v = args[++i];
       if (v === undefined) throw new Error(`Cannot start the dashboard: ${a} needs a value.`);
       if (a === "--port") {
@@ -345,11 +364,12 @@ export function parseArgs(args: string[], env: Record<string, string | undefined
         }
       } else if (a === "--host") out.host = v;
       else if (a === "--token") out.token = v;
+      else if (a === "--handbook") out.handbook = resolve(v);
       else out.control = v;
       list = null;
     } else if (a.startsWith("--")) {
       throw new Error(
-        `Cannot start the dashboard: ${a} is unknown. Use --logs, --results, --port, --host, --token or --control.`,
+        `Cannot start the dashboard: ${a} is unknown. Use --logs, --results, --port, --host, --token, --control or --handbook.`,
       );
     } else if (list) list.push(resolve(a));
     else {throw new Error(
@@ -387,6 +407,7 @@ export function serve(
     token: a.token,
     requireToken: remote,
     control: a.control,
+    handbook: a.handbook,
     ...opts,
   });
   store.refresh();

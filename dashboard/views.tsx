@@ -10,6 +10,7 @@ import type { RuleMeta } from "../lib/rule.ts";
 import type { ToolEvent } from "../lib/atif.ts";
 import type { AggregateFile, ArmSummary, Row } from "./store.ts";
 import type { Hit } from "./search.ts";
+import type { HandbookHit } from "../lib/handbook.ts";
 
 /** Formats a 0–1 rate as a percentage. */
 export function pct(v: number | null | undefined): string {
@@ -34,7 +35,13 @@ function json(v: unknown, max = 6000): string {
   return s.length > max ? s.slice(0, max) + "…" : s;
 }
 
-const NAV = [["/", "Arms"], ["/trials", "Trials"], ["/rules", "Rules"], ["/live", "Live"]] as const;
+const NAV = [
+  ["/", "Arms"],
+  ["/trials", "Trials"],
+  ["/rules", "Rules"],
+  ["/live", "Live"],
+  ["/handbook", "Handbook"],
+] as const;
 
 /** The full page around a body: nav, search box, htmx from /static. */
 export const Layout: FC<PropsWithChildren<{ title: string; active?: string }>> = (
@@ -912,3 +919,53 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f3f4f6;padding:.4rem;
 .rule.fired{background:#fee2e2}tr.gap td:first-child{border-left:3px solid #f59e0b}tr.covered td:first-child{border-left:3px solid #10b981}
 form#filters{margin:.5rem 0}form#filters label{margin-right:1rem}
 `;
+
+/** Handbook hits: `<ol id="handbook-results">`, or why there are none. */
+export const HandbookResults: FC<{ hits: readonly HandbookHit[]; query: string; note?: string }> = (
+  { hits, query, note },
+) => (
+  <ol id="handbook-results" class="hits">
+    {note ? <li class="muted">{note}</li> : null}
+    {!note && query && !hits.length ? <li class="muted">No handbook page matches “{query}”.</li> : null}
+    {hits.map((h) => (
+      <li>
+        <strong>{h.title}</strong> <code>{h.path}</code>{" "}
+        <span class="muted">· {h.why} · score {h.score}</span>
+      </li>
+    ))}
+  </ol>
+);
+
+/** The Handbook page: the same MiniSearch index the plan arm uses, searched as you type. */
+export const HandbookPage: FC<{ hits: readonly HandbookHit[]; query: string; note?: string; dir?: string }> =
+  (
+    { hits, query, note, dir },
+  ) => (
+    <Layout title="Handbook" active="Handbook">
+      <h1>Handbook</h1>
+      <p class="muted">
+        {dir
+          ? (
+            <>
+              Managed-Care Operations Handbook at <code>{dir}</code>, ranked by the plan arm's index.
+            </>
+          )
+          : "No handbook configured: start the dashboard with --handbook DIR."}
+      </p>
+      <form action="/handbook" method="get" role="search">
+        <input
+          type="search"
+          name="q"
+          value={query}
+          placeholder="Search handbook pages…"
+          aria-label="Search the handbook"
+          hx-get="/handbook"
+          hx-trigger="input changed delay:300ms, search"
+          hx-target="#handbook-results"
+          hx-swap="outerHTML"
+          autocomplete="off"
+        />
+      </form>
+      <HandbookResults hits={hits} query={query} note={note} />
+    </Layout>
+  );

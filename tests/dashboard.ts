@@ -8,6 +8,7 @@ import { createApp, isLoopback, parseArgs, serve } from "../dashboard/server.tsx
 import { postLive } from "../lib/live.ts";
 import { armOfPath, ledgerStats, LedgerTail, rowId } from "../dashboard/store.ts";
 import { HOSTILE, liveRecord, PAYLOADS, writeFixture } from "./support/dashboard_fixture.ts";
+import { KNOWN, writeHandbook } from "./support/handbook_fixture.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "fiable-dash-"));
 const fx = writeFixture(dir);
@@ -382,3 +383,53 @@ for (
 cli("cleanup", () => rmSync(dir, { recursive: true, force: true }));
 
 cli.run();
+
+const handbook = suite("dashboard handbook search");
+const HX = { "HX-Request": "true" };
+
+handbook(
+  "with --handbook, the page searches the plan arm's index and returns the results fragment",
+  async () => {
+    const root = mkdtempSync(join(tmpdir(), "fiable-dash-handbook-"));
+    try {
+      writeHandbook(root, { count: 120 });
+      const { app: withBook } = createApp({ logs: [fx.logs], results: [] }, { handbook: root });
+      const page = await (await withBook.request("/handbook")).text();
+      assert.match(page, 'hx-get="/handbook"');
+      const res = await withBook.request(`/handbook?q=${encodeURIComponent(KNOWN[0].query)}`, {
+        headers: HX,
+      });
+      const fragment = await res.text();
+      assert.ok(fragment.startsWith('<ol id="handbook-results"'), fragment.slice(0, 80));
+      assert.match(fragment, KNOWN[0].path);
+      assert.is(res.headers.get("vary"), "HX-Request");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+);
+
+handbook("without --handbook, the page says how to configure it", async () => {
+  const { app: bare } = createApp({ logs: [fx.logs], results: [] });
+  assert.match(await (await bare.request("/handbook?q=x")).text(), "start the dashboard with --handbook DIR");
+});
+
+handbook("a missing handbook folder is reported, and a hostile query is escaped", async () => {
+  const { app: missing } = createApp({ logs: [fx.logs], results: [] }, {
+    handbook: join(dir, "no-such-book"),
+  });
+  const text = await (await missing.request(`/handbook?q=${encodeURIComponent(PAYLOADS[0])}`)).text();
+  assert.match(text, "the folder does not exist");
+  assert.not.match(text, PAYLOADS[0]);
+});
+
+handbook("--handbook is parsed as a directory", () => {
+  const logs = mkdtempSync(join(tmpdir(), "fiable-dash-args-"));
+  try {
+    assert.match(parseArgs(["--logs", logs, "--handbook", "book"]).handbook ?? "", /book$/);
+  } finally {
+    rmSync(logs, { recursive: true, force: true });
+  }
+});
+
+handbook.run();
