@@ -107,15 +107,24 @@ function contentWords(text: string): Set<string> {
   return out;
 }
 
+/**
+ * Content words seen so far, kept per evidence object and extended with new calls only: serve mode and replay
+ * fold one growing evidence per session, so a terminal call need not re-read every earlier result.
+ */
+const WORDS = new WeakMap<Evidence, { prompt: string; calls: number; words: Set<string> }>();
+
 /** The case vocabulary: content words and ids from the prompt and every successful earlier result. */
 function caseVocabulary(ev: Evidence): { words: Set<string>; ids: Set<string> } {
-  const words = contentWords(ev.prompt);
-  for (const c of ev.calls) {
-    if (c.ok) {
-      for (const w of contentWords(c.text.slice(0, 200_000))) words.add(w);
-    }
+  let seen = WORDS.get(ev);
+  if (!seen || seen.prompt !== ev.prompt || seen.calls > ev.calls.length) {
+    seen = { prompt: ev.prompt, calls: 0, words: contentWords(ev.prompt) };
+    WORDS.set(ev, seen);
   }
-  return { words, ids: groundedIds(ev) };
+  for (; seen.calls < ev.calls.length; seen.calls++) {
+    const c = ev.calls[seen.calls];
+    if (c.ok) { for (const w of contentWords(c.text.slice(0, 200_000))) seen.words.add(w); }
+  }
+  return { words: seen.words, ids: groundedIds(ev) };
 }
 
 /** What is wrong with one rationale text, or null when it is specific to the case. */
