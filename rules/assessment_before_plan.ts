@@ -14,6 +14,7 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
   meta: {
     id: "CM-06",
     name: "assessment-before-plan",
+    principle: "P-CM-06",
     seat: "cm",
     triggers: ["cm_care_plan.create_draft", "cm_care_plan.finalize"],
     protects: [

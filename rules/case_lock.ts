@@ -24,6 +24,7 @@ export const rule: Rule<{ tool: string; caseId: string; locked: string }> = {
   meta: {
     id: "GLOBAL-01",
     name: "case-lock",
+    principle: "P-ALL-01",
     seat: "all",
     triggers: mutatingTools(TOOLS),
     protects: [

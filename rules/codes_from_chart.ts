@@ -25,6 +25,7 @@ export const rule: Rule<{ arg: string; code: string }> = {
   meta: {
     id: "PP-05",
     name: "codes-from-chart",
+    principle: "P-PROV-03",
     seat: "provider",
     triggers: ["cases.create_from_order"],
     protects: ["new_referral.procedure_code", "new_referral.required_diagnosis_codes"],

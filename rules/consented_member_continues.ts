@@ -23,6 +23,7 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
   meta: {
     id: "CM-04",
     name: "consented-member-continues",
+    principle: "P-CM-05",
     seat: "cm",
     triggers: ["cm_assessment.save_section", "cm_intake.disenroll_case"],
     protects: [

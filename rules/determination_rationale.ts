@@ -20,6 +20,7 @@ export const rule: Rule<{ caseId: string; action: string }> = {
   meta: {
     id: "PP-06",
     name: "determination-rationale",
+    principle: "P-PROV-09",
     seat: "provider",
     triggers: ["auth.finalize_provider_determination"],
     protects: ["judge.provider_pre_submission.submission.rationale_scope"],

@@ -15,6 +15,7 @@ export const rule: Rule<{ caseId: string; missing: string }> = {
   meta: {
     id: "CM-05",
     name: "escalation-and-cadence",
+    principle: "P-CM-11",
     seat: "cm",
     triggers: ["cm_care_plan.finalize"],
     protects: [

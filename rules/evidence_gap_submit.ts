@@ -61,6 +61,7 @@ export const rule: Rule<{ tool: string; caseId: string; answer: string }> = {
   meta: {
     id: "PP-03",
     name: "evidence-gap-submit",
+    principle: "P-PROV-07",
     seat: "provider",
     triggers: ["auth.finalize_provider_determination", "auth.submit_authorization"],
     protects: [

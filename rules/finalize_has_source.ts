@@ -33,6 +33,7 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
   meta: {
     id: "UM-01",
     name: "finalize-has-source",
+    principle: "P-UM-12",
     seat: "payer",
     triggers: ["determination.finalize"],
     protects: [

@@ -49,6 +49,7 @@ export const rule: Rule<{ caseId: string; decision: string; source: string; expe
   meta: {
     id: "UM-02",
     name: "finalize-matches-source",
+    principle: "P-UM-12",
     seat: "payer",
     triggers: ["determination.finalize"],
     protects: [

@@ -38,6 +38,7 @@ export const rule: Rule<{ caseId: string; gaps: string }> = {
   meta: {
     id: "CM-02",
     name: "intervention-owner-timing",
+    principle: "P-CM-10",
     seat: "cm",
     triggers: ["cm_care_plan.finalize"],
     protects: ["cm.care_plan.intervention_structure"],

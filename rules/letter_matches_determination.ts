@@ -40,6 +40,7 @@ export const rule: Rule<{ tool: string; caseId: string; state: string; next: str
   meta: {
     id: "UM-10",
     name: "letter-matches-determination",
+    principle: "P-UM-13",
     seat: "payer",
     triggers: Object.keys(TYPE),
     protects: ["outcome.letter_types"],

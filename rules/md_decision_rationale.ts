@@ -15,6 +15,7 @@ export const rule: Rule<{ caseId: string; field: string; length: string }> = {
   meta: {
     id: "UM-04",
     name: "md-decision-rationale",
+    principle: "P-UM-07",
     seat: "payer",
     triggers: ["review.submit_md_case_decision"],
     protects: ["md.rationale_present", "md.denial_rationale_present", "outcome.determination_has_rationale"],

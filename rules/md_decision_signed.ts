@@ -16,6 +16,7 @@ export const rule: Rule<{ caseId: string; decision: string }> = {
   meta: {
     id: "UM-05",
     name: "md-decision-signed",
+    principle: "P-UM-08",
     seat: "payer",
     triggers: ["review.submit_md_case_decision"],
     protects: ["md.signed_off"],

@@ -15,6 +15,7 @@ export const rule: Rule<{ caseId: string }> = {
   meta: {
     id: "CM-07",
     name: "no-disenroll",
+    principle: "P-CM-05",
     seat: "cm",
     triggers: ["cm_intake.disenroll_case"],
     protects: ["cm.cross_stage.target_status", "cm.cross_stage.audit_actions", "cm.care_plan.finalized"],

@@ -15,6 +15,7 @@ export const rule: Rule<{ tool: string; caseId: string; action: string }> = {
   meta: {
     id: "PP-02",
     name: "no-packet-after-non-submit",
+    principle: "P-PROV-06",
     seat: "provider",
     triggers: ["auth.submit_authorization", "docs.create_submission_bundle"],
     protects: [

@@ -28,6 +28,7 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
   meta: {
     id: "UM-11",
     name: "no-review-without-lane",
+    principle: "P-UM-04",
     seat: "payer",
     triggers: TRIGGERS,
     protects: [

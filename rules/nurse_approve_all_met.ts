@@ -22,6 +22,7 @@ export const rule: Rule<{ caseId: string; open: string }> = {
   meta: {
     id: "UM-06",
     name: "nurse-approve-all-met",
+    principle: "P-UM-06",
     seat: "payer",
     triggers: ["review.submit_nurse_case_recommendation"],
     protects: ["md.decision_exists", "md.audit", "outcome.target_status", "outcome.letter_types"],

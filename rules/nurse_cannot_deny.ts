@@ -12,6 +12,7 @@ export const rule: Rule<{ caseId: string; recommendation: string }> = {
   meta: {
     id: "UM-07",
     name: "nurse-cannot-deny",
+    principle: "P-UM-06",
     seat: "payer",
     triggers: ["review.submit_nurse_case_recommendation"],
     protects: ["nurse.no_unauthorized_denial", "md.role_compliance", "md.decision_exists"],

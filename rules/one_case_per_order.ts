@@ -17,6 +17,7 @@ export const rule: Rule<{ caseId: string }> = {
   meta: {
     id: "PP-04",
     name: "one-case-per-order",
+    principle: "P-PROV-02",
     seat: "provider",
     triggers: ["cases.create_from_order"],
     protects: [

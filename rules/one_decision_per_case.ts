@@ -19,6 +19,7 @@ export const rule: Rule<{ tool: string; caseId: string; earlier: string }> = {
   meta: {
     id: "UM-08",
     name: "one-decision-per-case",
+    principle: "P-ALL-04",
     seat: "payer",
     triggers: Object.keys(FIELD),
     protects: [

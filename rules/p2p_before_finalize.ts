@@ -16,6 +16,7 @@ export const rule: Rule<{ caseId: string }> = {
   meta: {
     id: "UM-03",
     name: "p2p-before-finalize",
+    principle: "P-UM-10",
     seat: "payer",
     triggers: ["determination.finalize"],
     protects: [

@@ -35,6 +35,7 @@ export const rule: Rule<{ tool: string; requestId: string }> = {
   meta: {
     id: "UM-09",
     name: "p2p-outcome-needs-session",
+    principle: "P-UM-11",
     seat: "payer",
     triggers: ["p2p.record_outcome", "p2p_session.submit_summary"],
     protects: [

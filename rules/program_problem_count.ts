@@ -28,6 +28,7 @@ export const rule: Rule<{ caseId: string; program: string; minimum: string; coun
   meta: {
     id: "CM-03",
     name: "program-problem-count",
+    principle: "P-CM-08",
     seat: "cm",
     triggers: ["cm_care_plan.finalize"],
     protects: ["cm.care_plan.problem_count"],

@@ -36,6 +36,7 @@ export const rule: Rule<{ caseId: string; gaps: string }> = {
   meta: {
     id: "CM-01",
     name: "smart-goals",
+    principle: "P-CM-09",
     seat: "cm",
     triggers: ["cm_care_plan.finalize"],
     protects: ["cm.care_plan.goal_structure"],

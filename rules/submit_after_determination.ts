@@ -20,6 +20,7 @@ export const rule: Rule<{ caseId: string }> = {
   meta: {
     id: "PP-01",
     name: "submit-after-determination",
+    principle: "P-PROV-09",
     seat: "provider",
     triggers: ["auth.submit_authorization"],
     protects: [

@@ -15,6 +15,7 @@ export const rule: Rule<{ caseId: string }> = {
   meta: {
     id: "PP-07",
     name: "submit-with-bundle",
+    principle: "P-PROV-10",
     seat: "provider",
     triggers: ["auth.submit_authorization"],
     protects: [

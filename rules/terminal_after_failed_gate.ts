@@ -27,6 +27,7 @@ export const rule: Rule<{ tool: string; gate: string; error: string }> = {
   meta: {
     id: "GLOBAL-06",
     name: "terminal-after-failed-gate",
+    principle: "P-ALL-03",
     seat: "all",
     triggers: [
       "determination.finalize",

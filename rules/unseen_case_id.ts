@@ -23,6 +23,7 @@ export const rule: Rule<{ tool: string; arg: string; value: string }> = {
   meta: {
     id: "GLOBAL-02",
     name: "unseen-case-id",
+    principle: "P-ALL-02",
     seat: "all",
     triggers: mutatingTools(TOOLS).filter((name) =>
       TOOLS.find((t) => t.name === name)?.args.some((a) => ARGS.includes(a))
