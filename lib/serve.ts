@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isEventWord, neutralReply } from "./hook.ts";
 import { type LedgerRecord, readLedger } from "./ledger.ts";
-import { errorRecord, eventSettings, handle, loadSettings, saveRecord, sessionOf } from "../guard.ts";
+import { errorRecord, eventSettings, handle, loadSettings, saveRecord, sessionOf } from "./handle.ts";
 import { postLive } from "./live.ts";
 
 /** Largest hook body accepted (a 10 MB tool_input still gets a neutral answer, not a hang). */
