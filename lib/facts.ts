@@ -76,6 +76,16 @@ export function groundedIds(ev: Evidence): Set<string> {
   return out;
 }
 
+/** The payer calls that record a clinical decision or its consequences (reviews, determination, decision letters). */
+export const CLINICAL_DECISION_TOOLS = [
+  "review.submit_nurse_case_recommendation",
+  "review.submit_md_case_decision",
+  "determination.finalize",
+  "payer_letter_center.generate_approval",
+  "payer_letter_center.generate_denial",
+  "payer_letter_center.generate_partial_approval",
+];
+
 /** A result's text with one level of JSON string escaping undone, for harnesses that wrap results as escaped text. */
 export function plainText(text: string): string {
   return text.includes('\\"') ? text.replaceAll('\\"', '"').replaceAll("\\n", "\n") : text;

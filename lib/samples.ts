@@ -190,14 +190,15 @@ function providerTask(name: string, procedure: string, cpt: string, icd: string)
           case: { id: caseId, status: "ready_to_submit" },
         }),
       ];
+      const taskPrompt = prompt(
+        this.title,
+        `Prepare the prior authorization for ${procedure}.`,
+        "provider",
+        PROVIDER_NS,
+      );
       if (variant === "slip" && rng() < 0.5) {
         return {
-          prompt: prompt(
-            this.title,
-            `Prepare the prior authorization for ${procedure}.`,
-            "provider",
-            PROVIDER_NS,
-          ),
+          prompt: taskPrompt,
           moves: [
             ...moves,
             {
@@ -210,12 +211,7 @@ function providerTask(name: string, procedure: string, cpt: string, icd: string)
       }
       if (variant === "slip") {
         return {
-          prompt: prompt(
-            this.title,
-            `Prepare the prior authorization for ${procedure}.`,
-            "provider",
-            PROVIDER_NS,
-          ),
+          prompt: taskPrompt,
           moves,
           closing: {
             moves: [finalize, submit],
@@ -224,12 +220,7 @@ function providerTask(name: string, procedure: string, cpt: string, icd: string)
         };
       }
       return {
-        prompt: prompt(
-          this.title,
-          `Prepare the prior authorization for ${procedure}.`,
-          "provider",
-          PROVIDER_NS,
-        ),
+        prompt: taskPrompt,
         moves: [
           ...moves,
           finalize,
@@ -481,9 +472,10 @@ function cmTask(key: string, condition: string): Task {
       const saveFull = mv("cm_care_plan.save_care_plan", { case_id: caseId, plan_data: full }, {
         case_id: caseId,
       });
+      const cmPrompt = prompt(this.title, `Work the ${condition} referral.`, "care-manager", CM_NS);
       if (variant === "slip" && rng() < 0.5) {
         return {
-          prompt: prompt(this.title, `Work the ${condition} referral.`, "care-manager", CM_NS),
+          prompt: cmPrompt,
           moves: [
             ...moves,
             mv("cm_care_plan.save_care_plan", { case_id: caseId, plan_data: plan }, { case_id: caseId }),
@@ -511,12 +503,12 @@ function cmTask(key: string, condition: string): Task {
           },
         );
         return {
-          prompt: prompt(this.title, `Work the ${condition} referral.`, "care-manager", CM_NS),
+          prompt: cmPrompt,
           moves: [...moves, stray, saveFull, finalize],
         };
       }
       return {
-        prompt: prompt(this.title, `Work the ${condition} referral.`, "care-manager", CM_NS),
+        prompt: cmPrompt,
         moves: [...moves, saveFull, finalize],
         judged: variant === "judgement" ? ["judge.cm.outreach.quality"] : undefined,
       };

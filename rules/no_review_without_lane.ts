@@ -3,18 +3,10 @@
  * routing"), a clinical decision is the wrong path: every agent on pa_t035 ignored the error, approved and
  * failed the intake checks. Re-confirming the intake decisions after the failure releases the rule.
  */
-import { shown } from "../lib/facts.ts";
+import { CLINICAL_DECISION_TOOLS, shown } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";
 
 const NO_LANE = /not required|does not require payer routing/i;
-const TRIGGERS = [
-  "review.submit_nurse_case_recommendation",
-  "review.submit_md_case_decision",
-  "determination.finalize",
-  "payer_letter_center.generate_approval",
-  "payer_letter_center.generate_denial",
-  "payer_letter_center.generate_partial_approval",
-];
 const FAILED = toolCall("triage.route_case", { case_id: "CASE-3903B8ED" }, {
   error: "Error executing tool triage.route_case: Authorization is not required for this service",
 });
@@ -30,7 +22,7 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
     name: "no-review-without-lane",
     principle: "P-UM-04",
     seat: "payer",
-    triggers: TRIGGERS,
+    triggers: CLINICAL_DECISION_TOOLS,
     protects: [
       "intake.decision_member_eligible",
       "intake.decision_service_covered",

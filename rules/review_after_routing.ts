@@ -3,7 +3,7 @@
  * the `route_case` audit row, and a fast-track lane finalizes the approval itself. Only for tasks that
  * start at triage (the prompt's phase).
  */
-import { okOnCase, shown } from "../lib/facts.ts";
+import { CLINICAL_DECISION_TOOLS, okOnCase, shown } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";
 
 const TRIAGE = "# Triage Routing\n- Use only payer namespaces: `triage`, `review`";
@@ -19,14 +19,7 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
     id: "UM-14",
     name: "review-after-routing",
     seat: "payer",
-    triggers: [
-      "review.submit_nurse_case_recommendation",
-      "review.submit_md_case_decision",
-      "determination.finalize",
-      "payer_letter_center.generate_approval",
-      "payer_letter_center.generate_denial",
-      "payer_letter_center.generate_partial_approval",
-    ],
+    triggers: CLINICAL_DECISION_TOOLS,
     protects: ["triage.record_exists", "triage.audit", "triage.route_matches"],
     message: "Cannot call {tool} on {caseId}: this is a triage task and the case has not been routed. Call " +
       "triage_set_disposition and then triage_route_case with case_id={caseId} (no override_target unless " +
