@@ -123,28 +123,25 @@ export function eventSettings(
     : settings;
 }
 
-/** Handles one hook event end to end (parse, fold, decide); never throws. The caller saves the record. */
+/**
+ * Handles one hook event end to end (parse, fold, decide) under the event's settings (see `eventSettings`);
+ * never throws. The caller saves the record.
+ */
 export async function handle(
   word: EventWord,
   text: string,
-  baseSettings: GuardSettings,
+  settings: GuardSettings,
   options: { records: RecordSource; note?: string },
 ): Promise<{ reply: Record<string, unknown>; record: LedgerRecord | null }> {
   const started = performance.now();
-  const settings = eventSettings(word, baseSettings, process.env);
-  if (settings.arm === "stock") {
-    const parsed = parseHookInput(text, word);
-    if (!parsed.ok) return { reply: neutralReply(word), record: null };
-    return decide(toGuardEvent(parsed.input), [], engineConfig(settings), "");
-  }
   const parsed = parseHookInput(text, word);
-  const sessionGuess = sessionOf(text);
   if (!parsed.ok) {
-    return {
-      reply: neutralReply(word),
-      record: errorRecord(sessionGuess, word, settings.arm, parsed.reason),
-    };
+    const record = settings.arm === "stock"
+      ? null
+      : errorRecord(sessionOf(text), word, settings.arm, parsed.reason);
+    return { reply: neutralReply(word), record };
   }
+  if (settings.arm === "stock") return decide(toGuardEvent(parsed.input), [], engineConfig(settings), "");
   try {
     await maybeFault(word, settings.decisionMs);
     const event = toGuardEvent(parsed.input);

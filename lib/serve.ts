@@ -50,7 +50,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     req.on("end", () => {
       const text = size > MAX_BODY ? "" : Buffer.concat(chunks).toString("utf8");
       const session = sessionOf(text);
-      const budgetMs = eventSettings(word, settings, options.env).decisionMs;
+      const forEvent = eventSettings(word, settings, options.env);
+      const budgetMs = forEvent.decisionMs;
       const previous = queues.get(session) ?? Promise.resolve();
       const next = previous.then(async () => {
         let timer: ReturnType<typeof setTimeout> | undefined;
@@ -69,7 +70,7 @@ export async function serve(options: ServeOptions): Promise<void> {
           },
         );
         const why = size > MAX_BODY ? `hook body of ${size} bytes exceeds ${MAX_BODY}; allowed` : note;
-        const outcome = await Promise.race([handle(word, text, settings, { records, note: why }), overrun]);
+        const outcome = await Promise.race([handle(word, text, forEvent, { records, note: why }), overrun]);
         clearTimeout(timer);
         // The record is saved before the reply leaves, so a reader that saw the reply also sees the record.
         if (outcome.record) {
