@@ -7,6 +7,7 @@ import { appendRecord, type LedgerRecord } from "../ledger.ts";
 import { foldEvidence } from "../evidence.ts";
 import { openObligations } from "../closure.ts";
 import type { EventWord } from "../hook.ts";
+import { errorRecord } from "../handle.ts";
 
 /** What the loop needs to know from a pre-call decision. */
 export type PreVerdict = { allow: true } | { allow: false; reason: string };
@@ -63,15 +64,8 @@ export function inlineGuard(options: InlineGuardOptions): InlineGuard {
       return outcome.reply as Record<string, unknown>;
     } catch (err) {
       if (options.config.arm !== "stock") {
-        save({
-          v: 1,
-          t: now(),
-          session: options.session,
-          event: event.word,
-          arm: options.config.arm,
-          decision: "error",
-          note: `internal error, allowed: ${String((err as Error)?.stack ?? err).slice(0, 4000)}`,
-        });
+        const note = `internal error, allowed: ${String((err as Error)?.stack ?? err).slice(0, 4000)}`;
+        save({ ...errorRecord(options.session, event.word, options.config.arm, note), t: now() });
       }
       return {};
     }
