@@ -37,6 +37,9 @@ import { rule as consentedMemberContinues } from "./consented_member_continues.t
 import { rule as escalationAndCadence } from "./escalation_and_cadence.ts";
 import { rule as assessmentBeforePlan } from "./assessment_before_plan.ts";
 import { rule as noDisenroll } from "./no_disenroll.ts";
+import { rule as openCaseFirst } from "./open_case_first.ts";
+import { rule as consentMatchesEngagement } from "./consent_matches_engagement.ts";
+import { rule as sectionsBeforeComplete } from "./sections_before_complete.ts";
 
 /** All rules in ID order: GLOBAL, then provider (PP), payer (UM), care manager (CM). */
 export const RULES: readonly Rule[] = [
@@ -77,4 +80,7 @@ export const RULES: readonly Rule[] = [
   escalationAndCadence,
   assessmentBeforePlan,
   noDisenroll,
+  openCaseFirst,
+  consentMatchesEngagement,
+  sectionsBeforeComplete,
 ] as Rule[];

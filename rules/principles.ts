@@ -466,6 +466,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "cm.chart_review.record_exists",
     ],
     provenance: 'checks.md §8: 69 "No CM case found" errors from reading the chart before opening the case',
+    rule: "CM-08",
   },
   {
     id: "P-CM-02",
@@ -496,6 +497,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "(cm_outreach_get_transcript); set consent_obtained=true only after the member agreed in the transcript.",
     protects: ["judge.cm.outreach.quality", "cm.cross_stage.audit_actions"],
     provenance: "checks.md §10 C5 (consent grounding)",
+    rule: "CM-09",
   },
   {
     id: "P-CM-05",
@@ -528,7 +530,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "cm.assessment.completed",
     ],
     provenance: "checks.md §8: 415 schema errors on save_section; tools.md §6 nested payloads",
-    rule: "CM-06",
+    rule: "CM-10",
   },
   {
     id: "P-CM-07",

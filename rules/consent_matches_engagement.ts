@@ -1,0 +1,62 @@
+/**
+ * The outreach summary must not contradict itself: `engagement_status=engaged` means the member consented
+ * (the tool's own definition), `refused` and `pending` mean they did not, and the consent recorded is what
+ * the rest of the workflow (assessment, care plan, CM-04) acts on.
+ * Known limitations: checks the summary against itself, not against the transcript. A transcript check was
+ * measured and rejected: 11 PASSING hermes trials recorded consent after the patient simulator had failed
+ * (no member reply at all), and a block there would have turned a passing run into a disenrolment. Never
+ * fired on the 700 replayed trials.
+ */
+import { objectArg } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+const END = (summary: Record<string, unknown>) =>
+  toolCall("cm_outreach.end_outreach_call", { session_id: "SES-0E12A4B9", summary });
+
+/** The engagement statuses that say the member did not consent. */
+const NO_CONSENT = ["refused", "pending"];
+
+/** CM-09: no outreach summary whose consent_obtained contradicts its engagement_status. */
+export const rule: Rule<{ sessionId: string; consent: string; status: string }> = {
+  meta: {
+    id: "CM-09",
+    name: "consent-matches-engagement",
+    principle: "P-CM-04",
+    seat: "cm",
+    triggers: ["cm_outreach.end_outreach_call"],
+    protects: ["judge.cm.outreach.quality", "cm.cross_stage.audit_actions"],
+    message:
+      "Cannot end outreach call {sessionId} with this summary: consent_obtained={consent} contradicts " +
+      "engagement_status={status} (engaged means the member consented; refused and pending mean they did " +
+      "not). Re-read cm_outreach_get_transcript and send one summary whose two fields agree with what the " +
+      "member said.",
+  },
+  check(call) {
+    const summary = objectArg(call.input.summary);
+    const consent = summary?.consent_obtained;
+    const status = String(summary?.engagement_status ?? "");
+    const contradicts = (consent === true && NO_CONSENT.includes(status)) ||
+      (consent === false && status === "engaged");
+    return contradicts ? { sessionId: arg(call, "session_id"), consent: String(consent), status } : null;
+  },
+  valid: [
+    { call: END({ engagement_status: "engaged", consent_obtained: true }), evidence: {} },
+    { call: END({ engagement_status: "tentative", consent_obtained: true }), evidence: {} },
+    { call: END({ engagement_status: "refused", consent_obtained: false }), evidence: {} },
+  ],
+  invalid: [
+    {
+      call: END({ engagement_status: "refused", consent_obtained: true }),
+      evidence: {},
+      data: { sessionId: "SES-0E12A4B9", consent: "true", status: "refused" },
+    },
+    {
+      call: toolCall("cm_outreach.end_outreach_call", {
+        session_id: "SES-0E12A4B9",
+        summary: JSON.stringify({ engagement_status: "engaged", consent_obtained: false }),
+      }),
+      evidence: {},
+      data: { sessionId: "SES-0E12A4B9", consent: "false", status: "engaged" },
+    },
+  ],
+};

@@ -1,0 +1,57 @@
+/**
+ * The assessment is complete only with its four sections: `cm.assessment.required_sections_present` wants
+ * clinical, medication, behavioral_health and sdoh saved before `cm_assessment_complete_assessment`.
+ * A payload sent as JSON text is read like an object (the server accepted it in 16 passing trials, so the
+ * form of the payload is not a reason to block).
+ * Known limitation: never fired on the 700 replayed trials (every successful completion had all four
+ * sections); kept as the enforcement of P-CM-06 at no measured cost.
+ */
+import { objectArg, okOnCase } from "../lib/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/rule.ts";
+
+/** The sections the verifier requires. */
+export const SECTIONS = ["clinical", "medication", "behavioral_health", "sdoh"];
+
+const CASE = "CM-CASE-CM_AFIB_001";
+const SAVE = (section: string, asText = false) => {
+  const payload = { section, data: {} };
+  return toolCall("cm_assessment.save_section", {
+    case_id: CASE,
+    payload: asText ? JSON.stringify(payload) : payload,
+  });
+};
+const COMPLETE = toolCall("cm_assessment.complete_assessment", { case_id: CASE });
+
+/** CM-10: no assessment completion before all four sections were saved. */
+export const rule: Rule<{ caseId: string; missing: string }> = {
+  meta: {
+    id: "CM-10",
+    name: "sections-before-complete",
+    principle: "P-CM-06",
+    seat: "cm",
+    triggers: ["cm_assessment.complete_assessment"],
+    protects: ["cm.assessment.required_sections_present", "cm.assessment.completed"],
+    message: "Cannot complete the assessment for {caseId}: no section was saved for {missing}. Call " +
+      "cm_assessment_save_section with case_id={caseId} for each (payload an object with section and data), " +
+      "then cm_assessment_complete_assessment.",
+  },
+  check(call, evidence) {
+    const saved = new Set(
+      okOnCase(evidence, "cm_assessment.save_section", call.input)
+        .map((c) => objectArg(c.input.payload)?.section),
+    );
+    const missing = SECTIONS.filter((s) => !saved.has(s));
+    return missing.length ? { caseId: arg(call, "case_id"), missing: missing.join(", ") } : null;
+  },
+  valid: [
+    { call: COMPLETE, evidence: { calls: SECTIONS.map((s) => SAVE(s)) } },
+    { call: COMPLETE, evidence: { calls: SECTIONS.map((s) => SAVE(s, true)) } },
+  ],
+  invalid: [
+    {
+      call: COMPLETE,
+      evidence: { calls: [SAVE("clinical"), SAVE("medication")] },
+      data: { caseId: CASE, missing: "behavioral_health, sdoh" },
+    },
+  ],
+};
