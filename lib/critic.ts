@@ -1,12 +1,16 @@
 /**
- * The critic panel for terminal calls: three deterministic judges, each with a vote and a reason for the
- * ledger; the panel blocks when at least two object. Checklist blocks stand on their own (decide.ts).
+ * The critic panel. On terminal calls three deterministic judges (contract, grounding, policy) vote, and they
+ * block when at least two object. At the decision points the checklist cannot judge, the decision-point judges
+ * of lib/judges/ vote too, and an enforced one blocks on its own (protocol v2, docs/EVALUATION_PROTOCOL.md);
+ * a shadow one is only recorded. Checklist blocks stand on their own (decide.ts).
  */
 import type { Evidence } from "./evidence.ts";
 import { groundedIds } from "./facts.ts";
 import { extractIds, ID_SHAPES, normalizeId } from "./ids.ts";
 import type { RuleHit, Vote } from "./ledger.ts";
-import type { Call } from "./rule.ts";
+import { type JudgeContext, NO_TEXT } from "./judge.ts";
+import { JUDGES } from "./judges/mod.ts";
+import { type Call, renderMessage } from "./rule.ts";
 
 /** Argument names whose values are identifiers or codes the call must have observed. */
 const ID_KEY = /(^|_)(id|ids|npi|code|codes)$/;
@@ -171,7 +175,41 @@ export function panel(call: Call, ev: Evidence, hits: RuleHit[]): Vote[] {
   return [contractJudge(hits), groundingJudge(call, ev), policyJudge(call, ev)];
 }
 
-/** True when at least two of the three judges object. */
+/** True when at least two of the three panel judges object (decision-point votes are not counted here). */
 export function panelObjects(votes: Vote[]): boolean {
-  return votes.filter((v) => v.object).length >= 2;
+  return votes.filter((v) => v.object && !v.mode).length >= 2;
+}
+
+/**
+ * The decision-point judges' votes on a call (none when no judge triggers on it): each judge that triggers
+ * for the session's seat votes, its reason the rendered message when it objects.
+ */
+export function judgeVotes(call: Call, ev: Evidence, context: JudgeContext = NO_TEXT): Vote[] {
+  const votes: Vote[] = [];
+  for (const judge of JUDGES) {
+    if (!judge.meta.triggers.includes(call.tool) || (ev.seat && ev.seat !== judge.meta.seat)) continue;
+    const data = judge.check(call, ev, context);
+    votes.push({
+      judge: judge.meta.name,
+      object: data !== null,
+      reason: data ? renderMessage(judge.meta.message, data) : "no contradiction found",
+      mode: judge.meta.enforced ? "decisive" : "shadow",
+    });
+  }
+  return votes;
+}
+
+/** The blocks the panel asks for: `CRITIC` for two of three, and one per objecting decisive judge (its own ID). */
+export function criticHits(votes: Vote[]): RuleHit[] {
+  const hits: RuleHit[] = [];
+  if (panelObjects(votes)) {
+    const reasons = votes.filter((v) => v.object && !v.mode).map((v) => `${v.judge}: ${v.reason}`);
+    hits.push({ id: "CRITIC", checks: [], message: reasons.join("; ") });
+  }
+  for (const v of votes) {
+    if (!v.object || v.mode !== "decisive") continue;
+    const judge = JUDGES.find((j) => j.meta.name === v.judge);
+    if (judge) hits.push({ id: judge.meta.id, checks: judge.meta.protects, message: v.reason });
+  }
+  return hits;
 }

@@ -6,7 +6,9 @@ import { caseKeyOf, type Evidence, foldEvidence, signature } from "./evidence.ts
 import { isTerminal, normalizeToolName, shownName } from "./names.ts";
 import { renderMessage, type Rule } from "./rule.ts";
 import { closureMessage, openObligations } from "./closure.ts";
-import { panel, panelObjects } from "./critic.ts";
+import { criticHits, judgeVotes, panel } from "./critic.ts";
+import { JUDGE_BUDGET } from "./judge.ts";
+import { judgeOf } from "./judges/mod.ts";
 import { type HandbookLookup, rolePlan } from "./plan.ts";
 import { extractIds } from "./ids.ts";
 import { detectPhase, detectSeat } from "./seat.ts";
@@ -22,6 +24,8 @@ export type GuardEvent =
     input: Record<string, unknown>;
     toolUseId: string;
     agentId?: string;
+    /** The agent's last text messages before the call (best effort, for the critic's judges); never recorded. */
+    recentText?: string[];
   }
   | {
     word: "post";
@@ -109,13 +113,14 @@ export function checkCall(
   return hits;
 }
 
-/** The deny reason the model reads: the call, each rule with the checks it protects, and the fix. */
-export function denyReason(tool: string, hits: RuleHit[], votes?: Vote[]): string {
-  const lines = hits.map((h) => `[${h.id}] ${h.message}`);
-  if (votes && panelObjects(votes)) {
-    lines.push(`[CRITIC] ${votes.filter((v) => v.object).map((v) => `${v.judge}: ${v.reason}`).join("; ")}`);
-  }
-  return `fiable-guard blocked ${shownName(tool)}.\n${lines.join("\n")}`;
+/** The deny reason the model reads: the call, then each rule or critic block with its message and fix. */
+export function denyReason(tool: string, hits: RuleHit[]): string {
+  return `fiable-guard blocked ${shownName(tool)}.\n${hits.map((h) => `[${h.id}] ${h.message}`).join("\n")}`;
+}
+
+/** Blocks a hit may spend per (hit, tool, case) signature: a decision-point judge asks once. */
+function budgetOf(hit: RuleHit, bounds: Bounds): number {
+  return judgeOf(hit.id) ? Math.min(JUDGE_BUDGET, bounds.blockBudget) : bounds.blockBudget;
 }
 
 function base(
@@ -137,10 +142,13 @@ function decidePre(
   const ev = foldEvidence(records);
   const caseKey = caseKeyOf(event.input, ev.owners);
   const hits = checkCall(tool, event.input, ev, config.rules);
-  const votes = isTerminal(tool, event.input) ? panel({ tool, input: event.input }, ev, hits) : undefined;
-  const criticHit: RuleHit[] = votes && panelObjects(votes)
-    ? [{ id: "CRITIC", checks: [], message: votes.filter((v) => v.object).map((v) => v.reason).join("; ") }]
-    : [];
+  const call = { tool, input: event.input };
+  const all: Vote[] = [
+    ...(isTerminal(tool, event.input) ? panel(call, ev, hits) : []),
+    ...judgeVotes(call, ev, { recentText: event.recentText ?? [] }),
+  ];
+  const votes = all.length ? all : undefined;
+  const criticHit = criticHits(all);
   const record: LedgerRecord = {
     ...base(event, config, now),
     event: "pre",
@@ -163,7 +171,7 @@ function decidePre(
     return { reply: allowReply(), record: { ...record, decision: "shadow", rules: criticHit } };
   }
   const within = enforced.filter((h) =>
-    (ev.denies.get(signature(h.id, tool, caseKey)) ?? 0) < config.bounds.blockBudget
+    (ev.denies.get(signature(h.id, tool, caseKey)) ?? 0) < budgetOf(h, config.bounds)
   );
   if (!within.length) {
     return {
@@ -171,11 +179,7 @@ function decidePre(
       record: { ...record, decision: "release", rules: enforced, note: "block budget spent; call released" },
     };
   }
-  const reason = denyReason(
-    tool,
-    within.filter((h) => h.id !== "CRITIC"),
-    enforce.critic ? votes : undefined,
-  );
+  const reason = denyReason(tool, within);
   return { reply: denyReply(reason), record: { ...record, decision: "deny", rules: within, reason } };
 }
 

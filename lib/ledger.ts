@@ -23,11 +23,13 @@ export interface RuleHit {
   message: string;
 }
 
-/** One critic judge's vote. */
+/** One critic judge's vote: the three panel judges, then the decision-point judges (lib/judges/). */
 export interface Vote {
-  judge: "contract" | "grounding" | "policy";
+  judge: "contract" | "grounding" | "policy" | "self-consistency" | "p2p-contract";
   object: boolean;
   reason: string;
+  /** Decision-point judges only: `decisive` may block alone (critic arm), `shadow` is recorded, never enforced. */
+  mode?: "decisive" | "shadow";
 }
 
 /** One ledger line. */

@@ -20,7 +20,7 @@ import { extractIds } from "../lib/ids.ts";
 import type { LedgerRecord } from "../lib/ledger.ts";
 import { checkCall } from "../lib/decide.ts";
 import { openObligations } from "../lib/closure.ts";
-import { panel, panelObjects } from "../lib/critic.ts";
+import { judgeVotes, panel, panelObjects } from "../lib/critic.ts";
 import { isTerminal } from "../lib/names.ts";
 import { findTrials, readScorecard, readTrial } from "../lib/trials.ts";
 import { RULES } from "../rules/mod.ts";
@@ -97,6 +97,10 @@ export function replayCalls(
       for (const hit of hits) {
         if (!fires.has(hit.id)) fires.set(hit.id, { tool: call.tool, message: hit.message });
       }
+      for (const v of judgeVotes({ tool: call.tool, input: call.input }, ev)) {
+        const id = `JUDGE-${v.judge}`;
+        if (v.object && !fires.has(id)) fires.set(id, { tool: call.tool, message: v.reason });
+      }
       if (isTerminal(call.tool, call.input)) {
         const votes = panel({ tool: call.tool, input: call.input }, ev, hits);
         for (const v of votes) {
@@ -131,8 +135,18 @@ export function replayCalls(
   return { fires, open };
 }
 
-/** Critic rows: each judge's objections and the panel's two-of-three block (terminal calls only). */
-const PANEL_ROWS = ["JUDGE-contract", "JUDGE-grounding", "JUDGE-policy", "CRITIC"];
+/**
+ * Critic rows: each panel judge's objections, the panel's two-of-three block (terminal calls only), and the
+ * decision-point judges (here without the agent's text; replay.ts passes it).
+ */
+const PANEL_ROWS = [
+  "JUDGE-contract",
+  "JUDGE-grounding",
+  "JUDGE-policy",
+  "CRITIC",
+  "JUDGE-self-consistency",
+  "JUDGE-p2p-contract",
+];
 
 /** Tallies ff / ffc / fp per rule (and the closure gate as `CLOSURE`). */
 export function tally(trials: TrialReplay[]): RuleTally[] {

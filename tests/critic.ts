@@ -1,10 +1,12 @@
-/** The critic panel: each judge's verdict as table rows, then the two-of-three vote. */
+/** The critic panel: each judge's verdict as table rows, the two-of-three vote, then the decision-point judges. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import {
   contractJudge,
+  criticHits,
   groundingJudge,
   isIdentifier,
+  judgeVotes,
   panel,
   panelObjects,
   policyJudge,
@@ -127,3 +129,43 @@ lists("each item of a comma or semicolon list is grounded on its own", () => {
   assert.is(groundingJudge(FINALIZE({ diagnosis_codes: "M17.11; M17.12" }), ev).object, true);
 });
 lists.run();
+
+const decisionPoints = suite("critic: decision-point judges");
+const DECISIVE = (object: boolean): Vote => ({
+  judge: "self-consistency",
+  object,
+  reason: "r",
+  mode: "decisive",
+});
+const SHADOW = (object: boolean): Vote => ({ judge: "p2p-contract", object, reason: "r", mode: "shadow" });
+decisionPoints("decision-point votes never count toward two of three", () => {
+  assert.is(panelObjects([vote(true), DECISIVE(true), SHADOW(true)]), false);
+  assert.is(panelObjects([vote(true), vote(true), DECISIVE(false)]), true);
+});
+const hitRows: [string, Vote[], string[]][] = [
+  ["nothing objects", [vote(false), DECISIVE(false)], []],
+  ["a decisive judge alone blocks under its own ID", [vote(true), DECISIVE(true)], ["CRITIC-01"]],
+  ["a shadow judge never blocks", [SHADOW(true)], []],
+  ["two of three and a decisive judge", [vote(true), vote(true), DECISIVE(true)], ["CRITIC", "CRITIC-01"]],
+];
+for (const [name, votes, ids] of hitRows) {
+  decisionPoints(name, () => assert.equal(criticHits(votes).map((h) => h.id), ids));
+}
+decisionPoints("a decisive hit carries the checks its judge protects", () => {
+  const [hit] = criticHits([DECISIVE(true)]);
+  assert.ok(hit.checks.includes("provider_pre_submission.final_action"));
+});
+decisionPoints("judges vote only at their triggers and for their seat", () => {
+  const submit = {
+    tool: "auth.finalize_provider_determination",
+    input: { case_id: "C", final_action: "submit_pa" },
+  };
+  const provider = evidenceOf({ prompt: "# Clinical Intake\n- Use only provider namespaces: `auth`" });
+  const payer = evidenceOf({ prompt: "# MD Review\n- Use only payer namespaces: `review`" });
+  assert.equal(judgeVotes(submit, provider).map((v) => [v.judge, v.object, v.mode]), [
+    ["self-consistency", false, "decisive"],
+  ]);
+  assert.equal(judgeVotes(submit, payer), []);
+  assert.equal(judgeVotes({ tool: "cases.get_case", input: {} }, provider), []);
+});
+decisionPoints.run();

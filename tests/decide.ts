@@ -4,7 +4,7 @@ import * as assert from "uvu/assert";
 import { decide, DEFAULT_BOUNDS, type GuardEvent } from "../lib/decide.ts";
 import { type Arm, ARMS, type LedgerRecord } from "../lib/ledger.ts";
 import { recordsOf, toolCall } from "../lib/rule.ts";
-import { PROVIDER_PROMPT } from "./support/payloads.ts";
+import { PAYER_PROMPT, PROVIDER_PROMPT } from "./support/payloads.ts";
 
 const s = suite("decide");
 
@@ -113,6 +113,86 @@ s("a stop with every obligation closed is allowed", () => {
   const out = run("checklist", { word: "stop", session: "s", subagent: false }, records);
   assert.equal(out.reply, {});
   assert.is(out.record?.decision, "allow");
+});
+
+/** A provider session whose own questionnaire answer denies a completed step, then a submit_pa decision. */
+const GAP_RECORDS = recordsOf({
+  prompt: PROVIDER_PROMPT,
+  calls: [
+    toolCall("cases_create_from_order", { patient_id: "PAT-c7e617a246b7" }, {
+      result: { case: { id: "CASE-ACT-001", patient_id: "PAT-c7e617a246b7" } },
+    }),
+    toolCall("forms_list_required_forms", { case_id: "CASE-ACT-001" }, {
+      result: {
+        items: [{ questions: [{ key: "counseling_completed", label: "Was counseling completed?" }] }],
+      },
+    }),
+    toolCall("forms_save_form_response", {
+      case_id: "CASE-ACT-001",
+      form_id: "FORM-POLICY-CASE-ACT-001-QUESTIONNAIRE-01",
+      answers: { counseling_completed: "No. A referral was placed on 03/10." },
+    }),
+  ],
+});
+const DECIDE_SUBMIT: GuardEvent = {
+  word: "pre",
+  session: "s",
+  tool: "mcp__healthverse__auth_finalize_provider_determination",
+  input: {
+    case_id: "CASE-ACT-001",
+    final_action: "submit_pa",
+    override_reason:
+      "Personal history of breast cancer diagnosed at 43 meets the multi-gene panel criterion.",
+  },
+  toolUseId: "t9",
+};
+
+s("critic: a decisive judge blocks on its own, names the fact and both options", () => {
+  const out = run("critic", DECIDE_SUBMIT, GAP_RECORDS);
+  assert.is(permission(out.reply), "deny");
+  assert.equal(out.record?.rules?.map((r) => r.id), ["CRITIC-01"]);
+  assert.match(out.record?.reason ?? "", /\[CRITIC-01\] Cannot submit CASE-ACT-001/);
+  assert.match(out.record?.reason ?? "", /"No\. A referral was placed on 03\/10\."/);
+  assert.match(out.record?.reason ?? "", /gather_more_evidence .*do_not_submit.*override_reason/s);
+  const vote = out.record?.votes?.find((v) => v.judge === "self-consistency");
+  assert.equal([vote?.object, vote?.mode], [true, "decisive"]);
+});
+
+s("critic: the judge asks once, then the same decision is released", () => {
+  const first = run("critic", DECIDE_SUBMIT, GAP_RECORDS);
+  const second = run("critic", { ...DECIDE_SUBMIT, toolUseId: "t10" }, [...GAP_RECORDS, first.record!]);
+  assert.is(permission(second.reply), "allow");
+  assert.is(second.record?.decision, "release");
+});
+
+s("checklist: the same objection is recorded as shadow, never enforced", () => {
+  const out = run("checklist", DECIDE_SUBMIT, GAP_RECORDS);
+  assert.is(permission(out.reply), "allow");
+  assert.is(out.record?.decision, "shadow");
+  assert.equal(out.record?.rules?.map((r) => r.id), ["CRITIC-01"]);
+});
+
+s("critic: the agent's recent text is read but never recorded", () => {
+  const said = "Only 1 of 3 required bullets is met, so I will disclose it and submit.";
+  const records = GAP_RECORDS.slice(0, 2); // the prompt and the case, no questionnaire answer
+  const out = run("critic", { ...DECIDE_SUBMIT, recentText: ["secret plan", said] }, records);
+  assert.is(permission(out.reply), "deny");
+  assert.match(out.record?.reason ?? "", /your own note before this call says "Only 1 of 3/);
+  assert.not.match(JSON.stringify(out.record), "secret plan");
+});
+
+s("critic: a shadow judge's objection is recorded and the call allowed", () => {
+  const records = recordsOf({ prompt: PAYER_PROMPT, calls: [] });
+  const out = run("critic", {
+    word: "pre",
+    session: "s",
+    tool: "mcp__healthverse__review_submit_md_case_decision",
+    input: { case_id: "CASE-3903B8ED", decision: "p2p_review", determination_rationale: "Close call." },
+    toolUseId: "t11",
+  }, records);
+  const vote = out.record?.votes?.find((v) => v.judge === "p2p-contract");
+  assert.equal([vote?.object, vote?.mode], [true, "shadow"]);
+  assert.ok(!out.record?.rules?.some((r) => r.id === "CRITIC-02"));
 });
 
 s("every arm is covered", () => assert.equal([...ARMS], PRE_BY_ARM.map(([arm]) => arm)));

@@ -1,0 +1,105 @@
+/**
+ * The peer-to-peer contract at the MD decision (principle P-UM-09): `decision=p2p_review` creates a P2P
+ * request, but the session only opens when the task carries a P2P workflow; otherwise it never opens, the
+ * decision stays unsigned and `md.signed_off` fails. On the discovery set 24 of 25 `md.signed_off` failures
+ * were this pattern (p2p_review decisions whose session opened passed 8 of 9, those whose session never
+ * opened 1 of 24). The judge objects when no P2P request is visible for the case and the task is not a
+ * peer-to-peer task.
+ *
+ * SHADOW (`enforced: false`): replay over the 10 packets (700 trials) finds it firing in 5 PASSING trials,
+ * all nurse-review entries whose task expected exactly this p2p_review (opus-4.8, glm-5.2 and gpt-5.6-sol on
+ * the cervical disc arthroplasty case; glm-5.2 and gpt-5.6-sol on the colonoscopy site-of-service case). In
+ * each, no P2P request existed before the decision (opus-4.8 even called p2p_list and got `items: []`),
+ * the prompt was not a P2P stage, and nothing the guard can see (prompt, results, the agent's own
+ * evaluations or text) separates them from the wrong p2p_review decisions: the provider's letter offering a
+ * peer-to-peer, which agents cite, is read through the file tools and also appears in failing trials. A
+ * block there could turn a correct p2p_review into a signed denial, so the judge only records its vote.
+ * In failed trials it fires in 54 (47 with a protected check failed; enforced it would add 29 to the upper
+ * rescue estimate, 2 to the strict one, since no other rule protects `md.signed_off`): replay prints these
+ * figures for the day a visible signal exists.
+ * Known limitation: P-UM-09's premise ("a peer-to-peer already exists, or the task is a P2P task") does not
+ * hold on these packets; the principle stays in the plan as advice, not as a block.
+ */
+import { caseKeyOf, type Evidence } from "../evidence.ts";
+import { okCalls, plainText } from "../facts.ts";
+import { subjectKey } from "../ids.ts";
+import type { Judge } from "../judge.ts";
+import { arg, type Call, toolCall } from "../rule.ts";
+
+const DECIDE = "review.submit_md_case_decision";
+const P2P_ID = /^(?:P2P-|p2p_req_)/;
+
+/** True when a result shows a P2P request owned by the call's case. */
+export function p2pRequestExists(ev: Evidence, call: Call): boolean {
+  const caseKey = caseKeyOf(call.input, ev.owners);
+  if (!caseKey) return false;
+  for (const [id, owner] of ev.owners) if (P2P_ID.test(id) && subjectKey(owner) === caseKey) return true;
+  const caseId = arg(call, "case_id");
+  return ev.calls.some((c) =>
+    c.ok && /"p2p_request_id"\s*:\s*"(?:P2P-|p2p_req_)/.test(plainText(c.text)) &&
+    plainText(c.text).includes(caseId)
+  );
+}
+
+/** Whether the agent looked: p2p_list was called (for this case or for all cases). */
+function listed(ev: Evidence, call: Call): boolean {
+  const caseId = arg(call, "case_id");
+  return okCalls(ev, "p2p.list", (i) => !i.case_id || i.case_id === caseId).length > 0;
+}
+
+const CASE = "CASE-3903B8ED";
+const P2P_REVIEW = toolCall(DECIDE, { case_id: CASE, decision: "p2p_review", determination_rationale: "x" });
+const EMPTY_LIST = toolCall("p2p.list", { case_id: CASE }, { result: { items: [] } });
+const SEEDED = toolCall("p2p.list", { case_id: CASE }, {
+  result: { items: [{ id: "P2P-curated-826157", case_id: CASE, status: "requested" }] },
+});
+
+/** CRITIC-02: no p2p_review decision when no peer-to-peer exists for the case and the task is not a P2P task. */
+export const judge: Judge<{ caseId: string; looked: string }> = {
+  meta: {
+    id: "CRITIC-02",
+    name: "p2p-contract",
+    seat: "payer",
+    principle: "P-UM-09",
+    triggers: [DECIDE],
+    protects: ["md.signed_off", "p2p.request_exists", "p2p.determination_matches_contract"],
+    enforced: false,
+    message: "Cannot record decision=p2p_review on {caseId} yet: no peer-to-peer request exists for this " +
+      "case ({looked}) and this is not a peer-to-peer task, so a P2P may never open and the decision would " +
+      "stay unsigned. Decide explicitly from your own criteria evaluation: a signed decision (approve, deny, " +
+      "partial_approve or request_info with signed_off=true), or, if a peer-to-peer is what this case needs, " +
+      "call review_submit_md_case_decision again with decision=p2p_review (this check asks once).",
+  },
+  check(call, evidence) {
+    if (call.input.decision !== "p2p_review" || evidence.phase === "p2p") return null;
+    if (p2pRequestExists(evidence, call)) return null;
+    return {
+      caseId: arg(call, "case_id"),
+      looked: listed(evidence, call) ? "p2p_list shows none" : "p2p_list was not called",
+    };
+  },
+  valid: [
+    { call: toolCall(DECIDE, { case_id: CASE, decision: "deny", signed_off: true }), evidence: {} },
+    { call: P2P_REVIEW, evidence: { calls: [SEEDED] } },
+    {
+      call: P2P_REVIEW,
+      evidence: { prompt: "# 📞 Peer-to-Peer Session — MRI\n- Use only payer namespaces" },
+    },
+    {
+      call: P2P_REVIEW,
+      evidence: {
+        calls: [toolCall("determination.get_summary", { case_id: CASE }, {
+          result: { md_decision: { case_id: CASE, p2p_request_id: "P2P-2026-00471" } },
+        })],
+      },
+    },
+  ],
+  invalid: [
+    {
+      call: P2P_REVIEW,
+      evidence: { prompt: "# ⚕️ MD Review — MRI\n- Use only payer namespaces", calls: [EMPTY_LIST] },
+      data: { caseId: CASE, looked: "p2p_list shows none" },
+    },
+    { call: P2P_REVIEW, evidence: {}, data: { caseId: CASE, looked: "p2p_list was not called" } },
+  ],
+};
