@@ -188,6 +188,20 @@ export function taskPrompt(t: Trajectory): string {
   return parts.join("\n\n");
 }
 
+/** The harnesses' stand-ins for a message that only carried tool calls (`Executed Read toolu_…`, `[tool call]`). */
+const CALL_ONLY = /^(?:Executed \S+ \S+|\[tool call\])$/;
+
+/** The agent's own text messages in order, with their step index (tool-call placeholders left out). */
+export function agentTexts(t: Trajectory): { step: number; text: string }[] {
+  const out: { step: number; text: string }[] = [];
+  t.steps.forEach((step, index) => {
+    if (step.source !== "agent") return;
+    const text = messageText(step.message).trim();
+    if (text && !CALL_ONLY.test(text)) out.push({ step: index, text });
+  });
+  return out;
+}
+
 const MCP_PREFIX = /^mcp__(?:healthverse|chi-bench)__/;
 
 /** Tool-call counts per harness.md §6: all calls, and the MCP (healthverse) ones. */

@@ -9,6 +9,9 @@ import { appendRecord, type LedgerRecord } from "./ledger.ts";
 import { decide, type EngineConfig, type GuardEvent } from "./decide.ts";
 import { type GuardSettings, parseProfile, resolveSettings } from "./profile.ts";
 import { RULES } from "../rules/mod.ts";
+import { isJudged } from "./judges/mod.ts";
+import { normalizeToolName } from "./names.ts";
+import { readRecentText, TRANSCRIPT_WAIT_MS } from "./transcript.ts";
 
 /** The guard event for a parsed hook input. */
 export function toGuardEvent(input: HookInput): GuardEvent {
@@ -145,6 +148,16 @@ export async function handle(
   try {
     await maybeFault(word, settings.decisionMs);
     const event = toGuardEvent(parsed.input);
+    let note = options.note;
+    if (event.word === "pre" && parsed.input.transcript_path && isJudged(normalizeToolName(event.tool))) {
+      // The critic's judges also read the agent's own words before the call: a bounded, best-effort tail.
+      const read = await readRecentText(parsed.input.transcript_path, {
+        toolUseId: event.toolUseId,
+        waitMs: Math.min(TRANSCRIPT_WAIT_MS, settings.decisionMs / 3),
+      });
+      if (read.texts.length) event.recentText = read.texts;
+      note = [note, read.note].filter(Boolean).join(" ") || undefined;
+    }
     const config = engineConfig(settings);
     if (event.word === "prompt" || event.word === "session-start") {
       // Loaded only for the plan events, so tool-call hooks never pay for the search index.
@@ -168,7 +181,7 @@ export async function handle(
     }
     if (outcome.record) {
       outcome.record.latency_ms = Math.round(elapsed * 100) / 100;
-      if (options.note) outcome.record.note = [outcome.record.note, options.note].filter(Boolean).join(" ");
+      if (note) outcome.record.note = [outcome.record.note, note].filter(Boolean).join(" ");
     }
     return outcome;
   } catch (err) {

@@ -6,6 +6,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  agentTexts,
   countToolCalls,
   readTrajectory,
   taskPrompt,
@@ -15,6 +16,8 @@ import {
   type UnresolvedCall,
 } from "./atif.ts";
 import { type Bounds, decide, DEFAULT_BOUNDS, type GuardEvent } from "./decide.ts";
+import { RECENT_TEXT, recentText } from "./judge.ts";
+import { isJudged } from "./judges/mod.ts";
 import { type Arm, ledgerFileName, type LedgerRecord } from "./ledger.ts";
 import { findTrials, readScorecard, readTrial, type TrialRef } from "./trials.ts";
 
@@ -98,6 +101,8 @@ export interface ArmResult {
   firstBlock: { step: number | null; tool: string | null; rules: string[] } | null;
   /** Ledger file written, or null. */
   ledger: string | null;
+  /** Judge name → the calls it objected to, enforced or shadow (what a decision-point judge would catch). */
+  votes?: Record<string, FiredCall[]>;
 }
 
 /** One replayed trial. */
@@ -161,23 +166,43 @@ export function checkMatches(pattern: string, id: string): boolean {
   return new RegExp(`^${re}$`).test(id);
 }
 
-/** The hook events of one trial, in the order the live guard would have seen them (batches: pres, then posts). */
+/**
+ * The hook events of one trial, in the order the live guard would have seen them (batches: pres, then posts).
+ * Each pre carries the agent's recent text from `texts` (its messages up to the call's step), as the live
+ * guard reads it from the transcript.
+ */
 export function trialEvents(
   session: string,
   prompt: string,
   calls: ToolEvent[],
+  texts: readonly { step: number; text: string }[] = [],
 ): { event: GuardEvent; call?: ToolEvent }[] {
   const out: { event: GuardEvent; call?: ToolEvent }[] = [{ event: { word: "prompt", session, prompt } }];
   const guarded = calls.filter((c) => c.tool);
+  let end = 0; // texts[0..end) were written at or before the current call (calls come in step order)
+  const said = (call: ToolEvent) => {
+    while (end < texts.length && texts[end].step <= call.step) end++;
+    if (!isJudged(call.tool)) return [];
+    return recentText(texts.slice(Math.max(0, end - RECENT_TEXT.messages), end).map((t) => t.text));
+  };
   for (let i = 0; i < guarded.length;) {
     let j = i;
     while (j < guarded.length && guarded[j].batch === guarded[i].batch) j++;
     const batch = guarded.slice(i, j);
     for (const call of batch) {
       const agentId = call.sidechain ? "sidechain" : undefined;
+      const recent = said(call);
       out.push({
         call,
-        event: { word: "pre", session, tool: call.tool!, input: call.input, toolUseId: call.id, agentId },
+        event: {
+          word: "pre",
+          session,
+          tool: call.tool!,
+          input: call.input,
+          toolUseId: call.id,
+          agentId,
+          ...(recent.length ? { recentText: recent } : {}),
+        },
       });
     }
     for (const call of batch) {
@@ -207,13 +232,24 @@ export function replayArm(
   prompt: string,
   calls: ToolEvent[],
   arm: Arm,
-  opts: { bounds?: Bounds; rules?: string[]; now?: (step: number | null) => string } = {},
+  opts: {
+    bounds?: Bounds;
+    rules?: string[];
+    now?: (step: number | null) => string;
+    texts?: readonly { step: number; text: string }[];
+  } = {},
 ): { records: LedgerRecord[]; result: Omit<ArmResult, "ledger"> } {
   const config = { arm, bounds: opts.bounds ?? DEFAULT_BOUNDS, rules: opts.rules };
   const records: LedgerRecord[] = [];
-  const result: Omit<ArmResult, "ledger"> = { rules: {}, closure: [], blocked: false, firstBlock: null };
+  const result: Omit<ArmResult, "ledger"> = {
+    rules: {},
+    closure: [],
+    blocked: false,
+    firstBlock: null,
+    votes: {},
+  };
   const now = opts.now ?? (() => "1970-01-01T00:00:00.000Z");
-  for (const { event, call } of trialEvents(session, prompt, calls)) {
+  for (const { event, call } of trialEvents(session, prompt, calls, opts.texts)) {
     const { record } = decide(event, records, config, now(call?.step ?? null));
     if (!record) continue;
     const marked: LedgerRecord = { ...record, replay: true, ...(call ? { step: call.step } : {}) };
@@ -234,6 +270,17 @@ export function replayArm(
       for (const hit of marked.rules ?? []) {
         const entry = result.rules[hit.id] ??= { checks: hit.checks, calls: [] };
         entry.calls.push({ step: call.step, id: call.id, tool: call.tool!, decision: marked.decision });
+      }
+    }
+    if (call && marked.event === "pre") {
+      for (const v of marked.votes ?? []) {
+        if (!v.object || !v.mode) continue;
+        (result.votes![v.judge] ??= []).push({
+          step: call.step,
+          id: call.id,
+          tool: call.tool!,
+          decision: marked.decision,
+        });
       }
     }
     if (marked.event === "stop" && marked.decision !== "allow") result.closure = marked.obligations ?? [];
@@ -324,6 +371,7 @@ export function replayTrial(ref: TrialRef, opts: ReplayOptions = {}): TrialRepla
   }
   const { calls, unresolved } = toolEvents(trajectory);
   const prompt = taskPrompt(trajectory) || domainPrompt(ref.domain);
+  const texts = agentTexts(trajectory);
   const replay: TrialReplay = {
     dir: ref.dir,
     name: ref.name,
@@ -341,6 +389,7 @@ export function replayTrial(ref: TrialRef, opts: ReplayOptions = {}): TrialRepla
       bounds: opts.bounds,
       rules: opts.rules,
       now: timeOf(trajectory.steps),
+      texts,
     });
     let ledger: string | null = null;
     if (opts.out) {

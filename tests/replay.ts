@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseLedger } from "../lib/ledger.ts";
-import { checkMatches, domainPrompt, replayTrees } from "../lib/replay.ts";
+import { checkMatches, domainPrompt, replayArm, replayTrees, trialEvents } from "../lib/replay.ts";
+import { agentTexts, parseTrajectory, type ToolEvent } from "../lib/atif.ts";
 import { detectSeat } from "../lib/seat.ts";
 import { main, parseArgs } from "../replay.ts";
 import { FIXTURE_ANSWER, writeTrials } from "./support/atif_fixture.ts";
@@ -151,6 +152,60 @@ for (const [domain, seat] of DOMAINS) {
     () => assert.is(detectSeat(domainPrompt(domain)), seat),
   );
 }
+
+/** A replayed call for the hand-built event tests. */
+function event(step: number, tool: string, input: Record<string, unknown>, text = "{}"): ToolEvent {
+  return {
+    id: `t${step}`,
+    step,
+    raw: tool,
+    tool,
+    input,
+    text,
+    isError: false,
+    answered: true,
+    sidechain: false,
+    batch: step,
+  };
+}
+
+s("trialEvents: a judged call's pre carries the agent's last texts up to its step, never later ones", () => {
+  const texts = [1, 2, 3, 4, 6, 8].map((step) => ({ step, text: `note ${step}` }));
+  const calls = [
+    event(5, "auth.submit_authorization", {}),
+    event(7, "cases.get_case", {}),
+    event(7, "auth.finalize_provider_determination", {}),
+  ];
+  const pres = trialEvents("s", "p", calls, texts).map((e) => e.event).filter((e) => e.word === "pre");
+  assert.equal(pres.map((e) => e.word === "pre" ? e.recentText : null), [
+    ["note 2", "note 3", "note 4"],
+    undefined,
+    ["note 3", "note 4", "note 6"],
+  ]);
+});
+
+s("agentTexts: the agent's own messages, tool-call placeholders left out", () => {
+  const t = parseTrajectory([
+    JSON.stringify({ _atif_header: { schema_version: "ATIF-v1.2", agent: { name: "claude-code" } } }),
+    JSON.stringify({ source: "user", message: "task" }),
+    JSON.stringify({ source: "agent", message: "Reading the chart." }),
+    JSON.stringify({ source: "agent", message: "Executed Read toolu_01" }),
+    JSON.stringify({ source: "agent", message: "[tool call]" }),
+  ].join("\n"));
+  assert.equal(agentTexts(t), [{ step: 1, text: "Reading the chart." }]);
+});
+
+s("replayArm: a judge's objection is counted under votes, enforced or not", () => {
+  const prompt = "# ⚕️ MD Review — MRI\n- Use only payer namespaces: `review`";
+  const calls = [event(1, "review.submit_md_case_decision", {
+    case_id: "CASE-3903B8ED",
+    decision: "p2p_review",
+    determination_rationale: "Close call on the imaging criterion.",
+  })];
+  const { result } = replayArm("s", prompt, calls, "critic");
+  assert.equal(result.votes?.["p2p-contract"]?.map((c) => c.tool), ["review.submit_md_case_decision"]);
+  assert.is(result.rules["CRITIC-02"], undefined);
+});
 
 s("the four real packets replay with no unreadable trial", async () => {
   if (!existsSync(SHARED)) {
