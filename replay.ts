@@ -1,11 +1,13 @@
 /**
  * Replay recorded χ-Bench trials through the guard: `deno task replay <path>... [--arm A[,B]] [--rules ID,…]
  * [--out DIR] [--json] [--workers N]`. Writes one ledger per trial and arm plus summary.json, prints a table
- * (or, with --json, the summary of the first arm). Exits 1 only when nothing could be read.
+ * (or, with --json, the summary of the first arm), then, when the critic arm is replayed, the critic judges'
+ * figures overall and per packet. Exits 1 only when nothing could be read.
  */
 import { basename, join, resolve } from "node:path";
 import { type Arm, ARMS } from "./lib/ledger.ts";
 import { DEFAULT_ARMS, type ReplayReport, type ReplaySummary, replayTrees } from "./lib/replay.ts";
+import { formatJudgeReport, judgeReport, judgeReportByPacket } from "./lib/judge_figures.ts";
 
 export { replayTrees };
 
@@ -157,6 +159,9 @@ export async function main(args: string[]): Promise<number> {
     }
   } else {
     console.log(formatReport(report));
+    if (parsed.arms.includes("critic")) {
+      console.log(`\n${formatJudgeReport(judgeReport(report.trials), judgeReportByPacket(report.trials))}`);
+    }
     if (parsed.out) console.log(`\nledgers and summary.json: ${parsed.out}`);
   }
   for (const u of report.unreadable) if (parsed.json) console.error(`unreadable: ${u.path}: ${u.reason}`);

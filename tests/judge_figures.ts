@@ -1,0 +1,123 @@
+/** Judge figures from per-trial replay results: hand-built trials with known answers, and packet grouping. */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { formatJudgeReport, judgeReport, judgeReportByPacket, packetOf } from "../lib/judge_figures.ts";
+import type { ArmResult, FiredCall, TrialReplay } from "../lib/replay.ts";
+
+const s = suite("judge figures");
+
+const FINALIZE: FiredCall = {
+  step: 9,
+  id: "t9",
+  tool: "auth.finalize_provider_determination",
+  decision: "deny",
+};
+const MD: FiredCall = { step: 4, id: "t4", tool: "review.submit_md_case_decision", decision: "allow" };
+
+function arm(extra: Partial<ArmResult> = {}): ArmResult {
+  return { rules: {}, closure: [], blocked: false, firstBlock: null, ledger: null, votes: {}, ...extra };
+}
+
+function trial(name: string, passed: boolean, failed: string[], arms: TrialReplay["arms"]): TrialReplay {
+  return {
+    dir: `/x/${name.split("/")[0]}/trials/pa/${name.split("/")[1]}`,
+    name: name.split("/")[1],
+    domain: "pa_provider",
+    harness: "claude-code",
+    version: "1.2",
+    passed,
+    failedChecks: failed,
+    toolCalls: { all: 1, mcp: 1 },
+    unresolved: [],
+    arms,
+  };
+}
+
+const SC_CHECKS = ["provider_pre_submission.final_action", "new_referral.case_status"];
+const TRIALS: TrialReplay[] = [
+  // Only the judge blocks, and it explains every failed check: a new rescue for the critic arm.
+  trial("pkt-a/hold_submitted", false, ["provider_pre_submission.final_action"], {
+    checklist: arm(),
+    critic: arm({
+      blocked: true,
+      rules: { "CRITIC-01": { checks: SC_CHECKS, calls: [FINALIZE] } },
+      votes: { "self-consistency": [FINALIZE] },
+    }),
+  }),
+  // A passing trial the shadow judge objected in: recorded, never blocked.
+  trial("pkt-b/p2p_right", true, [], { checklist: arm(), critic: arm({ votes: { "p2p-contract": [MD] } }) }),
+  // The shadow judge in a failed trial the checklist already blocks (UM-09).
+  trial("pkt-b/p2p_wrong", false, ["md.signed_off", "p2p.result_recorded"], {
+    checklist: arm({ blocked: true, rules: { "UM-09": { checks: ["p2p.result_recorded"], calls: [MD] } } }),
+    critic: arm({
+      blocked: true,
+      rules: { "UM-09": { checks: ["p2p.result_recorded"], calls: [MD] } },
+      votes: { "p2p-contract": [MD] },
+    }),
+  }),
+];
+
+s("per judge: fires in failed, with a protected check failed, in passed, and what it adds alone", () => {
+  const r = judgeReport(TRIALS, (dir) => dir.split("/")[2]);
+  const [sc, p2p] = r.judges;
+  assert.equal(
+    [sc.id, sc.fires_failed, sc.fires_failed_protected, sc.fires_passed, sc.only_it_blocks, sc.rescue_added],
+    ["CRITIC-01", 1, 1, 0, 1, { upper: 1, strict: 1 }],
+  );
+  assert.equal(
+    [p2p.id, p2p.fires_failed, p2p.fires_failed_protected, p2p.fires_passed, p2p.only_it_blocks, p2p.passing],
+    ["CRITIC-02", 1, 1, 1, 0, ["pkt-b/p2p_right"]],
+  );
+  // UM-09 alone leaves md.signed_off unexplained; the p2p judge protects it, so enforcing it would add a rescue.
+  assert.equal(p2p.rescue_added, { upper: 1, strict: 1 });
+});
+
+s("critic − checklist: the trials only the critic arm blocks, and its rescue increment", () => {
+  assert.equal(judgeReport(TRIALS).delta, {
+    trials_blocked: { failed: 1, passed: 0 },
+    rescue_estimate: { upper: 1, strict: 1 },
+  });
+});
+
+s("no checklist arm: fires are still counted, increments are not", () => {
+  const only = TRIALS.map((t) => ({ ...t, arms: { critic: t.arms.critic } }));
+  const r = judgeReport(only);
+  assert.is(r.delta, null);
+  assert.is(r.judges[0].fires_failed, 1);
+  assert.equal(r.judges[0].rescue_added, { upper: 0, strict: 0 });
+});
+
+s("per packet: grouped by the packet folder, in name order", () => {
+  const by = judgeReportByPacket(TRIALS, (dir) => dir.split("/")[2]);
+  assert.equal(Object.keys(by), ["pkt-a", "pkt-b"]);
+  assert.equal([by["pkt-a"].trials, by["pkt-b"].passed, by["pkt-b"].judges[1].fires_passed], [1, 1, 1]);
+  const text = formatJudgeReport(judgeReport(TRIALS), by);
+  assert.match(text, "| CRITIC-01 self-consistency | enforced | 1 | 1 | 0 | 1 | +1 / +1 |");
+  assert.match(text, "| CRITIC-02 p2p-contract | shadow | 1 | 1 | 1 | 0 | +1 / +1 |");
+  assert.match(
+    text,
+    "critic − checklist: trials blocked +1 failed, 0 passed; rescue estimate upper +1, strict +1",
+  );
+  assert.match(text, "| pkt-b | 2 (1) | 0/0/0 | 1/1/1 | 0 / 0 | 0 / 0 |");
+});
+
+s("packetOf: the nearest folder holding results.csv or submission.json", () => {
+  const root = mkdtempSync(join(tmpdir(), "packets-"));
+  try {
+    const packet = join(root, "2026-07-06-sonnet-5-claude-code");
+    const t = join(packet, "trials", "pa_provider", "pa_t013__x");
+    mkdirSync(t, { recursive: true });
+    writeFileSync(join(packet, "results.csv"), "task,reward\n");
+    assert.is(packetOf(t), "2026-07-06-sonnet-5-claude-code");
+    const bare = join(root, "jobs", "job1", "trial__y");
+    mkdirSync(bare, { recursive: true });
+    assert.is(packetOf(bare), "jobs");
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+s.run();
