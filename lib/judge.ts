@@ -71,12 +71,12 @@ export const QUOTE_MAX = 160;
 
 /**
  * The agent's words as a message may quote them: secrets redacted, whitespace collapsed, double quotes made
- * single (the quote sits inside double quotes), capped at QUOTE_MAX characters around `at`.
+ * single (the quote sits inside double quotes), capped at QUOTE_MAX characters starting a little before `at`.
  */
-export function quote(text: string, at = 0, length = 0): string {
+export function quote(text: string, at = 0): string {
+  // Start a little before the span, but never so late that the quote comes out short.
   const start = Math.max(0, Math.min(at - 60, text.length - QUOTE_MAX));
-  const end = Math.min(text.length, Math.max(start + QUOTE_MAX, at + length));
-  const cut = text.slice(start, Math.min(end, start + QUOTE_MAX));
+  const cut = text.slice(start, start + QUOTE_MAX);
   const body = redactText(cut).replace(/\s+/g, " ").replaceAll('"', "'").trim();
   return `${start > 0 ? "…" : ""}${body}${start + cut.length < text.length ? "…" : ""}`;
 }

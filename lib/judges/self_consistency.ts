@@ -177,10 +177,10 @@ function unreadyBundle(ev: Evidence, call: Call): string | null {
 function admittedGap(call: Call, context: JudgeContext): string | null {
   const reason = arg(call, "override_reason");
   const said = admission(reason);
-  if (said) return `your override_reason says "${quote(reason, said.at, said.length)}"`;
+  if (said) return `your override_reason says "${quote(reason, said.at)}"`;
   for (const text of [...context.recentText].reverse()) {
     const hit = admission(text);
-    if (hit) return `your own note before this call says "${quote(text, hit.at, hit.length)}"`;
+    if (hit) return `your own note before this call says "${quote(text, hit.at)}"`;
   }
   return null;
 }
