@@ -135,12 +135,14 @@ function headerFacts(path: string, header: Record<string, unknown>, steps: AtifS
 export function parseTrajectory(text: string, path = "<text>"): Trajectory {
   const trimmed = text.trimStart();
   if (!trimmed) throw new TrajectoryError(path, "the file is empty");
+  let wholeError: string | null = null;
   if (trimmed.startsWith("{") && !trimmed.startsWith('{"_atif_header"')) {
     try {
       const whole = JSON.parse(trimmed) as Record<string, unknown>;
       if (Array.isArray(whole.steps)) return headerFacts(path, whole, whole.steps as AtifStep[], 0);
-    } catch {
-      // Not one JSON document: read it as JSONL below.
+    } catch (err) {
+      // Not one JSON document: read it as JSONL below, and say why if that fails too.
+      wholeError = (err as Error).message;
     }
   }
   const lines = text.split("\n").filter((l) => l.trim());
@@ -159,6 +161,9 @@ export function parseTrajectory(text: string, path = "<text>"): Trajectory {
     else if (value._atif_header && typeof value._atif_header === "object" && !header) {
       header = value._atif_header as Record<string, unknown>;
     } else steps.push(value as AtifStep);
+  }
+  if (!header && wholeError) {
+    throw new TrajectoryError(path, `it is not valid JSON, so it is probably truncated (${wholeError})`);
   }
   if (!header) throw new TrajectoryError(path, "it has no `_atif_header` line (not an ATIF trajectory)");
   return headerFacts(path, header, steps, corrupt);

@@ -76,7 +76,8 @@ export interface Outcome {
   record: LedgerRecord | null;
 }
 
-const ENFORCES: Record<Arm, { rules: boolean; critic: boolean; gate: boolean; plan: boolean }> = {
+/** What each arm enforces: rules, critic, closure gate, role plan. */
+export const ENFORCES: Record<Arm, { rules: boolean; critic: boolean; gate: boolean; plan: boolean }> = {
   stock: { rules: false, critic: false, gate: false, plan: false },
   shadow: { rules: false, critic: false, gate: false, plan: false },
   plan: { rules: false, critic: false, gate: false, plan: true },

@@ -1,16 +1,45 @@
 /**
  * Tool-call counts for many trajectories (harness.md §6 recipe, via lib/atif.ts), spread over Web Workers
  * when the runtime has them: decoding 300 zstd trajectories (~300 MB of JSON) is most of an aggregate's time.
+ * On request the same read also lists the χ-World calls the guard's hooks see (run integrity, lib/integrity.ts).
  */
-import { countToolCalls, readTrajectory } from "./atif.ts";
+import { countToolCalls, readTrajectory, toolEvents, type Trajectory } from "./atif.ts";
 
-/** A trajectory's counts, or why it could not be read. */
-export type ToolCount = { all: number; mcp: number } | { error: string };
+/** One χ-World tool call in a trajectory: the calls the guard's tool hooks see (lib/names.ts normalises them). */
+export interface WorldCall {
+  /** The trajectory's call id (`toolu_…`, Claude Code's tool_use_id); empty when the trajectory has none. */
+  id: string;
+  /** Registered `namespace.method`. */
+  tool: string;
+  /** The name as the harness wrote it (`mcp__<server>__<tool>`). */
+  raw: string;
+  /** A result was paired to the call. */
+  answered: boolean;
+  /** 0-based step index. */
+  step: number;
+}
 
-/** Counts one trajectory on this thread. */
-export function countAt(path: string): ToolCount {
+/** A trajectory's counts (and its χ-World calls when asked for), or why it could not be read. */
+export type ToolCount =
+  | { all: number; mcp: number; corrupt: number; calls?: WorldCall[] }
+  | { error: string };
+
+/** The χ-World calls of a trajectory, in order: toolEvents' calls that name a healthverse tool. */
+export function worldCalls(t: Trajectory): WorldCall[] {
+  return toolEvents(t).calls.filter((c) => c.tool !== null).map((c) => ({
+    id: /^step\d+$/.test(c.id) ? "" : c.id,
+    tool: c.tool!,
+    raw: c.raw,
+    answered: c.answered,
+    step: c.step,
+  }));
+}
+
+/** Counts one trajectory on this thread; `calls` also lists its χ-World calls. */
+export function countAt(path: string, opts: { calls?: boolean } = {}): ToolCount {
   try {
-    return countToolCalls(readTrajectory(path));
+    const t = readTrajectory(path);
+    return { ...countToolCalls(t), corrupt: t.corrupt, ...(opts.calls ? { calls: worldCalls(t) } : {}) };
   } catch (err) {
     return { error: (err as Error).message };
   }
@@ -19,17 +48,23 @@ export function countAt(path: string): ToolCount {
 /**
  * Counts every path on `workers` Web Workers; the default, 1, counts on this thread. On the shared 2-core
  * machine two workers cost more CPU than they save wall time, so more workers are for bigger machines.
+ * Paths in `calls` also get their χ-World call list.
  */
 export async function countAll(
   paths: string[],
-  opts: { workers?: number; onProgress?: (done: number, total: number) => void } = {},
+  opts: {
+    workers?: number;
+    calls?: ReadonlySet<string>;
+    onProgress?: (done: number, total: number) => void;
+  } = {},
 ): Promise<Map<string, ToolCount>> {
   const out = new Map<string, ToolCount>();
   const n = Math.min(opts.workers ?? 1, paths.length);
   const tick = () => opts.onProgress?.(out.size, paths.length);
+  const wants = (path: string) => opts.calls?.has(path) ?? false;
   if (n <= 1 || typeof Worker === "undefined") {
     for (const path of paths) {
-      out.set(path, countAt(path));
+      out.set(path, countAt(path, { calls: wants(path) }));
       tick();
     }
     return out;
@@ -42,7 +77,10 @@ export async function countAll(
         if (next >= paths.length) {
           worker.terminate();
           resolve();
-        } else worker.postMessage(paths[next++]);
+        } else {
+          const path = paths[next++];
+          worker.postMessage({ path, calls: wants(path) });
+        }
       };
       worker.onmessage = (e: MessageEvent<{ path: string; count: ToolCount }>) => {
         out.set(e.data.path, e.data.count);

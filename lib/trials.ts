@@ -95,6 +95,8 @@ function looksLikeTrial(dir: string, entries: string[]): boolean {
   }
   if (entries.includes("verifier") && isDir(join(dir, "verifier"))) return true;
   if (entries.includes("trial.log") || entries.includes("exception.txt")) return true;
+  // A trial Harbor started but never finished: its config.json and agent logs, no result yet.
+  if (entries.includes("config.json") && entries.includes("agent") && isDir(join(dir, "agent"))) return true;
   return entries.includes("agent") && TRAJECTORIES.some((t) => existsSync(join(dir, "agent", t)));
 }
 
