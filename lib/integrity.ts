@@ -1,0 +1,476 @@
+/**
+ * Run integrity: proof, per trial, that the guard ran. Pure functions over what a trial dir holds, already
+ * read (lib/trial_facts.ts reads it): the trajectory's χ-World tool calls, the guard ledger's records,
+ * harness.json, config.json and the hook settings. Guard coverage is the share of χ-World calls that have a
+ * `pre` record and, when the call went through, a `post`/`post-fail`; calls and records are matched by
+ * tool_use_id where the trajectory keeps call ids (Claude Code's ATIF does), else by order and tool name.
+ * verify.ts prints it per trial; aggregate rolls it up per arm (COORDINATION.md contract 5).
+ */
+import { ARMS, type LedgerRecord } from "./ledger.ts";
+import { ENFORCES } from "./decide.ts";
+import type { WorldCall } from "./tool_counts.ts";
+
+/** One ledger file's parsed records. */
+export interface LedgerFile {
+  path: string;
+  records: LedgerRecord[];
+  corrupt: number;
+}
+
+/** The hooks a trial's `agent/sessions/settings.json` registers. */
+export interface SettingsHooks {
+  path: string;
+  handlers: number;
+  matchers: string[];
+}
+
+/** What one trial dir holds, already read. Paths are where each fact came from (for messages). */
+export interface TrialFacts {
+  dir: string;
+  /** The trial config: config.json, else result.json's `config`; null when neither has one. */
+  config: Record<string, unknown> | null;
+  /** result.json's `agent_info.name`. */
+  agentName: string | null;
+  /** agent/fiable/harness.json, parsed; null when absent or unreadable. */
+  harness: Record<string, unknown> | null;
+  harnessPath: string;
+  /** The hooks in agent/sessions/settings.json; null when the file is absent. */
+  settings: SettingsHooks | null;
+  ledgerDir: string;
+  /** Every `*.jsonl` in the ledger dir (records of every session). */
+  ledgers: LedgerFile[];
+  /** The trajectory path; null when the trial has none. */
+  trajectory: string | null;
+  /** The trajectory's χ-World calls; null when there is no trajectory or it could not be read. */
+  calls: WorldCall[] | null;
+  /** Problems met while reading, each naming its path. */
+  problems: string[];
+}
+
+/** guarded: a fiable-cc arm with hooks; stock: fiable-cc without; unguarded: another harness (a packet). */
+export type TrialKind = "guarded" | "stock" | "unguarded";
+
+/** How calls were matched to records. */
+export type Match = "tool_use_id" | "order" | "tool_use_id+order";
+
+/** Guard coverage of a trajectory's χ-World calls by ledger records. */
+export interface Coverage {
+  calls: number;
+  /** Calls with a `pre` record. */
+  pre: number;
+  /** Calls that went through (pre not a deny, a result recorded), so a `post`/`post-fail` is due. */
+  post_due: number;
+  post: number;
+  /** Calls with every record due. */
+  covered: number;
+  /** covered / calls; 1 when there are no calls (nothing went unguarded). */
+  coverage: number;
+  match: Match | null;
+  /** `pre` records whose tool_use_id the trajectory does not have. */
+  orphans: number;
+  /** Index of the first call missing a record, and of the last call that has all of them (-1: none). */
+  first_uncovered: number;
+  last_covered: number;
+}
+
+/** One trial's integrity verdict. */
+export interface TrialIntegrity {
+  dir: string;
+  kind: TrialKind;
+  /** result.json's agent_info.name. */
+  agent: string | null;
+  arm: string | null;
+  /** Where the arm came from (`config.json agent.kwargs.arm`, `harness.json`, `ledger`). */
+  arm_source: string | null;
+  /** harness.json `hooks` (`http`, `command`), `none` (stock, unguarded) or `missing`. */
+  hooks: string;
+  /** Any sign of hooks: harness.json, ledger records or hook handlers in settings.json. */
+  hooked: boolean;
+  ledger: boolean;
+  sessions: number;
+  records: number;
+  corrupt_lines: number;
+  tool_calls: number | null;
+  coverage: number | null;
+  match: Match | null;
+  /** A prompt/session-start record with decision `context`; null when the arm injects no plan. */
+  plan_injected: boolean | null;
+  fail_open_errors: number;
+  errors_per_100_calls: number | null;
+  gaps: number;
+  missed: number;
+  restarts: number;
+  stop_blocks: number;
+  problems: string[];
+  verdict: "pass" | "fail" | "n/a";
+}
+
+/** The per-arm roll-up, exactly contract 5's fields plus the mix of trial arms. */
+export interface ArmIntegrity {
+  trials: number;
+  with_ledger: number;
+  without_ledger: number;
+  full_coverage: number;
+  below_coverage: number;
+  coverage_min: number | null;
+  hook_modes: Record<string, number>;
+  fail_open_errors: number;
+  tool_calls: number;
+  errors_per_100_calls: number | null;
+  errors_flag: boolean;
+  gaps: number;
+  restarts: number;
+  plan_injected: number;
+  stop_blocks: number;
+  marked: boolean;
+  problems: string[];
+  /** How the arm's trials ran: `checklist`, `stock`, `unguarded claude-code`… → trials. */
+  trial_arms: Record<string, number>;
+}
+
+/** The protocol's flag: fail-open errors on more than 1 in 100 tool calls (docs/EVALUATION_PROTOCOL.md). */
+export const ERRORS_FLAG_PER_100 = 1;
+
+const isGuardRecord = (r: LedgerRecord) => (r.event as string) === "guard";
+
+function obj(value: unknown): Record<string, unknown> | undefined {
+  return value && typeof value === "object" && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : undefined;
+}
+
+/** Every place the trial names its arm, in precedence order: config.json, harness.json, the ledger. */
+export function armSources(f: TrialFacts): [string, string][] {
+  const out: [string, string][] = [];
+  const agent = obj(f.config?.agent);
+  const kwarg = obj(agent?.kwargs)?.arm;
+  if (typeof kwarg === "string" && kwarg.trim()) out.push(["config.json agent.kwargs.arm", kwarg.trim()]);
+  const env = obj(agent?.env)?.FIABLE_CC_ARM;
+  // Harbor templates env values it forwards (`${KEY}`): only a literal names an arm.
+  if (typeof env === "string" && env.trim() && !/^\$\{.*\}$/.test(env.trim())) {
+    out.push(["config.json agent.env.FIABLE_CC_ARM", env.trim()]);
+  }
+  if (typeof f.harness?.arm === "string" && f.harness.arm) out.push(["harness.json", f.harness.arm]);
+  const ledgerArms = new Set(
+    f.ledgers.flatMap((l) => l.records.filter((r) => !isGuardRecord(r)).map((r) => String(r.arm))),
+  );
+  for (const arm of [...ledgerArms].sort()) out.push(["ledger", arm]);
+  return out;
+}
+
+function isFiable(f: TrialFacts, sources: [string, string][]): boolean {
+  const agent = obj(f.config?.agent);
+  const names = [agent?.name, agent?.import_path, f.agentName].map((v) => String(v ?? ""));
+  return sources.length > 0 || names.some((n) => /fiable/i.test(n)) || f.harness !== null;
+}
+
+interface Pairing {
+  matched: (LedgerRecord | null)[];
+  byOrder: number;
+  byId: number;
+  orphans: number;
+}
+
+/**
+ * Pairs calls with records: by tool_use_id when the trajectory has call ids, then, for records without an
+ * id (a fail-open record written before the input parsed), in order among records of the same tool.
+ */
+function pair(
+  calls: WorldCall[],
+  records: LedgerRecord[],
+  withIds: boolean,
+  due: (i: number) => boolean,
+): Pairing {
+  const matched: (LedgerRecord | null)[] = calls.map(() => null);
+  const used = new Set<LedgerRecord>();
+  let byId = 0, byOrder = 0;
+  if (withIds) {
+    const index = new Map<string, LedgerRecord[]>();
+    for (const r of records) {
+      if (r.tool_use_id) index.set(r.tool_use_id, [...(index.get(r.tool_use_id) ?? []), r]);
+    }
+    calls.forEach((c, i) => {
+      const r = due(i) && c.id ? index.get(c.id)?.find((x) => !used.has(x)) : undefined;
+      if (!r) return;
+      matched[i] = r;
+      used.add(r);
+      byId++;
+    });
+  }
+  const pool = records.filter((r) => !used.has(r) && (!withIds || !r.tool_use_id));
+  let at = 0;
+  calls.forEach((c, i) => {
+    if (!due(i) || matched[i]) return;
+    for (let j = at; j < pool.length; j++) {
+      if (pool[j].tool && pool[j].tool !== c.tool) continue;
+      matched[i] = pool[j];
+      used.add(pool[j]);
+      at = j + 1;
+      byOrder++;
+      return;
+    }
+  });
+  const orphans = withIds ? records.filter((r) => r.tool_use_id && !used.has(r)).length : 0;
+  return { matched, byId, byOrder, orphans };
+}
+
+/** Guard coverage of χ-World calls by ledger records (pre, then post/post-fail for calls that went through). */
+export function guardCoverage(calls: WorldCall[], records: readonly LedgerRecord[]): Coverage {
+  const withIds = calls.some((c) => c.id);
+  const pres = pair(calls, records.filter((r) => r.event === "pre"), withIds, () => true);
+  const postDue = (i: number) =>
+    pres.matched[i] !== null && pres.matched[i]!.decision !== "deny" && calls[i].answered;
+  const posts = pair(
+    calls,
+    records.filter((r) => r.event === "post" || r.event === "post-fail"),
+    withIds,
+    postDue,
+  );
+  const ok = calls.map((_, i) => pres.matched[i] !== null && (!postDue(i) || posts.matched[i] !== null));
+  const covered = ok.filter(Boolean).length;
+  const match: Match | null = pres.byId && pres.byOrder
+    ? "tool_use_id+order"
+    : pres.byId
+    ? "tool_use_id"
+    : pres.byOrder
+    ? "order"
+    : null;
+  return {
+    calls: calls.length,
+    pre: pres.byId + pres.byOrder,
+    post_due: calls.filter((_, i) => postDue(i)).length,
+    post: posts.byId + posts.byOrder,
+    covered,
+    coverage: calls.length ? covered / calls.length : 1,
+    match,
+    orphans: pres.orphans,
+    first_uncovered: ok.indexOf(false),
+    last_covered: ok.lastIndexOf(true),
+  };
+}
+
+function pct(x: number): string {
+  return `${(100 * x).toFixed(1)}%`;
+}
+
+function coverageProblems(f: TrialFacts, c: Coverage, hookRecords: LedgerRecord[]): string[] {
+  const calls = f.calls!;
+  const out: string[] = [];
+  if (c.calls && !hookRecords.some((r) => r.event === "pre")) {
+    out.push(
+      `Cannot trust ${f.dir} as guarded: its hooks matched none of its ${c.calls} χ-World tool calls ` +
+        `(named like ${calls[0].raw}); ${f.ledgerDir} has no pre record. Check the hook matchers in ` +
+        `${f.settings?.path ?? "agent/sessions/settings.json"} against the MCP server name.`,
+    );
+  } else if (c.covered < c.calls) {
+    const first = calls[c.first_uncovered];
+    const missingPre = c.calls - c.pre, missingPost = c.post_due - c.post;
+    const what = [
+      missingPre ? `${missingPre} have no pre record` : "",
+      missingPost ? `${missingPost} that went through have no post record` : "",
+    ].filter(Boolean).join(" and ");
+    const stopped = c.first_uncovered > c.last_covered
+      ? `; the guard stopped answering after call ${c.last_covered + 1}`
+      : "";
+    out.push(
+      `Cannot trust ${f.dir} as guarded: guard coverage is ${pct(c.coverage)} — of ${c.calls} χ-World tool ` +
+        `calls, ${what} (first: ${first.tool}${first.id ? ` ${first.id}` : ""}, trajectory step ${
+          first.step + 1
+        })` +
+        `${stopped}. Check guard-serve.log in ${f.ledgerDir}.`,
+    );
+  }
+  if (c.orphans) {
+    out.push(
+      `Cannot match ${c.orphans} pre record${
+        c.orphans > 1 ? "s" : ""
+      } in ${f.ledgerDir} to ${f.trajectory}: ` +
+        "their tool_use_ids are not in the trajectory. The ledger may belong to another run, or the " +
+        "trajectory is incomplete.",
+    );
+  }
+  return out;
+}
+
+/** One trial's integrity: its arm, hook mode, ledger, guard coverage, plan, fail-open errors and verdict. */
+export function trialIntegrity(f: TrialFacts): TrialIntegrity {
+  const problems = [...f.problems];
+  const sources = armSources(f);
+  const distinct = [...new Set(sources.map(([, arm]) => arm))];
+  if (distinct.length > 1) {
+    problems.push(
+      `Cannot tell the arm of ${f.dir}: ${
+        sources.map(([where, arm]) => `${where} says ${arm}`).join(", ")
+      }. ` +
+        "Re-run it with one arm (agent kwarg arm).",
+    );
+  }
+  const [armSource, arm] = sources[0] ?? [null, null];
+  const records = f.ledgers.flatMap((l) => l.records);
+  const hookRecords = records.filter((r) => !isGuardRecord(r));
+  const guardRecords = records.filter(isGuardRecord);
+  const fiable = isFiable(f, sources);
+  if (arm !== null && !(ARMS as readonly string[]).includes(arm)) {
+    problems.push(
+      `Cannot tell the arm of ${f.dir}: "${arm}" (${armSource}) is unknown. Use one of ${ARMS.join(", ")}.`,
+    );
+  } else if (fiable && arm === null) {
+    problems.push(
+      `Cannot tell the arm of ${f.dir}: config.json has no agent.kwargs.arm, and there is no harness.json ` +
+        "or ledger. Pass the arm as the agent kwarg arm (install.ts experiments does).",
+    );
+  }
+  const kind: TrialKind = !fiable ? "unguarded" : arm === "stock" ? "stock" : "guarded";
+  const handlers = f.settings?.handlers ?? 0;
+  const hooked = f.harness !== null || hookRecords.length > 0 || handlers > 0;
+  const hooks = typeof f.harness?.hooks === "string"
+    ? f.harness.hooks
+    : kind === "guarded" && f.harness === null
+    ? "missing"
+    : f.harness
+    ? "unknown"
+    : "none";
+  const errors = hookRecords.filter((r) => r.decision === "error").length;
+  const calls = f.calls?.length ?? null;
+  let coverage: Coverage | null = null;
+  let planInjected: boolean | null = null;
+  if (kind === "guarded") {
+    if (!hookRecords.length) {
+      problems.push(
+        `Cannot trust ${f.dir} as guarded (arm ${arm ?? "unknown"}): it has no guard ledger (no records in ` +
+          `*.jsonl under ${f.ledgerDir}). The guard never ran or its logs were lost; check that the harness ` +
+          "uploaded and started it.",
+      );
+    }
+    if (f.harness === null && !f.problems.some((p) => p.includes(f.harnessPath))) {
+      problems.push(
+        `Cannot read ${f.harnessPath}: it is missing, so the hook mode is unknown. fiable-cc writes it ` +
+          "before Claude Code starts; without it the harness setup did not finish.",
+      );
+    }
+    if (f.calls) {
+      coverage = guardCoverage(f.calls, hookRecords);
+      if (hookRecords.length) problems.push(...coverageProblems(f, coverage, hookRecords));
+    } else if (!f.trajectory) {
+      problems.push(
+        `Cannot check guard coverage of ${f.dir}: it has no agent/trajectory.json, so its χ-World tool calls ` +
+          "are unknown.",
+      );
+    }
+    if (arm && ENFORCES[arm as keyof typeof ENFORCES]?.plan) {
+      planInjected = hookRecords.some((r) =>
+        (r.event === "prompt" || r.event === "session-start") && r.decision === "context"
+      );
+      if (!planInjected && hookRecords.length) {
+        problems.push(
+          `Cannot trust ${f.dir} as arm ${arm}: the role plan never reached the model (no prompt or ` +
+            `session-start record with decision context in ${f.ledgerDir}).`,
+        );
+      }
+    }
+  } else if (kind === "stock" && hooked) {
+    const what = [
+      f.harness ? `${f.harnessPath} says hooks=${String(f.harness.hooks)}` : "",
+      hookRecords.length ? `${hookRecords.length} ledger records in ${f.ledgerDir}` : "",
+      handlers ? `${f.settings!.path} registers ${handlers} hook handler${handlers > 1 ? "s" : ""}` : "",
+    ].filter(Boolean).join("; ");
+    problems.push(
+      `Cannot trust ${f.dir} as stock: it has hooks (${what}). The stock arm runs plain Claude Code; check ` +
+        "agent_kwargs.arm and FIABLE_CC_ARM.",
+    );
+  }
+  const corrupt = f.ledgers.reduce((n, l) => n + l.corrupt, 0);
+  const gaps = guardRecords.filter((r) => (r.decision as string) === "gap");
+  const missed = gaps.reduce((n, r) => {
+    const m = obj((r as unknown as Record<string, unknown>).gap)?.missed;
+    return n + (typeof m === "number" && m > 0 ? m : 0);
+  }, 0);
+  return {
+    dir: f.dir,
+    kind,
+    agent: f.agentName,
+    arm,
+    arm_source: armSource,
+    hooks,
+    hooked,
+    ledger: hookRecords.length > 0,
+    sessions: new Set(hookRecords.map((r) => String(r.session))).size,
+    records: records.length,
+    corrupt_lines: corrupt,
+    tool_calls: calls,
+    coverage: coverage?.coverage ?? null,
+    match: coverage?.match ?? null,
+    plan_injected: planInjected,
+    fail_open_errors: errors,
+    errors_per_100_calls: calls ? 100 * errors / calls : null,
+    gaps: gaps.length,
+    missed,
+    restarts: guardRecords.filter((r) => (r.decision as string) === "restart").length,
+    stop_blocks: hookRecords.filter((r) => r.event === "stop" && r.decision === "block").length,
+    problems,
+    verdict: problems.length ? "fail" : kind === "unguarded" ? "n/a" : "pass",
+  };
+}
+
+/** The agent of a trial whose result.json names none (unreadable): it makes no arm mixed. */
+const UNKNOWN_AGENT = "(agent unknown)";
+
+/** How a trial ran: its arm, or `unguarded <agent>` for another harness. */
+export function trialArmLabel(t: TrialIntegrity): string {
+  return t.kind === "unguarded" ? `unguarded ${t.agent ?? UNKNOWN_AGENT}` : t.arm ?? "unknown";
+}
+
+/** Rolls trials up into one arm's integrity (contract 5). */
+export function armIntegrity(trials: readonly TrialIntegrity[]): ArmIntegrity {
+  const guarded = trials.filter((t) => t.kind === "guarded");
+  const full = guarded.filter((t) => t.coverage === 1).length;
+  const coverages = guarded.map((t) => t.coverage).filter((c): c is number => c !== null);
+  const count = (keys: string[]) => {
+    const out: Record<string, number> = {};
+    for (const k of keys) out[k] = (out[k] ?? 0) + 1;
+    return out;
+  };
+  const sum = (f: (t: TrialIntegrity) => number) => trials.reduce((n, t) => n + f(t), 0);
+  const errors = sum((t) => t.fail_open_errors);
+  const calls = guarded.reduce((n, t) => n + (t.tool_calls ?? 0), 0);
+  const per100 = calls ? 100 * errors / calls : null;
+  const trialArms = count(trials.map(trialArmLabel));
+  const problems = trials.flatMap((t) => t.problems);
+  const known = Object.entries(trialArms).filter(([a]) => !a.endsWith(UNKNOWN_AGENT));
+  if (known.length > 1) {
+    const mix = known.map(([a, n]) => `${a} (${n})`).join(", ");
+    problems.push(
+      `Cannot treat these trials as one arm: they ran as ${mix}. Give each arm its own trials dir.`,
+    );
+  }
+  const flag = per100 !== null && per100 > ERRORS_FLAG_PER_100;
+  if (flag) {
+    problems.push(
+      `Cannot trust the guard's decisions: fail-open errors are ${per100!.toFixed(2)} per 100 χ-World tool ` +
+        `calls (${errors} in ${calls}), above the protocol's flag of ${ERRORS_FLAG_PER_100}. Read the error ` +
+        "notes in the ledgers.",
+    );
+  }
+  const withLedger = trials.filter((t) => t.ledger).length;
+  return {
+    trials: trials.length,
+    with_ledger: withLedger,
+    without_ledger: trials.length - withLedger,
+    full_coverage: full,
+    below_coverage: guarded.length - full,
+    coverage_min: coverages.length ? Math.min(...coverages) : null,
+    hook_modes: count(trials.map((t) => t.hooks)),
+    fail_open_errors: errors,
+    tool_calls: calls,
+    errors_per_100_calls: per100,
+    errors_flag: flag,
+    gaps: sum((t) => t.gaps),
+    restarts: sum((t) => t.restarts),
+    plan_injected: trials.filter((t) => t.plan_injected).length,
+    stop_blocks: sum((t) => t.stop_blocks),
+    marked: (guarded.length > 0 && (full < guarded.length || guarded.some((t) => !t.ledger))) ||
+      trials.some((t) => t.kind === "stock" && t.hooked),
+    problems,
+    trial_arms: trialArms,
+  };
+}

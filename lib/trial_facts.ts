@@ -1,0 +1,138 @@
+/**
+ * Reads what lib/integrity.ts judges from one Harbor trial dir: `config.json` (else result.json's `config`),
+ * `agent/fiable/harness.json`, every `*.jsonl` ledger in `agent/fiable/` (contract 1: records of every
+ * session, whatever the file names), `agent/sessions/settings.json` and the trajectory's χ-World calls.
+ * Bad input becomes a problem naming its path; nothing is dropped.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseLedger } from "./ledger.ts";
+import type { LedgerFile, SettingsHooks, TrialFacts } from "./integrity.ts";
+import { countAt, type ToolCount } from "./tool_counts.ts";
+import type { TrialRef } from "./trials.ts";
+
+function readObject(path: string): Record<string, unknown> {
+  const value = JSON.parse(readFileSync(path, "utf8"));
+  if (!value || typeof value !== "object" || Array.isArray(value)) throw new Error("not a JSON object");
+  return value;
+}
+
+function settingsHooks(path: string, data: Record<string, unknown>): SettingsHooks {
+  let handlers = 0;
+  const matchers: string[] = [];
+  const hooks = data.hooks && typeof data.hooks === "object" ? data.hooks as Record<string, unknown> : {};
+  for (const groups of Object.values(hooks)) {
+    for (const group of Array.isArray(groups) ? groups : []) {
+      const list = (group as { hooks?: unknown })?.hooks;
+      handlers += Array.isArray(list) ? list.length : 0;
+      const matcher = (group as { matcher?: unknown })?.matcher;
+      if (typeof matcher === "string" && !matchers.includes(matcher)) matchers.push(matcher);
+    }
+  }
+  return { path, handlers, matchers };
+}
+
+/** True when a trial may be fiable-cc's (a config.json or an agent/fiable dir), so its calls are worth listing. */
+export function wantsCalls(ref: TrialRef): boolean {
+  return existsSync(join(ref.dir, "config.json")) || existsSync(join(ref.dir, "agent", "fiable"));
+}
+
+/**
+ * The facts of one trial. `count` is the trajectory's tool count when the caller already has it (with
+ * `calls`); undefined reads the trajectory here (calls listed when `wantsCalls`); null leaves it unread.
+ */
+export function readFacts(ref: TrialRef, count?: ToolCount | null): TrialFacts {
+  const problems: string[] = [];
+  const fiable = join(ref.dir, "agent", "fiable");
+  let result: Record<string, unknown> | null = null;
+  try {
+    result = readObject(ref.result);
+  } catch {
+    // readTrial names an unreadable result.json; here it only supplies the config and agent name.
+  }
+  let config = result && typeof result.config === "object" ? result.config as Record<string, unknown> : null;
+  const configPath = join(ref.dir, "config.json");
+  if (existsSync(configPath)) {
+    try {
+      config = readObject(configPath);
+    } catch (err) {
+      problems.push(
+        `Cannot read ${configPath}: ${
+          (err as Error).message
+        }. The arm is taken from harness.json and the ledger.`,
+      );
+    }
+  }
+  const harnessPath = join(fiable, "harness.json");
+  let harness: Record<string, unknown> | null = null;
+  if (existsSync(harnessPath)) {
+    try {
+      harness = readObject(harnessPath);
+    } catch (err) {
+      problems.push(
+        `Cannot read ${harnessPath}: ${
+          (err as Error).message
+        }. fiable-cc writes {"arm","hooks","port"} there; ` +
+          "the hook mode is unknown.",
+      );
+    }
+  }
+  const settingsPath = join(ref.dir, "agent", "sessions", "settings.json");
+  let settings: SettingsHooks | null = null;
+  if (existsSync(settingsPath)) {
+    try {
+      settings = settingsHooks(settingsPath, readObject(settingsPath));
+    } catch (err) {
+      problems.push(`Cannot read ${settingsPath}: ${(err as Error).message}. Its hooks are unknown.`);
+      settings = { path: settingsPath, handlers: 0, matchers: [] };
+    }
+  }
+  const ledgers: LedgerFile[] = [];
+  for (const path of ref.ledgers) {
+    try {
+      const parsed = parseLedger(readFileSync(path, "utf8"));
+      ledgers.push({ path, ...parsed });
+      if (parsed.corrupt) {
+        problems.push(
+          `Cannot trust ledger ${path}: ${parsed.corrupt} line${
+            parsed.corrupt > 1 ? "s are" : " is"
+          } not a ` +
+            "valid record (truncated or interleaved writes). The other records are used; look for a crash " +
+            `in ${join(fiable, "guard-serve.log")}.`,
+        );
+      }
+    } catch (err) {
+      problems.push(`Cannot read ledger ${path}: ${(err as Error).message}.`);
+    }
+  }
+  let calls: TrialFacts["calls"] = null;
+  if (ref.trajectory && count !== null) {
+    const c = count ?? countAt(ref.trajectory, { calls: wantsCalls(ref) });
+    if ("error" in c) problems.push(c.error);
+    else {
+      calls = c.calls ?? null;
+      if (c.corrupt) {
+        problems.push(
+          `Cannot trust trajectory ${ref.trajectory}: ${c.corrupt} line${
+            c.corrupt > 1 ? "s are" : " is"
+          } not ` +
+            "valid JSON (a truncated tail?). Its other steps are used.",
+        );
+      }
+    }
+  }
+  const info = result?.agent_info as Record<string, unknown> | undefined;
+  return {
+    dir: ref.dir,
+    config,
+    agentName: typeof info?.name === "string" ? info.name : null,
+    harness,
+    harnessPath,
+    settings,
+    ledgerDir: fiable,
+    ledgers,
+    trajectory: ref.trajectory,
+    calls,
+    problems,
+  };
+}

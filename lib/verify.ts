@@ -1,0 +1,172 @@
+/**
+ * Run integrity over trial trees (verify.ts): every trial's integrity (lib/integrity.ts) from its dir
+ * (lib/trial_facts.ts), grouped into arms by the arm each trial ran, plus bad input (lib/trials.ts) and
+ * packets that contradict themselves (lib/packet.ts). Renders one line per problem and a summary table.
+ */
+import { basename, relative, resolve, sep } from "node:path";
+import {
+  type ArmIntegrity,
+  armIntegrity,
+  trialArmLabel,
+  type TrialIntegrity,
+  trialIntegrity,
+} from "./integrity.ts";
+import type { Prices } from "./cost.ts";
+import { packetProblemsUnder } from "./packet.ts";
+import { readFacts } from "./trial_facts.ts";
+import { findTrials, readTrial, type TrialSummary } from "./trials.ts";
+
+/** One arm as verify found it. */
+export interface VerifiedArm {
+  name: string;
+  kind: "guarded" | "stock" | "unguarded" | "mixed";
+  integrity: ArmIntegrity;
+  trials: TrialIntegrity[];
+  verdict: "ok" | "fail" | "n/a";
+}
+
+/** Everything verify found: arms, and every problem with its group and path. */
+export interface VerifyReport {
+  roots: string[];
+  arms: VerifiedArm[];
+  problems: { arm: string; path: string; message: string }[];
+}
+
+/** The group of an unguarded trial: the packet folder it sits in (the root itself, or its first folder). */
+function packetGroup(root: string, dir: string): string {
+  const rel = relative(resolve(root), resolve(dir));
+  const first = rel.split(sep)[0];
+  return !first || first === "trials" || first === basename(dir) ? basename(resolve(root)) : first;
+}
+
+/** Verifies every trial below the roots. */
+export function verifyTrees(roots: string[], opts: { prices?: Prices } = {}): VerifyReport {
+  const problems: VerifyReport["problems"] = [];
+  const groups = new Map<string, TrialIntegrity[]>();
+  const summaries: TrialSummary[] = [];
+  for (const root of roots) {
+    const refs = findTrials([root]);
+    if (!refs.length) {
+      problems.push({
+        arm: "-",
+        path: root,
+        message: `Cannot find trials below ${root}: no result.json, verifier/, config.json or trajectory.`,
+      });
+    }
+    for (const ref of refs) {
+      const summary = readTrial(ref);
+      summaries.push(summary);
+      const t = trialIntegrity(readFacts(ref));
+      t.problems.unshift(...summary.problems);
+      if (t.problems.length) t.verdict = "fail";
+      const name = t.kind === "unguarded" ? packetGroup(root, ref.dir) : trialArmLabel(t);
+      groups.set(name, [...(groups.get(name) ?? []), t]);
+    }
+  }
+  const arms: VerifiedArm[] = [...groups].sort(([a], [b]) => a < b ? -1 : 1).map(([name, trials]) => {
+    const integrity = armIntegrity(trials);
+    const kinds = new Set(trials.map((t) => t.kind));
+    const kind = kinds.size > 1 ? "mixed" : [...kinds][0];
+    for (const message of integrity.problems) {
+      const owner = trials.find((t) => t.problems.includes(message));
+      problems.push({ arm: name, path: owner?.dir ?? name, message });
+    }
+    const failed = integrity.marked || integrity.problems.length > 0;
+    return { name, kind, integrity, trials, verdict: failed ? "fail" : kind === "unguarded" ? "n/a" : "ok" };
+  });
+  for (const p of packetProblemsUnder(roots, summaries, opts.prices ?? {})) {
+    problems.push({ arm: "packet", ...p });
+  }
+  return { roots, arms, problems };
+}
+
+function table(head: string[], rows: string[][]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
+  return [line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
+}
+
+function kv(record: Record<string, number>): string {
+  return Object.entries(record).sort().map(([k, v]) => `${k}:${v}`).join(" ") || "-";
+}
+
+/** The report as text: one line per problem, then one row per arm (and per trial with `trials`). */
+export function renderVerify(report: VerifyReport, opts: { trials?: boolean } = {}): string[] {
+  const out = report.problems.map((p) => `FAIL [${p.arm}] ${p.message}`);
+  if (out.length) out.push("");
+  const cov = (x: number | null) => x === null ? "-" : `${(100 * x).toFixed(1)}%`;
+  const rows = report.arms.map((a) => {
+    const i = a.integrity;
+    const guarded = a.kind === "guarded" || a.kind === "mixed";
+    return [
+      a.name,
+      a.kind,
+      String(i.trials),
+      String(i.with_ledger),
+      guarded ? `${i.full_coverage}/${i.full_coverage + i.below_coverage}` : "-",
+      cov(i.coverage_min),
+      kv(i.hook_modes),
+      guarded ? String(i.plan_injected) : "-",
+      i.errors_per_100_calls === null
+        ? "-"
+        : i.errors_per_100_calls.toFixed(2) + (i.errors_flag ? " FLAG" : ""),
+      `${i.gaps}/${i.restarts}`,
+      String(i.stop_blocks),
+      a.verdict === "fail" ? "FAIL" : a.verdict,
+    ];
+  });
+  out.push(
+    ...table([
+      "arm",
+      "kind",
+      "trials",
+      "ledger",
+      "full coverage",
+      "min coverage",
+      "hooks",
+      "plan",
+      "errors/100 calls",
+      "gaps/restarts",
+      "stop blocks",
+      "verdict",
+    ], rows),
+  );
+  if (opts.trials) {
+    out.push("");
+    const trialRows = report.arms.flatMap((a) =>
+      a.trials.map((t) => [
+        a.name,
+        t.dir,
+        t.kind,
+        t.hooks,
+        t.tool_calls === null ? "-" : String(t.tool_calls),
+        cov(t.coverage),
+        t.match ?? "-",
+        t.plan_injected === null ? "-" : t.plan_injected ? "yes" : "no",
+        String(t.fail_open_errors),
+        t.verdict === "fail" ? "FAIL" : t.verdict,
+      ])
+    );
+    out.push(
+      ...table(
+        ["arm", "trial", "kind", "hooks", "χ calls", "coverage", "matched by", "plan", "errors", "verdict"],
+        trialRows,
+      ),
+    );
+  }
+  const failed = report.problems.length > 0 || report.arms.some((a) => a.verdict === "fail");
+  out.push(
+    "",
+    failed
+      ? `verify: ${report.problems.length} problem${
+        report.problems.length === 1 ? "" : "s"
+      }. Do not compare these arms until each is fixed.`
+      : `verify: ${report.arms.length} arm${report.arms.length === 1 ? "" : "s"}, no problems.`,
+  );
+  return out;
+}
+
+/** True when the report has no problem and no marked arm. */
+export function verified(report: VerifyReport): boolean {
+  return !report.problems.length && report.arms.every((a) => a.verdict !== "fail");
+}

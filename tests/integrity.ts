@@ -1,0 +1,369 @@
+/**
+ * Run integrity on hand-built Harbor trial dirs: each failure mode a guarded run can hide (a dead guard,
+ * hooks that matched nothing, a stock arm with hooks, a missing ledger, bad input) gives its verdict and
+ * `deno task verify`'s exit code; the demo's guarded arm verifies; aggregate carries the same roll-up.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { armIntegrity, guardCoverage, trialIntegrity } from "../lib/integrity.ts";
+import { readFacts } from "../lib/trial_facts.ts";
+import { findTrials } from "../lib/trials.ts";
+import { verifyTrees } from "../lib/verify.ts";
+import { aggregateArms } from "../lib/aggregate.ts";
+import { writeSamples } from "../lib/samples.ts";
+import { main } from "../verify.ts";
+import { type GuardedTrialOptions, tempDir, writeGuardedTrial } from "./support/trial_dirs.ts";
+
+const s = suite("integrity");
+const made: string[] = [];
+s.after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function fresh(): string {
+  const dir = tempDir("fiable-integrity-");
+  made.push(dir);
+  return dir;
+}
+
+const SIX = [
+  { tool: "review.get_md_review_data" },
+  { tool: "review.save_md_review" },
+  { tool: "review.submit_md_case_decision", denied: true },
+  { tool: "review.submit_md_case_decision" },
+  { tool: "determination.finalize" },
+  { tool: "payer_letter_center.deliver" },
+];
+
+/** A trial dir written with the options, and its integrity as verify reports it (bad input included). */
+function trial(o: Partial<GuardedTrialOptions> & { arm: string }) {
+  const root = fresh();
+  const dir = writeGuardedTrial(root, { calls: SIX, ...o });
+  return { root, dir, t: verifyTrees([root]).arms[0].trials[0] };
+}
+
+/** Runs verify.ts's main in-process: its exit code and what it printed. */
+async function verify(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [], err: string[] = [];
+  const { log, error } = console;
+  console.log = (...a: unknown[]) => out.push(a.join(" "));
+  console.error = (...a: unknown[]) => err.push(a.join(" "));
+  try {
+    return { code: await main(args), out: out.join("\n"), err: err.join("\n") };
+  } finally {
+    console.log = log;
+    console.error = error;
+  }
+}
+
+// The verdict table: each case, the trial's verdict, its coverage, a phrase of its problem, verify's exit code.
+const CASES: [
+  string,
+  Partial<GuardedTrialOptions> & { arm: string },
+  string,
+  number | null,
+  RegExp | null,
+  number,
+][] = [
+  ["full coverage (http)", { arm: "checklist" }, "pass", 1, null, 0],
+  ["full coverage (command hooks, critic)", { arm: "critic", hooks: "command" }, "pass", 1, null, 0],
+  [
+    "a guard that died after call 3",
+    { arm: "checklist", answered: 3 },
+    "fail",
+    0.5,
+    /stopped answering after call 3/,
+    1,
+  ],
+  [
+    "hooks that matched nothing (another MCP server name)",
+    {
+      arm: "plan",
+      server: "chi-bench-payer",
+      answered: 0,
+    },
+    "fail",
+    0,
+    /matched none of its 6 χ-World tool calls \(named like mcp__chi-bench-payer__/,
+    1,
+  ],
+  [
+    "a stock arm with hooks",
+    { arm: "stock", hooks: "http", ledger: true },
+    "fail",
+    null,
+    /as stock: it has hooks/,
+    1,
+  ],
+  [
+    "a stock arm with a settings.json hook only",
+    {
+      arm: "stock",
+      settingsHooks: true,
+    },
+    "fail",
+    null,
+    /registers 1 hook handler/,
+    1,
+  ],
+  ["a clean stock arm", { arm: "stock" }, "pass", null, null, 0],
+  [
+    "a guarded arm without a ledger",
+    { arm: "checklist", ledger: false },
+    "fail",
+    0,
+    /has no guard ledger/,
+    1,
+  ],
+  [
+    "a plan arm whose plan never reached the model",
+    { arm: "plan", plan: false },
+    "fail",
+    1,
+    /role plan never reached/,
+    1,
+  ],
+  [
+    "config.json and harness.json disagree on the arm",
+    {
+      arm: "checklist",
+      harnessArm: "plan",
+    },
+    "fail",
+    1,
+    /config.json agent.kwargs.arm says checklist, harness.json says plan/,
+    1,
+  ],
+  [
+    "harness.json missing",
+    { arm: "checklist", hooks: null, settingsHooks: true },
+    "fail",
+    1,
+    /harness.json: it is missing/,
+    1,
+  ],
+  ["no result.json", { arm: "checklist", result: false }, "fail", 1, /result.json: it is missing/, 1],
+  [
+    "a truncated trajectory",
+    { arm: "checklist", trajectory: "truncated" },
+    "fail",
+    null,
+    /trajectory.json: it is not valid JSON, so it is probably truncated/,
+    1,
+  ],
+  [
+    "no trajectory",
+    { arm: "checklist", trajectory: "none" },
+    "fail",
+    null,
+    /has no agent\/trajectory.json/,
+    1,
+  ],
+  [
+    "a ledger with corrupt lines",
+    {
+      arm: "checklist",
+      extra: ['{"v":1,"t":"2026-12-01T09:', "not json"],
+    },
+    "fail",
+    1,
+    /2 lines are not a valid record/,
+    1,
+  ],
+  [
+    "a trajectory without call ids (matched by order)",
+    { arm: "checklist", trajectory: "no-ids" },
+    "pass",
+    1,
+    null,
+    0,
+  ],
+];
+
+for (const [name, options, verdict, coverage, says, code] of CASES) {
+  s(`${name}: ${verdict}, verify exits ${code}`, async () => {
+    const { root, dir, t } = trial(options);
+    assert.is(t.verdict, verdict, t.problems.join("\n"));
+    if (verdict === "pass") assert.equal(t.problems, []);
+    assert.is(t.coverage, coverage);
+    const run = await verify([root]);
+    assert.is(run.code, code, run.out);
+    if (says) {
+      const line = run.out.split("\n").find((l) => says.test(l));
+      assert.ok(line, `no line matching ${says} in:\n${run.out}`);
+      assert.ok(line!.startsWith("FAIL ") && line!.includes(dir), line);
+    } else assert.ok(run.out.endsWith("no problems."), run.out);
+  });
+}
+
+s("a fail-open pre record without a tool_use_id is matched by order, and counted as an error", () => {
+  const error = {
+    v: 1,
+    t: "2026-12-01T09:00:30.000Z",
+    session: "3f1c2d4e-0000-4000-a000-000000000001",
+    event: "pre",
+    arm: "checklist",
+    decision: "error",
+    note: "internal error, allowed",
+  };
+  const post = { ...error, event: "post", decision: "record", tool: "payer_letter_center.deliver" };
+  const { t } = trial({
+    arm: "checklist",
+    answered: 5,
+    extra: [error, { ...post, tool_use_id: "toolu_01" + "5".padStart(22, "0") }],
+  });
+  assert.equal([t.coverage, t.match, t.fail_open_errors, t.verdict], [1, "tool_use_id+order", 1, "pass"]);
+  assert.ok(Math.abs(t.errors_per_100_calls! - 100 / 6) < 1e-9);
+  const arm = armIntegrity([t]);
+  assert.equal([arm.errors_flag, arm.marked], [true, false]);
+  assert.match(arm.problems.at(-1)!, /fail-open errors are 16\.67 per 100 χ-World tool calls \(1 in 6\)/);
+});
+
+s("a denied call needs no post record; a call that went through does", () => {
+  const calls = [{ id: "a", tool: "x.y", raw: "x_y", answered: true, step: 1 }, {
+    id: "b",
+    tool: "x.y",
+    raw: "x_y",
+    answered: true,
+    step: 2,
+  }];
+  const pre = (id: string, decision: string) => ({ event: "pre", tool: "x.y", tool_use_id: id, decision });
+  // deno-lint-ignore no-explicit-any
+  const records = [pre("a", "deny"), pre("b", "allow")] as any[];
+  assert.equal(
+    [guardCoverage(calls, records).coverage, guardCoverage(calls, records).post_due],
+    [0.5, 1],
+  );
+  records.push({ event: "post", tool: "x.y", tool_use_id: "b", decision: "record" });
+  assert.is(guardCoverage(calls, records).coverage, 1);
+  records.push({ event: "pre", tool: "x.y", tool_use_id: "zzz", decision: "allow" });
+  assert.is(guardCoverage(calls, records).orphans, 1);
+});
+
+s("guard lifecycle records are counted, and coverage still comes from the trajectory", () => {
+  const base = { v: 1, session: "guard", arm: "checklist", event: "guard" };
+  const { t } = trial({
+    arm: "checklist",
+    answered: 4,
+    extra: [
+      { ...base, t: "2026-12-01T09:01:00Z", decision: "restart", note: "supervisor restart" },
+      {
+        ...base,
+        t: "2026-12-01T09:01:00Z",
+        decision: "gap",
+        gap: { since: "2026-12-01T09:00:50Z", until: "2026-12-01T09:01:00Z", missed: 3 },
+      },
+    ],
+  });
+  assert.equal([t.gaps, t.missed, t.restarts, t.sessions], [1, 3, 1, 1]);
+  assert.ok(t.coverage! < 1 && t.verdict === "fail");
+});
+
+s("the arm roll-up marks a guarded arm with a trial below coverage, and a mixed arm", () => {
+  const good = trial({ arm: "checklist" }).t;
+  const dead = trial({ arm: "checklist", answered: 2 }).t;
+  const stock = trial({ arm: "stock" }).t;
+  const arm = armIntegrity([good, dead]);
+  assert.equal(
+    [arm.trials, arm.with_ledger, arm.full_coverage, arm.below_coverage, arm.marked, arm.hook_modes],
+    [2, 2, 1, 1, true, { http: 2 }],
+  );
+  assert.ok(Math.abs(arm.coverage_min! - 2 / 6) < 1e-9);
+  assert.is(armIntegrity([good]).marked, false);
+  const mixed = armIntegrity([good, stock]);
+  assert.equal([mixed.marked, mixed.trial_arms], [false, { checklist: 1, stock: 1 }]);
+  assert.match(mixed.problems.at(-1)!, /they ran as checklist \(1\), stock \(1\)/);
+});
+
+s("verify groups trials by the arm they ran and prints one row per arm", async () => {
+  const root = fresh();
+  writeGuardedTrial(join(root, "checklist"), { arm: "checklist", calls: SIX, id: "A" });
+  writeGuardedTrial(join(root, "checklist"), { arm: "checklist", calls: SIX, id: "B", domain: "cm" });
+  writeGuardedTrial(join(root, "stock"), { arm: "stock", calls: SIX, id: "C" });
+  const report = verifyTrees([root]);
+  assert.equal(report.arms.map((a) => [a.name, a.kind, a.integrity.trials, a.verdict]), [
+    ["checklist", "guarded", 2, "ok"],
+    ["stock", "stock", 1, "ok"],
+  ]);
+  const run = await verify([root, "--trials"]);
+  assert.is(run.code, 0, run.out);
+  assert.match(run.out, /^checklist +guarded +2 +2 +2\/2 +100\.0% +http:2 +2 +0\.00 /m);
+  assert.match(run.out, /tool_use_id/);
+  const json = await verify([root, "--json"]);
+  assert.equal(JSON.parse(json.out).arms.length, 2);
+});
+
+s("verify: an empty dir, bad flags and --help", async () => {
+  const empty = await verify([fresh()]);
+  assert.is(empty.code, 1);
+  assert.match(empty.out, /Cannot find trials below/);
+  assert.is((await verify(["--bogus"])).code, 2);
+  assert.is((await verify([])).code, 2);
+  assert.is((await verify(["--help"])).code, 0);
+});
+
+s("the demo's trial dirs verify: its checklist arm has full coverage, its stock arm no hooks", () => {
+  const dir = fresh();
+  writeSamples(dir);
+  const report = verifyTrees([dir]);
+  assert.equal(report.problems, []);
+  assert.equal(
+    report.arms.map((a) => [a.name, a.kind, a.verdict, a.integrity.full_coverage, a.integrity.with_ledger]),
+    [["checklist", "guarded", "ok", 18, 18], ["stock", "stock", "ok", 0, 0]],
+  );
+  assert.ok(report.arms[0].integrity.plan_injected === 18 && report.arms[0].integrity.hook_modes.http === 18);
+});
+
+s("aggregate: every row carries the integrity object; a marked arm marks its comparison", () => {
+  const root = fresh();
+  writeGuardedTrial(join(root, "stock"), { arm: "stock", calls: SIX, id: "S" });
+  writeGuardedTrial(join(root, "checklist"), { arm: "checklist", calls: SIX, id: "G", answered: 4 });
+  const res = aggregateArms([
+    { name: "stock", roots: [join(root, "stock")] },
+    { name: "checklist", roots: [join(root, "checklist")] },
+  ], { control: "stock", iters: 10 });
+  const row = res.rows.find((r) => r.arm === "checklist" && r.domain === "overall")!;
+  const keys = [
+    "trials",
+    "with_ledger",
+    "without_ledger",
+    "full_coverage",
+    "below_coverage",
+    "coverage_min",
+    "hook_modes",
+    "fail_open_errors",
+    "tool_calls",
+    "errors_per_100_calls",
+    "errors_flag",
+    "gaps",
+    "restarts",
+    "plan_injected",
+    "stop_blocks",
+    "marked",
+    "problems",
+  ];
+  for (const k of keys) assert.ok(k in row.integrity!, `integrity.${k}`);
+  assert.equal([row.integrity!.marked, row.integrity!.below_coverage, row.integrity!.tool_calls], [
+    true,
+    1,
+    6,
+  ]);
+  assert.equal(res.comparisons.find((c) => c.domain === "overall")!.marked, ["checklist"]);
+  const problem = res.problems.find((p) => p.kind === "integrity")!;
+  assert.match(problem.message, /guard coverage is 66\.7%/);
+  assert.ok(problem.path.endsWith("__G"));
+});
+
+s("a leaderboard-like trial (no config.json, no ledger) is unguarded: no coverage verdict", () => {
+  const root = fresh();
+  const dir = writeGuardedTrial(root, { arm: "stock", calls: SIX, ledger: false, hooks: null });
+  rmSync(join(dir, "config.json"));
+  const result = JSON.parse(readFileSync(join(dir, "result.json"), "utf8"));
+  writeFileSync(join(dir, "result.json"), JSON.stringify({ ...result, agent_info: { name: "claude-code" } }));
+  writeFileSync(join(dir, "agent", "sessions", "settings.json"), "{}");
+  const [ref] = findTrials([root]);
+  const t = trialIntegrity(readFacts(ref));
+  assert.equal([t.kind, t.verdict, t.coverage, t.problems], ["unguarded", "n/a", null, []]);
+});
+
+s.run();
