@@ -22,6 +22,15 @@ import {
 } from "./stats.ts";
 import { countAll, countAt, type ToolCount } from "./tool_counts.ts";
 import { DOMAINS, findTrials, readTrial, type TrialRef, type TrialSummary } from "./trials.ts";
+import {
+  type ArmIntegrity,
+  armIntegrity,
+  type LedgerFile as FactLedger,
+  type TrialIntegrity,
+  trialIntegrity,
+} from "./integrity.ts";
+import { readFacts, wantsCalls } from "./trial_facts.ts";
+import { packetProblemsUnder } from "./packet.ts";
 
 /** One arm: a name and the trial roots it reads (plus optional replay ledger dirs). */
 export interface ArmInput {
@@ -95,6 +104,8 @@ export interface Row extends Identity {
   n_trajectories: number;
   exceptions: Record<string, number>;
   guard: GuardStats | null;
+  /** Run integrity of the row's trials (lib/integrity.ts); null when trajectories were not read. */
+  integrity: ArmIntegrity | null;
   tasks: TaskOutcome[];
 }
 
@@ -108,6 +119,8 @@ export interface Comparison extends PairedDiff {
   both: number;
   neither: number;
   p_mcnemar: number | null;
+  /** The arms of this comparison whose integrity is marked: the difference is not a result until fixed. */
+  marked: string[];
 }
 
 /** A problem with one input file, never silently dropped. */
@@ -115,6 +128,8 @@ export interface Problem {
   arm: string;
   path: string;
   message: string;
+  /** input: a file could not be read or scored; integrity: the guard did not provably run; packet: a packet contradicts itself. */
+  kind?: "input" | "integrity" | "packet";
 }
 
 /** Everything the aggregator computed. */
@@ -137,6 +152,8 @@ interface Trial {
   wall: number | null;
   calls: { all: number; mcp: number } | null;
   priced: boolean;
+  ledgers: FactLedger[];
+  integrity: TrialIntegrity | null;
 }
 
 function readSubmission(root: string): Partial<Identity> {
@@ -283,28 +300,36 @@ function jsonlBelow(dir: string): string[] {
   return out.sort();
 }
 
+/** Reads one trial: its summary, tool calls, ledgers and integrity; the problems are its facts' problems. */
 function readOne(
   ref: TrialRef,
   opts:
     & Required<Pick<AggregateOptions, "recipe" | "prices" | "toolCalls">>
     & Pick<AggregateOptions, "toolCounts">,
-) {
+): { trial: Trial; problems: { kind: NonNullable<Problem["kind"]>; message: string }[] } {
   const s = readTrial(ref);
-  let calls: Trial["calls"] = null;
-  let callProblem: string | null = null;
+  let count: ToolCount | null = null;
   if (opts.toolCalls && ref.trajectory) {
-    const count = opts.toolCounts?.get(ref.trajectory) ?? countAt(ref.trajectory);
-    if ("error" in count) callProblem = `Cannot count tool calls in ${ref.trajectory}: ${count.error}.`;
-    else calls = count;
+    count = opts.toolCounts?.get(ref.trajectory) ?? countAt(ref.trajectory, { calls: wantsCalls(ref) });
   }
+  const facts = readFacts(ref, opts.toolCalls ? count : null);
+  const integrity = opts.toolCalls ? trialIntegrity(facts) : null;
   const trial: Trial = {
     s,
     cost: s.readable ? trialCost(s, opts.recipe, opts.prices) : null,
     wall: s.readable ? trialWalltime(s, opts.recipe) : null,
-    calls,
+    calls: count && !("error" in count) ? { all: count.all, mcp: count.mcp } : null,
     priced: !!s.model && Object.hasOwn(opts.prices, s.model),
+    ledgers: facts.ledgers,
+    integrity,
   };
-  return { trial, callProblem };
+  // Reading problems (a bad ledger, a truncated trajectory) come with the facts; integrity adds its own.
+  const integrityOnly = integrity ? integrity.problems.filter((p) => !facts.problems.includes(p)) : [];
+  const problems = [
+    ...[...s.problems, ...facts.problems].map((message) => ({ kind: "input" as const, message })),
+    ...integrityOnly.map((message) => ({ kind: "integrity" as const, message })),
+  ];
+  return { trial, problems };
 }
 
 function estimatesByK(tasks: TaskOutcome[], boot: BootstrapOptions) {
@@ -360,6 +385,7 @@ function rowOf(
     n_trajectories: withCalls.length,
     exceptions,
     guard: ledgers && ledgers.length ? guardStats(ledgers) : null,
+    integrity: trials.every((t) => t.integrity) ? armIntegrity(trials.map((t) => t.integrity!)) : null,
     tasks,
   };
 }
@@ -426,21 +452,22 @@ export function aggregateArms(arms: ArmInput[], opts: AggregateOptions = {}): Ag
     const ledgers: LedgerFile[] = [];
     const problemsOf = new Map<string, number>();
     for (const ref of refs) {
-      const { trial, callProblem } = readOne(ref, {
+      const { trial, problems: found } = readOne(ref, {
         recipe,
         prices,
         toolCalls: opts.toolCalls ?? true,
         toolCounts: opts.toolCounts,
       });
       trials.push(trial);
-      const msgs = [...trial.s.problems, ...(callProblem ? [callProblem] : [])];
-      for (const message of msgs) problems.push({ arm: arm.name, path: ref.dir, message });
-      if (msgs.length) problemsOf.set(ref.dir, msgs.length);
-      for (const path of ref.ledgers) {
-        const l = readLedgerFile(path, trial.s.domain, arm.name, problems);
-        if (l) ledgers.push(l);
+      for (const p of found) problems.push({ arm: arm.name, path: ref.dir, ...p });
+      if (found.length) problemsOf.set(ref.dir, found.length);
+      for (const l of trial.ledgers) {
+        ledgers.push({ domain: trial.s.domain, records: l.records, corrupt: l.corrupt });
       }
       opts.onProgress?.(++done, total);
+    }
+    for (const p of packetProblemsUnder(arm.roots, trials.map((t) => t.s), prices)) {
+      problems.push({ arm: arm.name, ...p, kind: "packet" });
     }
     for (const dir of arm.ledgerDirs ?? []) {
       for (const path of jsonlBelow(dir)) {
@@ -454,6 +481,13 @@ export function aggregateArms(arms: ArmInput[], opts: AggregateOptions = {}): Ag
     const overall = rowOf(arm.name, "overall", id, trials, ledgers, recipe, boot, problemCount(trials));
     rows.push(overall);
     perDomain.set("overall", overall.tasks);
+    // Arm-level integrity problems (fail-open errors over the flag, trials of several arms in one).
+    const ofTrials = new Set(trials.flatMap((t) => t.integrity?.problems ?? []));
+    for (const message of overall.integrity?.problems ?? []) {
+      if (!ofTrials.has(message)) {
+        problems.push({ arm: arm.name, path: arm.roots.join(", "), message, kind: "integrity" });
+      }
+    }
     for (const domain of domainsOf(trials)) {
       const ts = trials.filter((t) => t.s.domain === domain);
       const ls = ledgers.filter((l) => l.domain === domain);
@@ -463,7 +497,8 @@ export function aggregateArms(arms: ArmInput[], opts: AggregateOptions = {}): Ag
     }
     outcomes.set(arm.name, perDomain);
   }
-  const comparisons = opts.control ? compare(opts.control, outcomes, boot) : [];
+  const marked = new Set(rows.filter((r) => r.domain === "overall" && r.integrity?.marked).map((r) => r.arm));
+  const comparisons = opts.control ? compare(opts.control, outcomes, boot, marked) : [];
   return {
     recipe,
     iters: boot.iters,
@@ -483,10 +518,10 @@ export async function aggregateArmsParallel(
   opts: AggregateOptions & { workers?: number } = {},
 ): Promise<AggregateResult> {
   if (opts.toolCalls === false) return aggregateArms(arms, opts);
-  const paths = arms.flatMap((a) => findTrials(a.roots)).map((r) => r.trajectory).filter((p): p is string =>
-    !!p
-  );
-  const toolCounts = await countAll(paths, { workers: opts.workers, onProgress: opts.onProgress });
+  const refs = arms.flatMap((a) => findTrials(a.roots)).filter((r) => r.trajectory);
+  const paths = refs.map((r) => r.trajectory!);
+  const calls = new Set(refs.filter(wantsCalls).map((r) => r.trajectory!));
+  const toolCounts = await countAll(paths, { workers: opts.workers, calls, onProgress: opts.onProgress });
   return aggregateArms(arms, { ...opts, toolCounts, onProgress: undefined });
 }
 
@@ -494,6 +529,7 @@ function compare(
   control: string,
   outcomes: Map<string, Map<string, TaskOutcome[]>>,
   boot: BootstrapOptions,
+  marked: ReadonlySet<string>,
 ): Comparison[] {
   const ctl = outcomes.get(control)!;
   const out: Comparison[] = [];
@@ -513,6 +549,7 @@ function compare(
         both,
         neither,
         p_mcnemar,
+        marked: [arm, control].filter((a) => marked.has(a)),
       });
     }
   }

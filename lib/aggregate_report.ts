@@ -3,6 +3,7 @@
  * and a Markdown summary that lists every figure's basis, comparison, guard count and input problem.
  */
 import type { AggregateResult, Comparison, Row } from "./aggregate.ts";
+import type { ArmIntegrity } from "./integrity.ts";
 import type { Estimate } from "./stats.ts";
 
 /** The leaderboard's results.csv columns, in order (harness.md §5.2), without `submitted_at`. */
@@ -44,6 +45,50 @@ function kv(record: Record<string, number>): string {
   return Object.entries(record).sort().map(([k, v]) => `${k}:${v}`).join(";");
 }
 
+/** The run-integrity columns at the end of each CSV row (empty when trajectories were not read). */
+export const INTEGRITY_COLUMNS = [
+  "integrity_trials",
+  "integrity_with_ledger",
+  "integrity_without_ledger",
+  "integrity_full_coverage",
+  "integrity_below_coverage",
+  "integrity_coverage_min",
+  "integrity_hook_modes",
+  "integrity_fail_open_errors",
+  "integrity_tool_calls",
+  "integrity_errors_per_100_calls",
+  "integrity_errors_flag",
+  "integrity_gaps",
+  "integrity_restarts",
+  "integrity_plan_injected",
+  "integrity_stop_blocks",
+  "integrity_marked",
+  "integrity_problems",
+] as const;
+
+function integrityCells(i: ArmIntegrity | null): string[] {
+  if (!i) return INTEGRITY_COLUMNS.map(() => "");
+  return [
+    String(i.trials),
+    String(i.with_ledger),
+    String(i.without_ledger),
+    String(i.full_coverage),
+    String(i.below_coverage),
+    pyFloat(i.coverage_min),
+    kv(i.hook_modes),
+    String(i.fail_open_errors),
+    String(i.tool_calls),
+    pyFloat(i.errors_per_100_calls),
+    String(i.errors_flag),
+    String(i.gaps),
+    String(i.restarts),
+    String(i.plan_injected),
+    String(i.stop_blocks),
+    String(i.marked),
+    String(i.problems.length),
+  ];
+}
+
 /** The CSV header and rows: leaderboard columns first, then the extra figures. */
 export function csvTable(result: AggregateResult): string[][] {
   const K = maxK(result);
@@ -82,6 +127,7 @@ export function csvTable(result: AggregateResult): string[][] {
     "p_mcnemar",
     "gained",
     "lost",
+    ...INTEGRITY_COLUMNS,
   ];
   const rows = result.rows.map((r) => {
     const c = comparisonOf(result, r);
@@ -138,6 +184,7 @@ export function csvTable(result: AggregateResult): string[][] {
       pyFloat(c?.p_mcnemar),
       c ? c.gained.join(" ") : "",
       c ? c.lost.join(" ") : "",
+      ...integrityCells(r.integrity),
     ];
   });
   return [header, ...rows];
@@ -162,6 +209,42 @@ function fixed(value: number | null, digits: number, unit = ""): string {
 
 function md(text: string): string {
   return text.replaceAll("|", "\\|");
+}
+
+function integritySection(result: AggregateResult): string[] {
+  const rows = result.rows.filter((r) => r.domain === "overall");
+  if (!rows.some((r) => r.integrity)) {
+    return ["## Run integrity", "", "Not checked: trajectories were not read (--no-tool-calls).", ""];
+  }
+  const out = [
+    "## Run integrity",
+    "",
+    "Guard coverage = share of a trial's χ-World tool calls with a `pre` record (and a `post` when the call " +
+    "went through). A guarded arm with a trial below full coverage or without a ledger, or a stock arm with " +
+    "any hook, is **marked**: its comparisons are not results until it is fixed (`deno task verify`).",
+    "",
+    "| arm | trials | how they ran | with ledger | full coverage | min coverage | hooks | plan injected | " +
+    "fail-open errors / 100 calls | gaps | restarts | stop blocks | verdict |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const r of rows) {
+    const i = r.integrity;
+    if (!i) continue;
+    const errors = i.errors_per_100_calls === null
+      ? "–"
+      : `${i.errors_per_100_calls.toFixed(2)} (${i.fail_open_errors} in ${i.tool_calls})` +
+        (i.errors_flag ? " **flagged**" : "");
+    const verdict = i.marked ? "**marked**" : i.problems.length ? "problems" : "ok";
+    out.push(
+      `| ${md(r.arm)} | ${i.trials} | ${md(kv(i.trial_arms))} | ${i.with_ledger} | ${i.full_coverage} | ` +
+        `${i.coverage_min === null ? "–" : pct(i.coverage_min)} | ${
+          md(kv(i.hook_modes))
+        } | ${i.plan_injected} | ` +
+        `${errors} | ${i.gaps} | ${i.restarts} | ${i.stop_blocks} | ${verdict} |`,
+    );
+  }
+  out.push("");
+  return out;
 }
 
 /** The Markdown summary. */
@@ -209,16 +292,17 @@ export function toMarkdown(result: AggregateResult): string {
   if (result.comparisons.length) {
     out.push(`## Against control \`${md(result.control!)}\` (paired on shared tasks)`, "");
     out.push(
-      "| arm | domain | shared tasks | Δ pass@1 [95% CI] | McNemar p | gained | lost |",
-      "|---|---|---|---|---|---|---|",
+      "| arm | domain | shared tasks | Δ pass@1 [95% CI] | McNemar p | gained | lost | integrity |",
+      "|---|---|---|---|---|---|---|---|",
     );
     for (const c of result.comparisons) {
       const diff = c.diff === null ? "–" : `${pct(c.diff)} [${pct(c.lo)}, ${pct(c.hi)}]`;
       const p = c.p_mcnemar === null ? "n/a (multi-attempt)" : c.p_mcnemar.toPrecision(3);
+      const marked = c.marked.length ? `**marked** (${md(c.marked.join(", "))}): not a result` : "ok";
       out.push(
         `| ${
           md(c.arm)
-        } | ${c.domain} | ${c.n_shared} | ${diff} | ${p} | ${c.gained.length} | ${c.lost.length} |`,
+        } | ${c.domain} | ${c.n_shared} | ${diff} | ${p} | ${c.gained.length} | ${c.lost.length} | ${marked} |`,
       );
     }
     out.push(
@@ -256,6 +340,7 @@ export function toMarkdown(result: AggregateResult): string {
     }
     out.push("");
   }
+  out.push(...integritySection(result));
   if (result.unpriced_models.length) {
     out.push(
       `Unpriced models: ${md(result.unpriced_models.join(", "))}. ` +
@@ -266,8 +351,15 @@ export function toMarkdown(result: AggregateResult): string {
     );
   }
   out.push(`## Input problems (${result.problems.length})`, "");
-  if (!result.problems.length) out.push("None: every trial dir had a readable, verified, consistent result.");
-  for (const p of result.problems) out.push(`- [${md(p.arm)}] ${md(p.message)}`);
+  if (!result.problems.length) {
+    out.push(
+      "None: every trial dir had a readable, verified result, every guarded trial full guard coverage, and " +
+        "no packet contradicts its trial folders.",
+    );
+  }
+  for (const p of result.problems) {
+    out.push(`- [${md(p.arm)}]${p.kind && p.kind !== "input" ? ` (${p.kind})` : ""} ${md(p.message)}`);
+  }
   out.push("");
   return out.join("\n");
 }

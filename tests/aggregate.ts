@@ -26,54 +26,64 @@ const arm = (trials: FakeTrial[]) => {
   return dir;
 };
 
-// harness.md §5.3: which recipe made which packet.
-const PACKETS: [string, Recipe][] = [
-  ["2026-05-28-claude-opus-4-8", "A"],
-  ["2026-07-06-glm-5-2-openai-agents", "A"],
-  ["2026-07-06-sonnet-5-claude-code", "A"],
-  ["2026-07-24-gpt-5-6-sol-codex", "B"],
+// harness.md §5.3: which recipe made which packet, and the published columns its trial folders contradict
+// (recipe A writes walltime 0, and cost 0 for an unpriced model).
+const PACKETS: [string, Recipe, string[]][] = [
+  ["2026-05-28-claude-opus-4-8", "A", ["mean_cost_usd", "mean_walltime_s"]],
+  ["2026-07-06-glm-5-2-openai-agents", "A", ["mean_walltime_s"]],
+  ["2026-07-06-sonnet-5-claude-code", "A", ["mean_walltime_s"]],
+  ["2026-07-24-gpt-5-6-sol-codex", "B", []],
 ];
+
+/** The published columns a result's packet problems name, in order. */
+function contradicted(problems: { kind?: string; message: string }[]): string[] {
+  return problems.map((p) => `${p.kind}:${/publishes (\w+)/.exec(p.message)?.[1]}`);
+}
 
 function parseCsv(text: string): Record<string, string>[] {
   const [head, ...lines] = text.trim().split("\n").map((l) => l.split(","));
   return lines.map((l) => Object.fromEntries(head.map((h, i) => [h, l[i]])));
 }
 
-for (const [packet, recipe] of PACKETS) {
-  s(`reproduces ${packet} results.csv under recipe ${recipe}`, () => {
-    const dir = join(LEADERBOARD, packet);
-    if (!existsSync(join(dir, "results.csv"))) {
-      console.warn(`skipped: ${dir} is absent (needs ../shared/leaderboard beside the repo)`);
-      return;
-    }
-    const res = aggregateArms([{ name: packet, roots: [dir] }], {
-      recipe,
-      prices: PRICES,
-      toolCalls: false,
-      iters: 10,
-    });
-    assert.equal(res.problems, []);
-    const want = parseCsv(readFileSync(join(dir, "results.csv"), "utf8"));
-    const got = csvTable(res);
-    assert.is(got.length - 1, want.length);
-    for (const w of want) {
-      const row = res.rows.find((r) => r.domain === w.domain)!;
-      assert.ok(row, `no ${w.domain} row`);
-      for (
-        const col of ["benchmark", "dataset_version", "submission_id", "team", "agent", "model"] as const
-      ) {
-        assert.is(row[col], w[col], `${w.domain} ${col}`);
+for (const [packet, recipe, columns] of PACKETS) {
+  s(
+    `reproduces ${packet} results.csv under recipe ${recipe}; flags ${columns.join(", ") || "nothing"}`,
+    () => {
+      const dir = join(LEADERBOARD, packet);
+      if (!existsSync(join(dir, "results.csv"))) {
+        console.warn(`skipped: ${dir} is absent (needs ../shared/leaderboard beside the repo)`);
+        return;
       }
-      assert.is(row.pass_at_1, Number(w.pass_at_1), `${w.domain} pass_at_1`);
-      assert.is(row.n_trials, Number(w.n_trials), `${w.domain} n_trials`);
-      assert.is(row.n_tasks, Number(w.n_tasks), `${w.domain} n_tasks`);
-      assert.ok(
-        Math.abs(row.mean_cost_usd! - Number(w.mean_cost_usd)) <= 1e-6,
-        `${w.domain} cost ${row.mean_cost_usd}`,
-      );
-      assert.ok(Math.abs(row.mean_walltime_s! - Number(w.mean_walltime_s)) <= 1e-6, `${w.domain} walltime`);
-    }
-  });
+      const res = aggregateArms([{ name: packet, roots: [dir] }], {
+        recipe,
+        prices: PRICES,
+        toolCalls: false,
+        iters: 10,
+      });
+      assert.equal(contradicted(res.problems), columns.map((c) => `packet:${c}`));
+      assert.ok(res.problems.every((p) => p.path === join(dir, "results.csv")));
+      const want = parseCsv(readFileSync(join(dir, "results.csv"), "utf8"));
+      const got = csvTable(res);
+      assert.is(got.length - 1, want.length);
+      for (const w of want) {
+        const row = res.rows.find((r) => r.domain === w.domain)!;
+        assert.ok(row, `no ${w.domain} row`);
+        for (
+          const col of ["benchmark", "dataset_version", "submission_id", "team", "agent", "model"] as const
+        ) {
+          assert.is(row[col], w[col], `${w.domain} ${col}`);
+        }
+        assert.is(row.pass_at_1, Number(w.pass_at_1), `${w.domain} pass_at_1`);
+        assert.is(row.n_trials, Number(w.n_trials), `${w.domain} n_trials`);
+        assert.is(row.n_tasks, Number(w.n_tasks), `${w.domain} n_tasks`);
+        assert.ok(
+          Math.abs(row.mean_cost_usd! - Number(w.mean_cost_usd)) <= 1e-6,
+          `${w.domain} cost ${row.mean_cost_usd}`,
+        );
+        assert.ok(Math.abs(row.mean_walltime_s! - Number(w.mean_walltime_s)) <= 1e-6, `${w.domain} walltime`);
+      }
+    },
+  );
 }
 
 s("the CSV starts with exactly the leaderboard's columns", () => {
