@@ -1,10 +1,11 @@
 /**
  * Built-in sample trials: synthetic χ-Bench trial dirs for every seat, written exactly as Harbor writes real
- * ones (result.json, verifier/scorecard.json, verifier/reward.json, agent/trajectory.json in ATIF v1.7), so
- * replay, aggregate and the dashboard read them like real trials. Two arms: `stock` (no guard) and
- * `checklist`, whose trials were driven through the real guard engine while they were generated — a denied
- * call comes back to the agent as an error result carrying the reason, the agent makes the fix and retries,
- * and its live ledger sits in `agent/fiable/` as in a real guarded trial. Deterministic for a given seed.
+ * ones (config.json, result.json, verifier/scorecard.json, verifier/reward.json, agent/trajectory.json in ATIF
+ * v1.7), so replay, aggregate, verify and the dashboard read them like real trials. Two arms of the fiable-cc
+ * harness: `stock` (no guard) and `checklist`, whose trials were driven through the real guard engine while
+ * they were generated — a denied call comes back to the agent as an error result carrying the reason, the
+ * agent makes the fix and retries, and its live ledger and harness.json sit in `agent/fiable/` as in a real
+ * guarded trial. Deterministic for a given seed.
  */
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -56,6 +57,10 @@ export interface SampleTrial {
   reward: { reward: number };
   trajectory: Record<string, unknown>;
   ledger: LedgerRecord[];
+  /** Harbor's trial config (config.json): the harness and its agent kwarg `arm`. */
+  config: Record<string, unknown>;
+  /** What fiable-cc writes to agent/fiable/harness.json; null for stock, which writes nothing. */
+  harness: { arm: Arm; hooks: "http" | "command"; port: number } | null;
 }
 
 /** Generator options. */
@@ -752,22 +757,27 @@ export function sampleTrials(opts: SampleOptions = {}): SampleTrial[] {
         const run = runScript(script, { arm, session, start, rng });
         const reward = run.failed.length ? 0.0 : 1.0;
         const iso = (ms: number) => new Date(ms).toISOString();
+        // Every arm runs the registered fiable-cc harness; only the agent kwarg `arm` differs (the protocol).
+        const config = {
+          trial_name: trialName,
+          trials_dir: `logs/experiments/fiable/${arm}/${task.domain}/fiable-${arm}-${task.domain}`,
+          agent: {
+            name: null,
+            import_path: "chi_bench.experiment.agents.fiable_cc_harness:FiableClaudeCode",
+            model_name: "anthropic/claude-opus-5",
+            kwargs: { arm },
+            env: {},
+          },
+        };
         const result = {
           id: uuidOf(rng),
           task_name: `actava-ai/${task.name}`,
           trial_name: trialName,
           trial_uri: `file://./samples/${arm}/${task.domain}/${trialName}`,
           source: "fiable-samples",
-          config: {
-            trial_name: trialName,
-            agent: {
-              name: arm === "stock" ? "claude-code" : "fiable-cc",
-              model_name: "anthropic/claude-opus-5",
-              kwargs: arm === "stock" ? {} : { arm },
-            },
-          },
+          config,
           agent_info: {
-            name: arm === "stock" ? "claude-code" : "fiable-cc",
+            name: "fiable-cc",
             version: "2.1.219",
             model_info: { name: "claude-opus-5", provider: "anthropic" },
           },
@@ -823,6 +833,8 @@ export function sampleTrials(opts: SampleOptions = {}): SampleTrial[] {
             steps: run.steps,
           },
           ledger: run.ledger,
+          config,
+          harness: arm === "stock" ? null : { arm, hooks: "http", port: 8787 },
         });
       }
     }
@@ -841,7 +853,10 @@ export interface WrittenSamples {
   trials: number;
 }
 
-/** Writes the sample trials as real trial dirs under `dir/<arm>/<domain>/<trial>/`; guarded arms get `agent/fiable/`. */
+/**
+ * Writes the sample trials as real trial dirs under `dir/<arm>/<domain>/<trial>/` with Harbor's config.json;
+ * guarded arms get `agent/fiable/` (harness.json and the ledger), so `deno task verify` passes on them.
+ */
 export function writeSamples(dir: string, opts: SampleOptions = {}): WrittenSamples {
   const arms: Record<string, string> = {};
   const trials = sampleTrials(opts);
@@ -851,12 +866,14 @@ export function writeSamples(dir: string, opts: SampleOptions = {}): WrittenSamp
     const root = join(dir, t.arm, t.domain, t.trialName);
     mkdirSync(join(root, "verifier"), { recursive: true });
     mkdirSync(join(root, "agent"), { recursive: true });
+    json(join(root, "config.json"), t.config);
     json(join(root, "result.json"), t.result);
     json(join(root, "verifier", "scorecard.json"), t.scorecard);
     json(join(root, "verifier", "reward.json"), t.reward);
     json(join(root, "agent", "trajectory.json"), t.trajectory);
     if (t.ledger.length) {
       mkdirSync(join(root, "agent", "fiable"), { recursive: true });
+      if (t.harness) json(join(root, "agent", "fiable", "harness.json"), t.harness);
       const session = String(t.trajectory.session_id);
       writeFileSync(
         join(root, "agent", "fiable", `${session}.jsonl`),
