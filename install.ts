@@ -5,10 +5,11 @@
  *   deno task install --chi-bench DIR               dry run: what would change
  *   deno task install --chi-bench DIR --apply       change it (a second --apply changes nothing)
  *   deno task install --chi-bench DIR --uninstall   restore every touched file byte for byte [--force]
- *   deno task install experiments --chi-bench DIR [--model M] [--shadow] [--arm A,B]
+ *   deno task install experiments --chi-bench DIR [--model M] [--shadow] [--arm A,B] [--reference R] [--apply]
+ *     dry run by default: prints the cost estimate and what it would write (configs, smoke slices, run.sh)
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
 import { ARMS } from "./lib/ledger.ts";
 import { inspectCheckout, InstallRefusal, readText, REGISTRY } from "./lib/install/checkout.ts";
 import { applyPlan, diskIsDir, diskReader } from "./lib/install/apply.ts";
@@ -24,7 +25,18 @@ import {
   type ExperimentOptions,
   EXPERIMENTS_DIR,
   PREREGISTERED_ARMS,
+  RUN_SCRIPT,
 } from "./lib/install/experiments.ts";
+import {
+  estimateCost,
+  estimateLines,
+  pickReference,
+  type Reference,
+  referenceFrom,
+  type ReferenceTable,
+} from "./lib/install/estimate.ts";
+import { parsePrices, type Prices } from "./lib/cost.ts";
+import { findTrials, readTrial } from "./lib/trials.ts";
 import { bundleAgent, bundleGuard, DEFAULT_AGENT_BUNDLE, DEFAULT_BUNDLE } from "./bundle.ts";
 
 const ROOT = import.meta.dirname ?? ".";
@@ -33,9 +45,20 @@ const INSTALL_FLAGS = {
   switches: ["--apply", "--uninstall", "--force"],
 };
 const EXPERIMENT_FLAGS = {
-  values: ["--chi-bench", "--model", "--arm", "--concurrency", "--environment", "--claude-version"],
-  switches: ["--shadow"],
+  values: [
+    "--chi-bench",
+    "--model",
+    "--arm",
+    "--concurrency",
+    "--environment",
+    "--claude-version",
+    "--reference",
+    "--prices",
+  ],
+  switches: ["--shadow", "--apply"],
 };
+/** Tasks per domain in chi-bench v1.0.0, when the checkout has no data yet. */
+const V1_TASKS = 25;
 
 /** Parsed flags: values (repeatable ones joined by ",") and switches. */
 export function parseFlags(
@@ -213,23 +236,112 @@ export function experimentOptions(flags: Record<string, string | true>): Experim
   return opts;
 }
 
-function experiments(args: string[]): number {
+/** Tasks per domain: the task folders in the checkout's data, else v1.0.0's 25 (and which were assumed). */
+function taskCounts(dir: string): { tasks: Record<string, number>; assumed: string[] } {
+  const tasks: Record<string, number> = {};
+  const assumed: string[] = [];
+  for (const [domain, folder] of Object.entries(DOMAINS)) {
+    const at = join(dir, "data", folder, "tasks");
+    let n = 0;
+    try {
+      n = readdirSync(at, { withFileTypes: true }).filter((e) => e.isDirectory()).length;
+    } catch {
+      // No data yet: the v1.0.0 count below.
+    }
+    if (!n) assumed.push(domain);
+    tasks[domain] = n || V1_TASKS;
+  }
+  return { tasks, assumed };
+}
+
+/** The reference for the estimate: a packet id in data/reference_tokens.json, a trial tree, or the default. */
+function loadReference(
+  given: string | undefined,
+  model: string,
+  prices: Prices,
+): { reference: Reference; why: string; table: ReferenceTable } {
+  const table = JSON.parse(
+    readFileSync(join(ROOT, "data", "reference_tokens.json"), "utf8"),
+  ) as ReferenceTable;
+  if (given === undefined) return { ...pickReference(table, model, prices), table };
+  const named = table.packets.find((p) => p.id === given);
+  if (named) return { reference: named, why: "--reference names it", table };
+  if (!existsSync(given)) {
+    throw new InstallRefusal(
+      `Cannot estimate the cost: --reference "${given}" is neither a packet in data/reference_tokens.json ` +
+        `nor a folder. Use one of ${table.packets.map((p) => p.id).join(", ")}, or a trial dir.`,
+    );
+  }
+  const reference = referenceFrom(
+    basename(resolve(given)),
+    resolve(given),
+    findTrials([given]).map(readTrial),
+  );
+  if (!Object.keys(reference.domains).length) {
+    throw new InstallRefusal(
+      `Cannot estimate the cost from ${
+        resolve(given)
+      }: it has no scored trials. Pass a folder of finished trials.`,
+    );
+  }
+  return { reference, why: "--reference names it", table };
+}
+
+async function experiments(args: string[]): Promise<number> {
   const flags = parseFlags(args, EXPERIMENT_FLAGS, "write experiments");
   const opts = experimentOptions(flags);
   const dir = checkoutDir(flags, "write experiments");
   const read = diskReader(dir);
   const info = inspectCheckout(dir, read);
-  const plan = planWrites(read, experimentFiles(opts), readManifest(dir), diskIsDir(dir));
-  if (!plan.changes.length) {
+  const pricesPath = typeof flags["--prices"] === "string"
+    ? resolve(flags["--prices"])
+    : join(ROOT, "data", "prices.yaml");
+  let prices: Prices;
+  try {
+    prices = await parsePrices(readFileSync(pricesPath, "utf8"));
+  } catch (err) {
+    throw new InstallRefusal(
+      `Cannot read prices ${pricesPath}: ${(err as Error).message}. Pass --prices FILE.`,
+    );
+  }
+  const ref = loadReference(flags["--reference"] as string | undefined, opts.model, prices);
+  const { tasks, assumed } = taskCounts(dir);
+  const plan = { model: opts.model, arms: opts.arms.length, attempts: opts.nAttempts, tasks };
+  const estimate = estimateLines(
+    estimateCost(plan, ref, prices, ref.table.published),
+    plan,
+    typeof flags["--prices"] === "string" ? basename(pricesPath) : "fiable-agent data/prices.yaml",
+  );
+  if (assumed.length) {
+    estimate.push(
+      `  (${V1_TASKS} tasks assumed for ${assumed.join(", ")}: no task folders in the checkout yet)`,
+    );
+  }
+  for (const line of estimate) console.log(line);
+  console.log("");
+  const writes = planWrites(read, experimentFiles(opts, estimate), readManifest(dir), diskIsDir(dir));
+  if (!writes.changes.length) {
     console.log(`Nothing to change: the ablation configs in ${join(dir, EXPERIMENTS_DIR)} are current.`);
   } else {
-    applyPlan(dir, plan);
-    console.log(
-      `Wrote the pre-registered ablation into ${dir} (arms ${opts.arms.join(", ")}; model ${opts.model}):`,
-    );
-    console.log(renderPlan(plan).join("\n"));
+    const what =
+      `the pre-registered ablation (arms ${opts.arms.join(", ")}; model ${opts.model}), its smoke ` +
+      "run and the staged run script";
+    console.log(`${flags["--apply"] ? "Writing" : "Would write"} ${what} into ${dir}:`);
+    console.log(renderPlan(writes).join("\n"));
+    if (!flags["--apply"]) {
+      console.log("Dry run: nothing written. Run again with --apply to write these files.");
+      return 0;
+    }
+    applyPlan(dir, writes);
   }
-  console.log(`Run order and aggregate command: ${join(dir, EXPERIMENTS_DIR, "README.md")}`);
+  console.log(
+    [
+      "",
+      "Run it staged (smoke, verify, then the full ablation; it stops when verify fails):",
+      `  FIABLE_AGENT_DIR=${ROOT} sh ${join(dir, RUN_SCRIPT)}`,
+      `Run order, commands by hand and the aggregate command: ${join(dir, EXPERIMENTS_DIR, "README.md")}`,
+    ].join("\n"),
+  );
   if (!info.registry.includes(`"${HARNESSES[0].name}":`)) {
     console.log(
       `Note: ${
@@ -251,7 +363,7 @@ function experiments(args: string[]): number {
 /** Entry: `install.ts [experiments] …`; refusals print their reason and exit 2. */
 export async function main(args: string[]): Promise<number> {
   try {
-    return args[0] === "experiments" ? experiments(args.slice(1)) : await install(args);
+    return args[0] === "experiments" ? await experiments(args.slice(1)) : await install(args);
   } catch (err) {
     if (!(err instanceof InstallRefusal)) throw err;
     console.error(err.message);

@@ -12,6 +12,7 @@ import type { TrialSummary } from "./trials.ts";
 /** One results.csv row, as published. Numbers are null when the cell is empty or not a number. */
 export interface PublishedRow {
   domain: string;
+  agent: string;
   model: string;
   pass_at_1: number | null;
   n_trials: number | null;
@@ -53,6 +54,7 @@ export function parseResultsCsv(text: string): PublishedRow[] {
   const at = (name: string) => head.indexOf(name);
   return lines.filter((l) => l[at("domain")]).map((l) => ({
     domain: l[at("domain")],
+    agent: l[at("agent")] ?? "",
     model: l[at("model")] ?? "",
     pass_at_1: number(l[at("pass_at_1")]),
     n_trials: number(l[at("n_trials")]),

@@ -3,7 +3,7 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +14,15 @@ import { ARMS } from "../lib/ledger.ts";
 import { settingsJson } from "../lib/settings.ts";
 import { HARNESSES, importPath } from "../lib/install/harnesses.ts";
 import { lockedHarbor } from "../lib/install/checkout.ts";
-import { DOMAINS, EXPERIMENTS_DIR } from "../lib/install/experiments.ts";
+import {
+  DEFAULT_EXPERIMENT,
+  DOMAINS,
+  EXPERIMENTS_DIR,
+  RUN_SCRIPT,
+  runOrder,
+  SMOKE_DIR,
+} from "../lib/install/experiments.ts";
+import { writeArm, writeGuardedTrial } from "./support/trial_dirs.ts";
 import { lineDiff } from "../lib/install/render.ts";
 import { chiBenchFixture, type FixtureOptions, REGISTRY_PY, uvLock } from "./support/chibench_fixture.ts";
 import { testBundle } from "./support/guard_process.ts";
@@ -152,7 +160,7 @@ s("uninstall restores every touched file byte for byte, experiments included", a
   const dir = fixture({ files: { "configs/prices.yaml": "prices: {}\n" } });
   const pristine = snapshot(dir);
   await cli(["--chi-bench", dir, "--bundle", FAKE_BUNDLE, "--apply"]);
-  assert.is((await cli(["experiments", "--chi-bench", dir, "--shadow"])).code, 0);
+  assert.is((await cli(["experiments", "--chi-bench", dir, "--shadow", "--apply"])).code, 0);
   const run = await cli(["--chi-bench", dir, "--uninstall"]);
   assert.is(run.code, 0, run.err);
   assert.ok(run.out.includes(`restore ${REGISTRY}`), run.out);
@@ -513,10 +521,10 @@ const ExperimentConfig = z.strictObject({
 });
 type ExperimentConfig = z.infer<typeof ExperimentConfig>;
 
-function configs(dir: string): Map<string, ExperimentConfig> {
+function configs(dir: string, under = EXPERIMENTS_DIR): Map<string, ExperimentConfig> {
   const out = new Map<string, ExperimentConfig>();
-  for (const name of readdirSync(join(dir, EXPERIMENTS_DIR)).filter((n) => n.endsWith(".yaml")).sort()) {
-    out.set(name, ExperimentConfig.parse(parse(text(dir, `${EXPERIMENTS_DIR}/${name}`))));
+  for (const name of readdirSync(join(dir, under)).filter((n) => n.endsWith(".yaml")).sort()) {
+    out.set(name, ExperimentConfig.parse(parse(text(dir, `${under}/${name}`))));
   }
   return out;
 }
@@ -525,7 +533,14 @@ ex(
   "default: stock, plan, checklist, critic × pa_provider, pa_um, cm, 3 attempts, one trials_dir per arm",
   async () => {
     const dir = fixture();
-    const run = await cli(["experiments", "--chi-bench", dir, "--model", "anthropic/claude-sonnet-5"]);
+    const run = await cli([
+      "experiments",
+      "--chi-bench",
+      dir,
+      "--model",
+      "anthropic/claude-sonnet-5",
+      "--apply",
+    ]);
     assert.is(run.code, 0, run.err);
     const all = configs(dir);
     const arms = ["stock", "plan", "checklist", "critic"];
@@ -568,14 +583,14 @@ ex(
 
 ex("--shadow adds the shadow arm; a rerun with the same flags changes nothing", async () => {
   const dir = fixture();
-  assert.is((await cli(["experiments", "--chi-bench", dir, "--shadow"])).code, 0);
+  assert.is((await cli(["experiments", "--chi-bench", dir, "--shadow", "--apply"])).code, 0);
   const all = configs(dir);
   assert.is(all.size, 15);
   assert.equal(all.get("shadow_cm.yaml")!.agent_kwargs, { arm: "shadow" });
   assert.is(all.get("critic_pa_um.yaml")!.model, "anthropic/claude-opus-5");
   const before = snapshot(dir);
-  const again = await cli(["experiments", "--chi-bench", dir, "--shadow"]);
-  assert.ok(again.out.startsWith("Nothing to change"), again.out);
+  const again = await cli(["experiments", "--chi-bench", dir, "--shadow", "--apply"]);
+  assert.ok(again.out.includes("\nNothing to change"), again.out);
   assert.equal(snapshot(dir), before);
 });
 
@@ -589,6 +604,7 @@ ex("--arm picks arms, --claude-version pins the CLI in every arm", async () => {
     "stock,critic",
     "--claude-version",
     "2.1.219",
+    "--apply",
   ]);
   assert.is(run.code, 0, run.err);
   const all = configs(dir);
@@ -602,6 +618,222 @@ ex("--arm picks arms, --claude-version pins the CLI in every arm", async () => {
   ]);
   for (const c of all.values()) assert.is(c.agent_kwargs!.version, "2.1.219");
 });
+
+ex("a dry run prints the cost estimate and every file it would write, and writes nothing", async () => {
+  const dir = fixture();
+  const before = snapshot(dir);
+  const run = await cli(["experiments", "--chi-bench", dir]);
+  assert.is(run.code, 0, run.err);
+  assert.equal(snapshot(dir), before);
+  const lines = run.out.split("\n");
+  assert.match(
+    lines[0],
+    /^Cost estimate, before anything runs: anthropic\/claude-opus-5 at \$5\/\$25\/\$0\.5/,
+  );
+  assert.match(
+    run.out,
+    /reference: mean token use per trial in actava-ai\/leaderboard submissions\/2026-07-06-sonnet-5/,
+  );
+  assert.match(run.out, /smoke: 12 trials \(4 arms × 3 domains × 1 task × 1 attempt\) ≈ \$\d+/);
+  assert.match(run.out, /full: {2}900 trials \(4 arms × 75 tasks × 3 attempts\) ≈ \$[\d,]+/);
+  for (
+    const path of [`${SMOKE_DIR}/stock_pa_provider.yaml`, RUN_SCRIPT, `${EXPERIMENTS_DIR}/critic_cm.yaml`]
+  ) {
+    assert.match(run.out, new RegExp(`create +${path.replaceAll(".", "\\.")} `));
+  }
+  assert.ok(run.out.includes("Dry run: nothing written. Run again with --apply"), run.out);
+  assert.ok(
+    lines.findIndex((l) => l.startsWith("Cost estimate")) < lines.findIndex((l) => l.includes("create")),
+  );
+});
+
+ex(
+  "an unpriced model's cost is unknown, never $0; --reference takes a packet id or a trial dir",
+  async () => {
+    const dir = fixture();
+    const unpriced = await cli(["experiments", "--chi-bench", dir, "--model", "acme/mystery-1"]);
+    assert.match(unpriced.out, /^Cost estimate: unknown\. acme\/mystery-1 has no price in .*It is not \$0\./);
+    assert.not.match(unpriced.out, /\$0\b(?!\.)/);
+    const named = await cli(["experiments", "--chi-bench", dir, "--reference", "2026-05-28-claude-opus-4-8"]);
+    assert.match(
+      named.out,
+      /submissions\/2026-05-28-claude-opus-4-8 \(recipe B\), because --reference names it/,
+    );
+    const trials = tempDir("fiable-ref-");
+    writeArm(
+      [{ task: "cm_a", domain: "cm", tokens: { input: 2_000_000, cache: 1_000_000, output: 40_000 } }],
+      trials,
+    );
+    const local = await cli(["experiments", "--chi-bench", dir, "--reference", trials]);
+    assert.match(local.out, /per trial: pa_provider unknown, pa_um unknown, cm \$6\.50/);
+    assert.match(local.out, /full: {2}900 trials .* ≈ unknown/);
+    const bad = await cli(["experiments", "--chi-bench", dir, "--reference", "no-such-packet"]);
+    assert.is(bad.code, 2);
+    assert.match(bad.err, /^Cannot estimate the cost: --reference "no-such-packet" is neither a packet/);
+  },
+);
+
+ex(
+  "smoke slices: one task, one attempt, their own trials dir and job, everything else as the ablation",
+  async () => {
+    const dir = fixture();
+    assert.is((await cli(["experiments", "--chi-bench", dir, "--apply"])).code, 0);
+    const full = configs(dir);
+    const smoke = configs(dir, SMOKE_DIR);
+    assert.equal([...smoke.keys()], [...full.keys()]);
+    for (const [name, c] of smoke) {
+      const f = full.get(name)!;
+      assert.equal([c.n_attempts, c.n_tasks], [1, 1]);
+      assert.is(
+        c.trials_dir,
+        f.trials_dir!.replace("logs/experiments/fiable/", "logs/experiments/fiable-smoke/"),
+      );
+      assert.is(c.job_name, f.job_name!.replace("fiable-", "fiable-smoke-"));
+      const same = (x: ExperimentConfig) => ({
+        ...x,
+        n_attempts: 0,
+        n_tasks: 0,
+        trials_dir: "",
+        job_name: "",
+      });
+      assert.equal(same(c), same(f), name);
+    }
+  },
+);
+
+/** A bin dir with a fake `uv` (records the config, writes the arm's template trial into its trials_dir) and a
+ * fake `npx` that runs this checkout's deno, so run.sh runs the real `deno task verify`. */
+function fakeBin(): { bin: string; log: string; templates: string } {
+  const bin = tempDir("fiable-fakebin-");
+  const templates = tempDir("fiable-fake-trials-");
+  const log = join(bin, "calls.log");
+  writeFileSync(
+    join(bin, "uv"),
+    `#!/bin/sh
+echo "uv $*" >>"$FAKE_LOG"
+cfg=$6
+trials=$(sed -n 's/^trials_dir: //p' "$cfg")
+job=$(sed -n 's/^job_name: //p' "$cfg")
+arm=$(sed -n 's/^  arm: //p' "$cfg")
+mkdir -p "$trials/$job"
+cp -R "$FAKE_TRIALS/$arm/." "$trials/$job/"
+`,
+  );
+  writeFileSync(
+    join(bin, "npx"),
+    `#!/bin/sh
+echo "npx $*" >>"$FAKE_LOG"
+if [ "$1" = -y ]; then shift 2; fi
+exec '${Deno.execPath()}' "$@"
+`,
+  );
+  chmodSync(join(bin, "uv"), 0o755);
+  chmodSync(join(bin, "npx"), 0o755);
+  return { bin, log, templates };
+}
+
+function runScriptIn(dir: string, fake: ReturnType<typeof fakeBin>, args: string[] = []) {
+  return spawnSync("sh", [join(dir, RUN_SCRIPT), ...args], {
+    encoding: "utf8",
+    env: {
+      ...Deno.env.toObject(),
+      PATH: `${fake.bin}:${Deno.env.get("PATH")}`,
+      FIABLE_AGENT_DIR: ROOT,
+      FAKE_LOG: fake.log,
+      FAKE_TRIALS: fake.templates,
+    },
+    timeout: 240_000,
+  });
+}
+
+const CALLS = [{ tool: "review.get_md_review_data" }, { tool: "determination.finalize" }];
+
+ex(
+  "run.sh runs smoke in the interleaved order, verifies, then each domain; stops when verify fails",
+  async () => {
+    const opts = { ...DEFAULT_EXPERIMENT };
+    const expected = (smokeOnly: boolean) => {
+      const out: string[] = runOrder(opts, true).map((r) => `uv run cb experiment run -f ${r.path}`);
+      out.push("verify smoke");
+      if (smokeOnly) return out;
+      for (const domain of Object.keys(DOMAINS)) {
+        out.push(
+          ...runOrder(opts).filter((r) => r.domain === domain).map((r) =>
+            `uv run cb experiment run -f ${r.path}`
+          ),
+        );
+        out.push(`verify ${domain}`);
+      }
+      return out;
+    };
+    const calls = (log: string) =>
+      readFileSync(log, "utf8").trim().split("\n").map((l) => {
+        if (!l.startsWith("npx ")) return l;
+        assert.ok(l.startsWith("npx -y deno@2.9.6 task verify "), l);
+        const dirs = l.split(" ").slice(5);
+        return dirs.every((d) => d.includes("/logs/experiments/fiable-smoke/"))
+          ? (assert.is(dirs.length, 12), "verify smoke")
+          : `verify ${[...new Set(dirs.map((d) => d.split("/").at(-1)))].join(",")}`;
+      });
+
+    // A guarded arm whose smoke trial has no ledger: verify fails, nothing of the ablation runs.
+    const bad = fakeBin();
+    for (const arm of opts.arms) {
+      writeGuardedTrial(join(bad.templates, arm), {
+        arm,
+        calls: CALLS,
+        ...(arm === "checklist" ? { ledger: false } : {}),
+      });
+    }
+    const badDir = fixture();
+    assert.is((await cli(["experiments", "--chi-bench", badDir, "--apply"])).code, 0);
+    const stopped = runScriptIn(badDir, bad);
+    assert.is(stopped.status, 1, stopped.stderr);
+    assert.equal(calls(bad.log), expected(true));
+    assert.match(
+      stopped.stdout,
+      /FAIL \[checklist\] Cannot trust .* as guarded \(arm checklist\): it has no guard ledger/,
+    );
+    assert.match(stopped.stderr, /Stopped: verify found a problem/);
+    assert.match(stopped.stdout, /^Cost estimate, before anything runs/m);
+
+    // Every smoke trial verified: the full ablation runs domain by domain, verified after each.
+    const good = fakeBin();
+    for (const arm of opts.arms) writeGuardedTrial(join(good.templates, arm), { arm, calls: CALLS });
+    const goodDir = fixture();
+    assert.is((await cli(["experiments", "--chi-bench", goodDir, "--apply"])).code, 0);
+    const done = runScriptIn(goodDir, good);
+    assert.is(done.status, 0, done.stdout + done.stderr);
+    assert.equal(calls(good.log), expected(false));
+    assert.match(
+      done.stdout,
+      /Ablation done and verified\. Aggregate from the fiable-agent checkout:\n {2}cd .* task aggregate --arm stock=/,
+    );
+
+    // `smoke` stops after its verify; an unknown stage is refused; a missing checkout is named.
+    const smokeOnly = fakeBin();
+    for (const arm of opts.arms) writeGuardedTrial(join(smokeOnly.templates, arm), { arm, calls: CALLS });
+    const smokeDir = fixture();
+    await cli(["experiments", "--chi-bench", smokeDir, "--apply"]);
+    assert.is(runScriptIn(smokeDir, smokeOnly, ["smoke"]).status, 0);
+    assert.equal(calls(smokeOnly.log), expected(true));
+    const unknown = runScriptIn(smokeDir, smokeOnly, ["everything"]);
+    assert.is(unknown.status, 2);
+    assert.match(
+      unknown.stderr,
+      /Cannot run stage "everything": it is unknown\. Use one of all, smoke, full\./,
+    );
+    const lost = spawnSync("sh", [join(smokeDir, RUN_SCRIPT)], {
+      encoding: "utf8",
+      env: { ...Deno.env.toObject(), FIABLE_AGENT_DIR: "/nonexistent/fiable-agent" },
+    });
+    assert.is(lost.status, 2);
+    assert.match(
+      lost.stderr,
+      /Cannot verify trials: \/nonexistent\/fiable-agent is not a fiable-agent checkout/,
+    );
+  },
+);
 
 ex("refuses outside a chi-bench checkout like install does", async () => {
   const run = await cli(["experiments", "--chi-bench", fixture({ harbor: "0.21.0" })]);

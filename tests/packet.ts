@@ -86,6 +86,7 @@ s("parseResultsCsv reads quoted cells; findPackets finds packets below a root", 
   const rows = parseResultsCsv(`${HEAD}\nchi-bench,v1,"a, b",T,x,m,cm,0.2,25,25,,0.0,z\n`);
   assert.equal(rows, [{
     domain: "cm",
+    agent: "x",
     model: "m",
     pass_at_1: 0.2,
     n_trials: 25,

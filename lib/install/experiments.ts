@@ -1,8 +1,9 @@
 /**
  * The pre-registered ablation as chi-bench experiment configs (flat `ExperimentConfig` YAML, harness.md §4):
  * one file per arm × domain, every arm in its own trials_dir (chi-bench's aggregator would merge arms that
- * share a model), identical model, timeouts, attempts and concurrency across arms. Protocol:
- * docs/EVALUATION_PROTOCOL.md.
+ * share a model), identical model, timeouts, attempts and concurrency across arms; the smoke slices (one
+ * task per domain per arm, one attempt) and the run script that stages smoke → verify → full ablation.
+ * Protocol: docs/EVALUATION_PROTOCOL.md.
  */
 import { stringify } from "yaml";
 import type { Arm } from "../ledger.ts";
@@ -23,6 +24,13 @@ export const PREREGISTERED_ARMS: Arm[] = ["stock", "plan", "checklist", "critic"
 /** Where the configs go in the checkout, and where their trials go. */
 export const EXPERIMENTS_DIR = "configs/experiments/fiable";
 export const TRIALS_ROOT = "logs/experiments/fiable";
+/** The smoke run's configs and trials: one task per domain per arm, one attempt, apart from the ablation's. */
+export const SMOKE_DIR = `${EXPERIMENTS_DIR}/smoke`;
+export const SMOKE_TRIALS_ROOT = "logs/experiments/fiable-smoke";
+/** The staged run script: smoke → verify → full ablation. */
+export const RUN_SCRIPT = `${EXPERIMENTS_DIR}/run.sh`;
+/** The Deno the run script runs fiable-agent's verify with (the project's pinned runtime). */
+export const DENO = "npx -y deno@2.9.6";
 
 /** Knobs shared by every arm. */
 export interface ExperimentOptions {
@@ -68,59 +76,213 @@ export function experimentConfig(arm: Arm, domain: Domain, opts: ExperimentOptio
   };
 }
 
-/** The config path for an arm on a domain. */
-export function experimentPath(arm: Arm, domain: Domain): string {
-  return `${EXPERIMENTS_DIR}/${arm}_${domain}.yaml`;
+/**
+ * The smoke slice for an arm on a domain: the ablation's config with one task (`n_tasks: 1`, the first the
+ * dataset lists) and one attempt, in its own trials dir and job, so its trials never enter the ablation.
+ */
+export function smokeConfig(arm: Arm, domain: Domain, opts: ExperimentOptions): Record<string, unknown> {
+  return {
+    ...experimentConfig(arm, domain, opts),
+    n_attempts: 1,
+    n_tasks: 1,
+    trials_dir: `${SMOKE_TRIALS_ROOT}/${arm}/${domain}`,
+    job_name: `fiable-smoke-${arm}-${domain}`,
+  };
 }
 
-function runOrder(opts: ExperimentOptions): string[] {
-  return (Object.keys(DOMAINS) as Domain[]).flatMap((d) => opts.arms.map((a) => experimentPath(a, d)));
+/** The config path for an arm on a domain (`smoke` for the smoke slice). */
+export function experimentPath(arm: Arm, domain: Domain, smoke = false): string {
+  return `${smoke ? SMOKE_DIR : EXPERIMENTS_DIR}/${arm}_${domain}.yaml`;
 }
 
-function index(opts: ExperimentOptions): string {
-  const runs = runOrder(opts).map((p) => `uv run cb experiment run -f ${p}`).join("\n");
-  const arms = opts.arms.map((a) => `--arm ${a}=<chi-bench>/${TRIALS_ROOT}/${a}`).join(" ");
+/** The protocol's order: domain by domain, the arms interleaved inside each domain. */
+export function runOrder(
+  opts: ExperimentOptions,
+  smoke = false,
+): { domain: Domain; arm: Arm; path: string }[] {
+  return (Object.keys(DOMAINS) as Domain[]).flatMap((domain) =>
+    opts.arms.map((arm) => ({ domain, arm, path: experimentPath(arm, domain, smoke) }))
+  );
+}
+
+function trialsDir(arm: Arm, domain: Domain, smoke: boolean): string {
+  return `${smoke ? SMOKE_TRIALS_ROOT : TRIALS_ROOT}/${arm}/${domain}`;
+}
+
+function aggregateCommand(opts: ExperimentOptions, cb: string): string {
+  const arms = opts.arms.map((a) => `--arm ${a}=${cb}/${TRIALS_ROOT}/${a}`).join(" ");
+  return `${DENO} task aggregate ${arms} --control stock`;
+}
+
+function index(opts: ExperimentOptions, estimate: string[]): string {
+  const smoke = runOrder(opts, true).map((r) => `uv run cb experiment run -f ${r.path}`).join("\n");
+  const full = runOrder(opts).map((r) => `uv run cb experiment run -f ${r.path}`).join("\n");
+  const verifySmoke = runOrder(opts, true).map((r) => `<chi-bench>/${trialsDir(r.arm, r.domain, true)}`)
+    .join(" ");
   return `# fiable-cc ablation (pre-registered)
 
 Written by fiable-agent \`install.ts experiments\` before any result exists; the protocol (hypotheses,
 arms, metrics, tests) is fiable-agent's docs/EVALUATION_PROTOCOL.md. Every file here shares model
 \`${opts.model}\`, ${opts.nAttempts} attempts, concurrency ${opts.concurrency}, max_retries ${opts.maxRetries} and
 agent_timeout_multiplier ${opts.agentTimeoutMultiplier}; only \`agent_kwargs.arm\` and the trials/job names differ.
+\`smoke/\` holds the same configs with one task per domain and one attempt, in their own trials dirs.
 
-Run from the chi-bench root, domain by domain with the arms interleaved:
+${estimate.join("\n")}
+
+## The staged run
+
+\`run.sh\` runs the smoke configs, verifies them with fiable-agent's \`deno task verify\` (every guarded
+trial has a ledger and full guard coverage, stock has no hooks), then the full ablation domain by domain
+with the arms interleaved, verifying each domain before the next. It stops at the first failed verify; a
+rerun resumes (Harbor keeps the finished trials of a job). From anywhere:
 
 \`\`\`sh
-${runs}
+FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT}          # smoke, verify, full ablation
+FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT} smoke    # the smoke run and its verify only
+\`\`\`
+
+\`FIABLE_AGENT_DIR\` defaults to \`../fiable-agent\` beside this chi-bench checkout.
+
+## By hand
+
+From the chi-bench root, the smoke run, then its verify from the fiable-agent checkout:
+
+\`\`\`sh
+${smoke}
+${DENO} task verify ${verifySmoke}
+\`\`\`
+
+Then, only when verify exits 0, the full ablation in this order:
+
+\`\`\`sh
+${full}
 \`\`\`
 
 Aggregate from the fiable-agent checkout:
 
 \`\`\`sh
-deno task aggregate ${arms} --control stock
+${aggregateCommand(opts, "<chi-bench>")}
 \`\`\`
 `;
 }
 
-/** The files `install.ts experiments` writes: one YAML per arm × domain plus a README with the run order. */
-export function experimentFiles(opts: ExperimentOptions): Desired[] {
+/** The run script: POSIX sh, `set -eu`, smoke → verify → full ablation (verify after each domain). */
+export function runScript(opts: ExperimentOptions, estimate: string[]): string {
+  const runs = (smoke: boolean) =>
+    (Object.keys(DOMAINS) as Domain[]).map((domain) => {
+      const slice = runOrder(opts, smoke).filter((r) => r.domain === domain);
+      const lines = slice.map((r) => `run ${r.path}`);
+      return smoke ? lines.join("\n") : [
+        `# ${domain}`,
+        ...lines,
+        `verify ${slice.map((r) => `"$cb/${trialsDir(r.arm, r.domain, false)}"`).join(" ")}`,
+      ].join("\n");
+    }).join(smoke ? "\n" : "\n\n");
+  const smokeDirs = runOrder(opts, true).map((r) => `"$cb/${trialsDir(r.arm, r.domain, true)}"`).join(
+    " \\\n  ",
+  );
+  return `#!/bin/sh
+# fiable-cc pre-registered ablation, staged (fiable-agent docs/EVALUATION_PROTOCOL.md, addendum 2026-12-01):
+#   1. smoke: one task per domain per arm, one attempt (${SMOKE_DIR}/);
+#   2. verify the smoke trials with fiable-agent's \`deno task verify\`, and stop unless the guard provably ran;
+#   3. the full ablation, domain by domain with the arms interleaved, verifying each domain before the next.
+# Written by fiable-agent install.ts experiments; regenerate it instead of editing.
+#
+${estimate.map((l) => `# ${l}`.trimEnd()).join("\n")}
+#
+# From anywhere (the script finds the chi-bench root from its own path):
+#   FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT} [all|smoke|full]
+#     all    smoke, verify, then the full ablation (default)
+#     smoke  the smoke run and its verify only
+#     full   verify the smoke trials, then the full ablation
+# FIABLE_AGENT_DIR defaults to ../fiable-agent beside the chi-bench checkout. A rerun resumes: Harbor keeps
+# the finished trials of a job it has seen.
+set -eu
+
+stage=\${1:-all}
+case "$stage" in
+  all | smoke | full) ;;
+  *)
+    echo "Cannot run stage \\"$stage\\": it is unknown. Use one of all, smoke, full." >&2
+    exit 2
+    ;;
+esac
+cb=$(cd "$(dirname "$0")/../../.." && pwd)
+fiable=\${FIABLE_AGENT_DIR:-$cb/../fiable-agent}
+if [ ! -f "$fiable/verify.ts" ]; then
+  echo "Cannot verify trials: $fiable is not a fiable-agent checkout (no verify.ts). Set FIABLE_AGENT_DIR to yours." >&2
+  exit 2
+fi
+cd "$cb"
+
+run() {
+  echo "==> uv run cb experiment run -f $1"
+  uv run cb experiment run -f "$1"
+}
+
+verify() {
+  echo "==> verify $*"
+  if ! (cd "$fiable" && ${DENO} task verify "$@"); then
+    echo "Stopped: verify found a problem (listed above), so the guard did not provably run. Fix it and rerun $0; finished trials are kept." >&2
+    exit 1
+  fi
+}
+
+cat <<'ESTIMATE'
+${estimate.join("\n")}
+ESTIMATE
+
+if [ "$stage" != full ]; then
+${runs(true).split("\n").map((l) => `  ${l}`).join("\n")}
+fi
+verify ${smokeDirs}
+if [ "$stage" = smoke ]; then
+  echo "Smoke run verified. Start the ablation with: sh $0 full"
+  exit 0
+fi
+
+${runs(false)}
+
+echo "Ablation done and verified. Aggregate from the fiable-agent checkout:"
+echo "  cd $fiable && ${aggregateCommand(opts, "$cb")}"
+`;
+}
+
+/**
+ * The files `install.ts experiments` writes: one YAML per arm × domain, the smoke slices, the staged run
+ * script and a README, the cost estimate (already computed, as lines) in the script header and the README.
+ */
+export function experimentFiles(opts: ExperimentOptions, estimate: string[] = []): Desired[] {
   const enc = new TextEncoder();
   const out: Desired[] = [];
-  for (const domain of Object.keys(DOMAINS) as Domain[]) {
-    for (const arm of opts.arms) {
-      const path = experimentPath(arm, domain);
-      const header = `# fiable-cc pre-registered ablation: arm ${arm}, domain ${domain}.\n` +
+  for (const smoke of [false, true]) {
+    for (const { arm, domain, path } of runOrder(opts, smoke)) {
+      const what = smoke ? "smoke run (1 task, 1 attempt)" : "pre-registered ablation";
+      const header = `# fiable-cc ${what}: arm ${arm}, domain ${domain}.\n` +
         "# Protocol: fiable-agent docs/EVALUATION_PROTOCOL.md. Same model, timeouts, attempts and concurrency\n" +
         "# in every arm; regenerate with install.ts experiments instead of editing.\n" +
         `# Run: uv run cb experiment run -f ${path}\n`;
-      const body = stringify(experimentConfig(arm, domain, opts), { lineWidth: 0 });
-      out.push({ path, bytes: enc.encode(header + body), owned: true, why: `arm ${arm} × ${domain}` });
+      const config = smoke ? smokeConfig(arm, domain, opts) : experimentConfig(arm, domain, opts);
+      const body = stringify(config, { lineWidth: 0 });
+      out.push({
+        path,
+        bytes: enc.encode(header + body),
+        owned: true,
+        why: `${smoke ? "smoke, " : ""}arm ${arm} × ${domain}`,
+      });
     }
   }
   out.push({
-    path: `${EXPERIMENTS_DIR}/README.md`,
-    bytes: enc.encode(index(opts)),
+    path: RUN_SCRIPT,
+    bytes: enc.encode(runScript(opts, estimate)),
     owned: true,
-    why: "run order",
+    why: "staged run: smoke → verify → full ablation",
+  });
+  out.push({
+    path: `${EXPERIMENTS_DIR}/README.md`,
+    bytes: enc.encode(index(opts, estimate)),
+    owned: true,
+    why: "run order, staged run, cost estimate",
   });
   return out;
 }

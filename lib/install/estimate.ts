@@ -1,0 +1,189 @@
+/**
+ * The ablation's cost before anything runs: trials × mean cost per trial per domain, where the mean comes
+ * from a reference packet's token use (recipe B: uncached input, output and cache reads, harness.md §5.3)
+ * priced at the run's model in prices.yaml. A model without a price has an unknown cost, never $0.
+ * Reference token means ship in data/reference_tokens.json (scripts/reference_tokens.ts makes it from the
+ * real packets); any trial tree can stand in with --reference DIR.
+ */
+import type { Price, Prices } from "../cost.ts";
+import type { TrialSummary } from "../trials.ts";
+
+/** Mean tokens per scored trial in one domain of a reference. */
+export interface ReferenceDomain {
+  trials: number;
+  input: number;
+  cache: number;
+  output: number;
+}
+
+/** A reference: where its trials came from and their mean token use per domain. */
+export interface Reference {
+  id: string;
+  /** Where the trials are: a public packet or a local dir. */
+  source: string;
+  agent: string;
+  model: string;
+  domains: Record<string, ReferenceDomain>;
+}
+
+/** A published mean cost per trial for a model, cited. */
+export interface Published {
+  id: string;
+  agent: string;
+  model: string;
+  mean_cost_usd: number;
+  source: string;
+}
+
+/** data/reference_tokens.json. */
+export interface ReferenceTable {
+  generated_by: string;
+  packets: Reference[];
+  published: Published[];
+}
+
+/** What the estimate covers: arms × tasks per domain × attempts. */
+export interface EstimatePlan {
+  model: string;
+  arms: number;
+  attempts: number;
+  /** Tasks per domain in the full run (the smoke run takes one per domain, one attempt). */
+  tasks: Record<string, number>;
+}
+
+/** The estimate and its basis, ready to print. */
+export interface CostEstimate {
+  reference: Reference;
+  why: string;
+  price: Price | null;
+  perTrial: Record<string, number | null>;
+  smoke: { trials: number; usd: number | null };
+  full: { trials: number; usd: number | null };
+  published: Published | null;
+}
+
+/** Mean tokens per scored trial per domain, from trial summaries (a local reference dir). */
+export function referenceFrom(id: string, source: string, trials: TrialSummary[]): Reference {
+  const domains: Record<string, ReferenceDomain> = {};
+  const scored = trials.filter((t) => t.verified);
+  for (const domain of [...new Set(scored.map((t) => t.domain))].sort()) {
+    const ts = scored.filter((t) => t.domain === domain);
+    const mean = (f: (t: TrialSummary) => number | null) =>
+      ts.reduce((n, t) => n + (f(t) ?? 0), 0) / ts.length;
+    domains[domain] = {
+      trials: ts.length,
+      input: mean((t) => t.tokens.input),
+      cache: mean((t) => t.tokens.cache),
+      output: mean((t) => t.tokens.output),
+    };
+  }
+  const one = (values: (string | null)[]) =>
+    [...new Set(values.filter(Boolean))].sort().join("+") || "unknown";
+  return {
+    id,
+    source,
+    agent: one(scored.map((t) => t.agent)),
+    model: one(scored.map((t) => t.model)),
+    domains,
+  };
+}
+
+/**
+ * The default reference for a model: its own Claude Code packet when there is one, else the most recent
+ * Claude Code packet of the same vendor whose model is priced, else the most recent Claude Code packet.
+ */
+export function pickReference(
+  table: ReferenceTable,
+  model: string,
+  prices: Prices,
+): { reference: Reference; why: string } {
+  const cc = table.packets.filter((p) => p.agent === "claude-code").sort((a, b) => a.id < b.id ? 1 : -1);
+  const same = cc.find((p) => p.model === model);
+  if (same) return { reference: same, why: `the Claude Code packet of ${model} itself` };
+  const vendor = model.split("/")[0];
+  const near = cc.find((p) => p.model.startsWith(`${vendor}/`) && Object.hasOwn(prices, p.model)) ?? cc[0];
+  if (!near) throw new Error("Cannot estimate the cost: the reference table has no Claude Code packet.");
+  return {
+    reference: near,
+    why: `no Claude Code packet of ${model} is at hand; ${near.id} is the most recent priced Claude Code ` +
+      `packet of the same vendor (same harness and tasks), its tokens priced at ${model}'s rates`,
+  };
+}
+
+function cost(d: ReferenceDomain, p: Price): number {
+  return ((d.input - d.cache) * p.input + d.output * p.output + d.cache * p.cache) / 1e6;
+}
+
+/** The smoke and full-run cost of a plan from a reference's token use at the plan model's prices. */
+export function estimateCost(
+  plan: EstimatePlan,
+  ref: { reference: Reference; why: string },
+  prices: Prices,
+  published: Published[] = [],
+): CostEstimate {
+  const price = Object.hasOwn(prices, plan.model) ? prices[plan.model] : null;
+  const perTrial: Record<string, number | null> = {};
+  for (const domain of Object.keys(plan.tasks)) {
+    const d = ref.reference.domains[domain];
+    perTrial[domain] = price && d ? cost(d, price) : null;
+  }
+  const sum = (trialsOf: (domain: string) => number) => {
+    let usd: number | null = 0, trials = 0;
+    for (const domain of Object.keys(plan.tasks)) {
+      const n = trialsOf(domain);
+      trials += n;
+      usd = usd === null || perTrial[domain] === null ? null : usd + n * perTrial[domain]!;
+    }
+    return { trials, usd };
+  };
+  return {
+    ...ref,
+    price,
+    perTrial,
+    smoke: sum(() => plan.arms),
+    full: sum((domain) => plan.arms * plan.tasks[domain] * plan.attempts),
+    published: published.find((p) => p.model === plan.model && p.agent === "claude-code") ?? null,
+  };
+}
+
+function usd(value: number): string {
+  return `$${Math.round(value).toLocaleString("en-US")}`;
+}
+
+/** The estimate as lines for the terminal and for the run script's header. */
+export function estimateLines(e: CostEstimate, plan: EstimatePlan, pricesName: string): string[] {
+  const total = Object.values(plan.tasks).reduce((a, b) => a + b, 0);
+  const domains = Object.keys(plan.tasks).length;
+  if (!e.price) {
+    return [
+      `Cost estimate: unknown. ${plan.model} has no price in ${pricesName}; add it there (USD per 1M input, ` +
+      "output and cache-read tokens) to get one. It is not $0.",
+    ];
+  }
+  const p = e.price;
+  const lines = [
+    `Cost estimate, before anything runs: ${plan.model} at $${p.input}/$${p.output}/$${p.cache} per 1M input/` +
+    `output/cache-read tokens (${pricesName}).`,
+    `  reference: mean token use per trial in ${e.reference.source} (recipe B), because ${e.why}.`,
+    `  per trial: ${
+      Object.entries(e.perTrial).map(([d, c]) => `${d} ${c === null ? "unknown" : `$${c.toFixed(2)}`}`).join(
+        ", ",
+      )
+    }`,
+    `  smoke: ${e.smoke.trials} trials (${plan.arms} arms × ${domains} domains × 1 task × 1 attempt) ≈ ${
+      e.smoke.usd === null ? "unknown" : usd(e.smoke.usd)
+    }`,
+    `  full:  ${e.full.trials} trials (${plan.arms} arms × ${total} tasks × ${plan.attempts} attempts) ≈ ${
+      e.full.usd === null ? "unknown" : usd(e.full.usd)
+    }`,
+  ];
+  if (e.published) {
+    const full = e.published.mean_cost_usd * e.full.trials;
+    lines.push(
+      `  the published ${e.published.id} packet reports $${e.published.mean_cost_usd.toFixed(2)} per trial ` +
+        `(${e.published.source}): at that rate the full run is ≈ ${usd(full)}. Guarded arms can cost more ` +
+        "(blocked calls and stop-gate rounds add turns); budget for the higher figure.",
+    );
+  }
+  return lines;
+}
