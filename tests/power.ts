@@ -1,0 +1,96 @@
+/**
+ * The power script: its fast decision is the protocol's paired bootstrap decision, its bootstrap draws are
+ * lib/stats.ts's, power behaves (≈ 2.5% false positives at no effect, near 1 at a large one), and the
+ * section in docs/EVALUATION_PROTOCOL.md is what the script generates from the real packets.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { existsSync, readFileSync } from "node:fs";
+import { pairedBootstrap, prng } from "../lib/stats.ts";
+import {
+  bodyDigest,
+  bootstrapCounts,
+  calibrate,
+  currentBody,
+  DESIGN,
+  improves,
+  inputsDigest,
+  logOddsShift,
+  PACKET_SETS,
+  powerCurve,
+  PROTOCOL,
+  rescue,
+  taskRuns,
+} from "../scripts/power.ts";
+
+const s = suite("power");
+
+for (const k of [1, 2, 4]) {
+  s(`improves() equals pairedBootstrap's "lower bound above 0" on random experiments (${k} attempts)`, () => {
+    const rand = prng(7 + k), n = 75, w = bootstrapCounts(n);
+    for (let trial = 0; trial < 60; trial++) {
+      const shift = rand() * 0.4 - 0.1;
+      const arm = [], control = [], diff = new Int32Array(n);
+      for (let i = 0; i < n; i++) {
+        const p = rand();
+        let a = 0, c = 0;
+        for (let j = 0; j < k; j++) {
+          if (rand() < Math.min(1, p + shift)) a++;
+          if (rand() < p) c++;
+        }
+        arm.push({ task: `t${i}`, n: k, c: a });
+        control.push({ task: `t${i}`, n: k, c });
+        diff[i] = a - c;
+      }
+      const want = pairedBootstrap(arm, control, { iters: DESIGN.iters, seed: DESIGN.seed }).lo! > 0;
+      assert.is(improves(diff, w), want, `experiment ${trial}`);
+    }
+  });
+}
+
+s("bootstrapCounts draws n tasks per resample, as bootstrapMean does", () => {
+  const w = bootstrapCounts(75);
+  for (let b = 0; b < DESIGN.iters; b += 97) {
+    assert.is(w.slice(b * 75, (b + 1) * 75).reduce((a, x) => a + x, 0), 75);
+  }
+});
+
+s("calibration hits the registered baseline; both effect models grow with their parameter", () => {
+  const tasks = Array.from({ length: 20 }, (_, i) => ({ task: `t${i}`, c: i % 5, n: 9 }));
+  const p = calibrate(tasks, 0.373);
+  assert.ok(Math.abs(p.reduce((a, b) => a + b, 0) / p.length - 0.373) < 1e-9);
+  const m = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  assert.ok(m(logOddsShift(p, 0.5)) > m(p) && m(rescue(p, 0.2)) > m(p));
+});
+
+s("power is about 2.5% with no effect and near 1 with a large one (3 attempts)", () => {
+  const p = Array.from({ length: 75 }, (_, i) => 0.05 + 0.9 * (i / 74));
+  const curve = powerCurve(p, 3, logOddsShift, 400);
+  assert.ok(curve(0).power <= 0.06, `power at 0: ${curve(0).power}`);
+  assert.ok(curve(2).power >= 0.95, `power at +2 log-odds: ${curve(2).power}`);
+  assert.ok(curve(0.3).power <= curve(0.6).power);
+});
+
+s("the protocol's power section is what scripts/power.ts generates from the real packets", () => {
+  const body = currentBody(readFileSync(PROTOCOL, "utf8"));
+  assert.ok(body, "docs/EVALUATION_PROTOCOL.md has no power markers");
+  const lines = body!.split("\n");
+  const recorded = /^<!-- power:body sha256=([0-9a-f]{64}) -->$/.exec(lines.at(-1)!)?.[1];
+  assert.is(
+    recorded,
+    bodyDigest(lines.slice(0, -1).join("\n")),
+    "the power section was edited by hand: run `deno run -A scripts/power.ts`",
+  );
+  if (!PACKET_SETS.some(existsSync)) {
+    console.warn(
+      `skipped the inputs check: ${PACKET_SETS.join(", ")} absent (needs ../shared beside the repo)`,
+    );
+    return;
+  }
+  assert.ok(
+    body!.includes(`<!-- power:inputs sha256=${inputsDigest(taskRuns().tasks)} -->`),
+    "the power section is stale (packets, design or scripts/power.ts changed): run `deno run -A scripts/power.ts`",
+  );
+});
+
+s.run();
