@@ -1,6 +1,7 @@
 /**
- * The demo: writes the built-in sample trials, replays them through the guard, aggregates the two arms and
- * serves the dashboard over all of it, printing the URL. No network, no keys, no data from outside the repo.
+ * The demo: writes the built-in sample trials, verifies the guard ran in them, replays them through the guard,
+ * aggregates the two arms and serves the dashboard over all of it, printing the URL. No network, no keys, no
+ * data from outside the repo.
  *
  * `deno task demo [--out DIR] [--port N] [--no-serve]`
  */
@@ -11,6 +12,7 @@ import { aggregateArms } from "./lib/aggregate.ts";
 import { writeOutputs } from "./aggregate.ts";
 import { serve } from "./dashboard/server.tsx";
 import { replayTrees } from "./lib/replay.ts";
+import { verifyTrees } from "./lib/verify.ts";
 
 /** Demo settings. */
 export interface DemoArgs {
@@ -55,6 +57,18 @@ export async function prepare(out: string): Promise<DemoData> {
   const lines = [
     `wrote ${written.trials} sample trials (${Object.keys(written.arms).join(", ")}) to ${samples}`,
   ];
+  const checked = verifyTrees([samples]);
+  lines.push(
+    `verified the guard ran: ${
+      checked.arms.map((a) =>
+        `${a.name} ${a.verdict}` +
+        (a.kind === "guarded"
+          ? ` (${a.integrity.full_coverage}/${a.integrity.trials} full coverage)`
+          : " (no hooks)")
+      ).join(", ")
+    }` +
+      (checked.problems.length ? `; ${checked.problems.length} problems (deno task verify ${samples})` : ""),
+  );
   const report = await replayTrees([written.arms.stock], {
     arms: ["checklist", "critic"],
     out: replay,

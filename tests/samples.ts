@@ -92,6 +92,10 @@ s("the demo prepares samples, replay ledgers and the aggregate without a server"
     assert.ok(agg);
     assert.ok(findTrials([data.samples]).length === data.trials);
     assert.ok(data.lines.some((l) => l.startsWith("replayed")));
+    assert.ok(
+      data.lines.includes("verified the guard ran: checklist ok (18/18 full coverage), stock ok (no hooks)"),
+      data.lines.join("\n"),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
