@@ -342,6 +342,12 @@ export function trialIntegrity(f: TrialFacts): TrialIntegrity {
           "uploaded and started it.",
       );
     }
+    if (f.settings && !f.settings.handlers) {
+      problems.push(
+        `Cannot trust ${f.dir} as guarded: ${f.settings.path} registers no hook handlers, so Claude Code never ` +
+          "called the guard. fiable-cc writes the hooks there before Claude Code starts.",
+      );
+    }
     if (f.harness === null && !f.problems.some((p) => p.includes(f.harnessPath))) {
       problems.push(
         `Cannot read ${f.harnessPath}: it is missing, so the hook mode is unknown. fiable-cc writes it ` +

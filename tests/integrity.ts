@@ -354,6 +354,49 @@ s("aggregate: every row carries the integrity object; a marked arm marks its com
   assert.ok(problem.path.endsWith("__G"));
 });
 
+s(
+  "aggregate names each bad input with its path: no result.json, truncated trajectory, corrupt ledger, no harness.json",
+  () => {
+    const root = fresh();
+    const dirs = [
+      writeGuardedTrial(root, { arm: "checklist", calls: SIX, id: "nores", result: false }),
+      writeGuardedTrial(root, { arm: "checklist", calls: SIX, id: "trunc", trajectory: "truncated" }),
+      writeGuardedTrial(root, { arm: "checklist", calls: SIX, id: "corrupt", extra: ["{oops"] }),
+      writeGuardedTrial(root, {
+        arm: "checklist",
+        calls: SIX,
+        id: "noharness",
+        hooks: null,
+        settingsHooks: true,
+      }),
+    ];
+    const res = aggregateArms([{ name: "checklist", roots: [root] }], { iters: 10 });
+    const says: RegExp[] = [
+      /result\.json: it is missing/,
+      /trajectory\.json: it is not valid JSON, so it is probably truncated/,
+      /\.jsonl: 1 line is not a valid record/,
+      /harness\.json: it is missing/,
+    ];
+    dirs.forEach((dir, i) => {
+      const p = res.problems.find((x) => x.path === dir && says[i].test(x.message));
+      assert.ok(
+        p,
+        `no problem matching ${says[i]} for ${dir}:\n${res.problems.map((x) => x.message).join("\n")}`,
+      );
+      assert.ok(p!.message.includes(dir), p!.message);
+    });
+    assert.is(res.rows[0].integrity!.marked, true);
+  },
+);
+
+s("a guarded trial whose settings.json registers no hooks fails", () => {
+  const root = fresh();
+  const dir = writeGuardedTrial(root, { arm: "checklist", calls: SIX });
+  writeFileSync(join(dir, "agent", "sessions", "settings.json"), "{}");
+  const t = verifyTrees([root]).arms[0].trials[0];
+  assert.match(t.problems.join("\n"), /settings\.json registers no hook handlers/);
+});
+
 s("a leaderboard-like trial (no config.json, no ledger) is unguarded: no coverage verdict", () => {
   const root = fresh();
   const dir = writeGuardedTrial(root, { arm: "stock", calls: SIX, ledger: false, hooks: null });
