@@ -258,9 +258,10 @@ function coverageProblems(f: TrialFacts, c: Coverage, hookRecords: LedgerRecord[
   const out: string[] = [];
   if (c.calls && !hookRecords.some((r) => r.event === "pre")) {
     out.push(
-      `Cannot trust ${f.dir} as guarded: its hooks matched none of its ${c.calls} χ-World tool calls ` +
-        `(named like ${calls[0].raw}); ${f.ledgerDir} has no pre record. Check the hook matchers in ` +
-        `${f.settings?.path ?? "agent/sessions/settings.json"} against the MCP server name.`,
+      `Cannot trust ${f.dir} as guarded: none of its ${c.calls} χ-World tool calls (named like ` +
+        `${calls[0].raw}) has a pre record in ${f.ledgerDir}: the hooks matched none of them, or the guard ` +
+        `never answered. Check the hook matchers in ${f.settings?.path ?? "agent/sessions/settings.json"} ` +
+        "against the MCP server name, and guard-serve.log.",
     );
   } else if (c.covered < c.calls) {
     const first = calls[c.first_uncovered];
