@@ -214,8 +214,13 @@ function pair(
   return { matched, byId, byOrder, orphans };
 }
 
-/** Guard coverage of χ-World calls by ledger records (pre, then post/post-fail for calls that went through). */
-export function guardCoverage(calls: WorldCall[], records: readonly LedgerRecord[]): Coverage {
+/**
+ * Guard coverage of χ-World calls by ledger records (pre, then post/post-fail for calls that went through);
+ * calls Claude Code refused before its hooks (InputValidationError) are left out.
+ */
+export function guardCoverage(all: WorldCall[], records: readonly LedgerRecord[]): Coverage {
+  // A call Claude Code refused before any hook ran owes the guard nothing.
+  const calls = all.filter((c) => !c.refused);
   const withIds = calls.some((c) => c.id);
   const pres = pair(calls, records.filter((r) => r.event === "pre"), withIds, () => true);
   const postDue = (i: number) =>
@@ -254,7 +259,7 @@ function pct(x: number): string {
 }
 
 function coverageProblems(f: TrialFacts, c: Coverage, hookRecords: LedgerRecord[]): string[] {
-  const calls = f.calls!;
+  const calls = f.calls!.filter((x) => !x.refused);
   const out: string[] = [];
   if (c.calls && !hookRecords.some((r) => r.event === "pre")) {
     out.push(

@@ -15,6 +15,8 @@ export interface WorldCall {
   raw: string;
   /** A result was paired to the call. */
   answered: boolean;
+  /** Claude Code refused the input before any hook ran (its InputValidationError): no record is due. */
+  refused?: boolean;
   /** 0-based step index. */
   step: number;
 }
@@ -24,6 +26,9 @@ export type ToolCount =
   | { all: number; mcp: number; corrupt: number; calls?: WorldCall[] }
   | { error: string };
 
+/** Claude Code's own schema check failing a call before PreToolUse (seen on built-in tools in the packets). */
+const REFUSED = /^\s*(?:<tool_use_error>)?\s*InputValidationError\b/;
+
 /** The χ-World calls of a trajectory, in order: toolEvents' calls that name a healthverse tool. */
 export function worldCalls(t: Trajectory): WorldCall[] {
   return toolEvents(t).calls.filter((c) => c.tool !== null).map((c) => ({
@@ -31,6 +36,7 @@ export function worldCalls(t: Trajectory): WorldCall[] {
     tool: c.tool!,
     raw: c.raw,
     answered: c.answered,
+    ...(REFUSED.test(c.text) ? { refused: true } : {}),
     step: c.step,
   }));
 }

@@ -171,6 +171,14 @@ const CASES: [
     1,
   ],
   [
+    "a call Claude Code refused before its hooks owes no record",
+    { arm: "checklist", calls: [...SIX, { tool: "determination.finalize", refused: true }] },
+    "pass",
+    1,
+    null,
+    0,
+  ],
+  [
     "a trajectory without call ids (matched by order)",
     { arm: "checklist", trajectory: "no-ids" },
     "pass",
@@ -238,6 +246,12 @@ s("a denied call needs no post record; a call that went through does", () => {
   assert.is(guardCoverage(calls, records).coverage, 1);
   records.push({ event: "pre", tool: "x.y", tool_use_id: "zzz", decision: "allow" });
   assert.is(guardCoverage(calls, records).orphans, 1);
+  // A call Claude Code refused before its hooks ran (InputValidationError) owes the guard no record.
+  const refused = { id: "c", tool: "x.y", raw: "x_y", answered: true, refused: true, step: 3 };
+  assert.equal([
+    guardCoverage([...calls, refused], records).calls,
+    guardCoverage([...calls, refused], records).coverage,
+  ], [2, 1]);
 });
 
 s("guard lifecycle records are counted, and coverage still comes from the trajectory", () => {

@@ -89,6 +89,8 @@ export function writeArm(trials: FakeTrial[], root = tempDir()): string {
 export interface FakeCall {
   tool: string;
   denied?: boolean;
+  /** Claude Code refused the input before its hooks (InputValidationError): no ledger record. */
+  refused?: boolean;
 }
 
 /** A fiable-cc trial in Harbor's layout; every field but `arm` and `calls` has a faithful default. */
@@ -172,8 +174,12 @@ export function writeGuardedTrial(root: string, o: GuardedTrialOptions): string 
       observation: {
         results: [{
           ...(id ? { source_call_id: id } : {}),
-          content: c.denied ? "fiable-guard blocked" : "{}",
-          extra: { tool_result_is_error: !!c.denied },
+          content: c.refused
+            ? "<tool_use_error>InputValidationError: case_id is required</tool_use_error>"
+            : c.denied
+            ? "fiable-guard blocked"
+            : "{}",
+          extra: { tool_result_is_error: !!(c.denied || c.refused) },
         }],
       },
     });
@@ -233,6 +239,7 @@ export function writeGuardedTrial(root: string, o: GuardedTrialOptions): string 
     const answered = o.answered ?? o.calls.length;
     o.calls.slice(0, answered).forEach((c, i) => {
       const id = ids[i];
+      if (c.refused) return;
       lines.push(rec(2 + i, {
         event: "pre",
         decision: c.denied ? "deny" : "allow",
