@@ -281,7 +281,7 @@ function loadReference(
     throw new InstallRefusal(
       `Cannot estimate the cost from ${
         resolve(given)
-      }: it has no scored trials. Pass a folder of finished trials.`,
+      }: it has no scored trials with token counts. Pass a folder of finished trials.`,
     );
   }
   return { reference, why: "--reference names it", table };

@@ -77,6 +77,16 @@ s("a model without a price has an unknown cost, not $0", () => {
   );
 });
 
+s("a reference whose trials carry no token counts gives unknown, not $0", () => {
+  const empty: Reference = { ...ref("x", "anthropic/claude-sonnet-5"), domains: {} };
+  const e = estimateCost(PLAN, { reference: empty, why: "test" }, PRICES);
+  assert.equal([e.perTrial.cm, e.full.usd], [null, null]);
+  assert.match(
+    estimateLines(e, PLAN, "prices.yaml").join("\n"),
+    /unknown for cm: the reference has no trials with token counts/,
+  );
+});
+
 s("data/reference_tokens.json is up to date with the real packets", () => {
   if (!PACKET_SETS.some(existsSync)) {
     console.warn(`skipped: ${PACKET_SETS.join(", ")} absent (needs ../shared beside the repo)`);

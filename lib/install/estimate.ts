@@ -62,10 +62,16 @@ export interface CostEstimate {
   published: Published | null;
 }
 
-/** Mean tokens per scored trial per domain, from trial summaries (a local reference dir). */
+/**
+ * Mean tokens per scored trial per domain, from trial summaries (a packet or a local dir). Trials without
+ * token counts are left out, and a domain with none is absent: its cost is unknown, not $0.
+ */
 export function referenceFrom(id: string, source: string, trials: TrialSummary[]): Reference {
   const domains: Record<string, ReferenceDomain> = {};
-  const scored = trials.filter((t) => t.verified);
+  const named = trials.filter((t) => t.verified);
+  const scored = named.filter((t) =>
+    (t.tokens.input ?? 0) + (t.tokens.cache ?? 0) + (t.tokens.output ?? 0) > 0
+  );
   for (const domain of [...new Set(scored.map((t) => t.domain))].sort()) {
     const ts = scored.filter((t) => t.domain === domain);
     const mean = (f: (t: TrialSummary) => number | null) =>
@@ -82,8 +88,8 @@ export function referenceFrom(id: string, source: string, trials: TrialSummary[]
   return {
     id,
     source,
-    agent: one(scored.map((t) => t.agent)),
-    model: one(scored.map((t) => t.model)),
+    agent: one(named.map((t) => t.agent)),
+    model: one(named.map((t) => t.model)),
     domains,
   };
 }
@@ -161,6 +167,7 @@ export function estimateLines(e: CostEstimate, plan: EstimatePlan, pricesName: s
     ];
   }
   const p = e.price;
+  const missing = Object.keys(plan.tasks).filter((d) => !e.reference.domains[d]);
   const lines = [
     `Cost estimate, before anything runs: ${plan.model} at $${p.input}/$${p.output}/$${p.cache} per 1M input/` +
     `output/cache-read tokens (${pricesName}).`,
@@ -177,6 +184,14 @@ export function estimateLines(e: CostEstimate, plan: EstimatePlan, pricesName: s
       e.full.usd === null ? "unknown" : usd(e.full.usd)
     }`,
   ];
+  if (missing.length) {
+    lines.push(
+      `  unknown for ${
+        missing.join(", ")
+      }: the reference has no trials with token counts there, so the cost ` +
+        "is unknown, not $0. Pass --reference with trials that record tokens.",
+    );
+  }
   if (e.published) {
     const full = e.published.mean_cost_usd * e.full.trials;
     lines.push(
