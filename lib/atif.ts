@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { zstdDecompressSync } from "node:zlib";
-import { normalizeToolName } from "./names.ts";
+import { isMcpToolName, normalizeToolName } from "./names.ts";
 import { parseCodexScript, type ScriptCall } from "./codex_script.ts";
 
 /** One raw ATIF step, as written by Harbor. */
@@ -207,8 +207,6 @@ export function agentTexts(t: Trajectory): { step: number; text: string }[] {
   return out;
 }
 
-const MCP_PREFIX = /^mcp__(?:healthverse|chi-bench)__/;
-
 /** Tool-call counts per harness.md §6: all calls, and the MCP (healthverse) ones. */
 export function countToolCalls(t: Trajectory): { all: number; mcp: number } {
   let all = 0;
@@ -223,7 +221,7 @@ export function countToolCalls(t: Trajectory): { all: number; mcp: number } {
         if (!input && normalizeToolName(name)) mcp++;
       } else if (t.harness === "openai-agents") {
         if (!name.startsWith("local-")) mcp++;
-      } else if (MCP_PREFIX.test(name) || (t.harness !== "claude-code" && normalizeToolName(name))) mcp++;
+      } else if (isMcpToolName(name) || (t.harness !== "claude-code" && normalizeToolName(name))) mcp++;
     }
   }
   return { all, mcp };

@@ -9,11 +9,17 @@ for (const tool of TOOLS) {
   BY_FLAT.set(tool.name.replace(".", "__"), tool);
 }
 
-/** Server prefixes seen in the wild, longest first: Claude Code (`mcp__<server>__`) and hermes (`mcp_<server>_`). */
-const PREFIXES = [
-  /^mcp__(?:healthverse|chi-bench|chi_bench|chi-bench-provider|chi-bench-payer|chi-bench-cm)__/,
-  /^mcp_(?:healthverse|chi_bench)_/,
-];
+/**
+ * Claude Code's `mcp__<server>__` for any server name (tasks name theirs `healthverse`, `chi-bench`,
+ * `chi-bench-provider`, …; a server name never holds `__`), and hermes' `mcp_<server>_` for the names seen.
+ * What follows the prefix must still be a catalog tool, so another server's tools stay unknown.
+ */
+const PREFIXES = [/^mcp__(?:[A-Za-z0-9-]|_(?!_))+__/, /^mcp_(?:healthverse|chi_bench)_/];
+
+/** True for a Claude Code MCP tool name of any server (`mcp__<server>__<tool>`). */
+export function isMcpToolName(raw: string): boolean {
+  return PREFIXES[0].test(raw.trim());
+}
 
 /**
  * The registered `namespace.method` for a tool name in any harness spelling, or null when it is not a

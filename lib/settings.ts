@@ -21,17 +21,44 @@ export interface HookSettingsOptions {
   timeoutS?: number;
   /** The node executable for command mode. */
   node?: string;
+  /**
+   * The MCP server names the trial declares (Harbor's `self.mcp_servers`); the tool hooks match exactly
+   * these. Default: `healthverse`, the name of most leaderboard tasks.
+   */
+  servers?: readonly string[];
 }
 
-/** Hook events and the guard event word each is sent to, with the matcher for tool events. */
-const WIRING: [string, string, string | undefined][] = [
-  ["SessionStart", "session-start", undefined],
-  ["UserPromptSubmit", "prompt", undefined],
-  ["PreToolUse", "pre", "^mcp__healthverse__"],
-  ["PostToolUse", "post", "^mcp__healthverse__"],
-  ["PostToolUseFailure", "post-fail", "^mcp__healthverse__"],
-  ["Stop", "stop", undefined],
-  ["SubagentStop", "stop", undefined],
+/** The server name most leaderboard tasks declare, used when a trial declares none. */
+export const DEFAULT_SERVERS: readonly string[] = ["healthverse"];
+
+/** A server name as Claude Code spells it inside tool names: every character outside `[A-Za-z0-9_-]` becomes `_`. */
+export function serverToolPrefix(server: string): string {
+  return server.replace(/[^A-Za-z0-9_-]/g, "_");
+}
+
+/**
+ * The tool-event matcher for the declared servers: `^mcp__a__` or `^mcp__(?:a|b)__`, a JavaScript RegExp to Claude Code
+ * (it holds `^`), anchored, so a name alone (`mcp__healthverse`) or another server's tools never match.
+ */
+export function toolMatcher(servers: readonly string[] = DEFAULT_SERVERS): string {
+  const names = [...new Set(servers.map((s) => serverToolPrefix(s.trim())).filter(Boolean))];
+  if (!names.length) {
+    throw new Error(
+      "Cannot write hook settings: no MCP server name. Pass the names the trial declares (e.g. healthverse).",
+    );
+  }
+  return names.length === 1 ? `^mcp__${names[0]}__` : `^mcp__(?:${names.join("|")})__`;
+}
+
+/** Hook events, the guard event word each is sent to, and whether it is a tool event (takes the matcher). */
+const WIRING: [string, string, boolean][] = [
+  ["SessionStart", "session-start", false],
+  ["UserPromptSubmit", "prompt", false],
+  ["PreToolUse", "pre", true],
+  ["PostToolUse", "post", true],
+  ["PostToolUseFailure", "post-fail", true],
+  ["Stop", "stop", false],
+  ["SubagentStop", "stop", false],
 ];
 
 /** A POSIX shell word for a value (single-quoted unless it is plainly safe). */
@@ -41,13 +68,13 @@ export function shellQuote(value: string): string {
 
 function handler(opts: HookSettingsOptions, word: string): Record<string, unknown> {
   const timeout = opts.timeoutS ?? 10;
-  if (opts.mode === "http") {
-    if (!opts.port) {
-      throw new Error("Cannot write http hook settings: no port. Pass the resident guard's port.");
-    }
-    return { type: "http", url: `http://127.0.0.1:${opts.port}/hook/${word}`, timeout };
+  if (opts.mode === "http" && word !== "session-start") {
+    return { type: "http", url: `http://127.0.0.1:${residentPort(opts)}/hook/${word}`, timeout };
   }
-  const env = `FIABLE_CC_ARM=${shellQuote(opts.arm)} FIABLE_LEDGER_DIR=${shellQuote(opts.ledgerDir)}`;
+  // Claude Code runs only command handlers on SessionStart, so that event is always a command. In http mode
+  // it also carries the resident guard's port: it checks the guard and starts it when it is down.
+  const port = opts.mode === "http" ? ` FIABLE_GUARD_PORT=${residentPort(opts)}` : "";
+  const env = `FIABLE_CC_ARM=${shellQuote(opts.arm)} FIABLE_LEDGER_DIR=${shellQuote(opts.ledgerDir)}${port}`;
   return {
     type: "command",
     command: `${env} ${shellQuote(opts.node ?? "node")} ${shellQuote(opts.guard)} ${word}`,
@@ -55,14 +82,20 @@ function handler(opts: HookSettingsOptions, word: string): Record<string, unknow
   };
 }
 
+function residentPort(opts: HookSettingsOptions): number {
+  if (!opts.port) {
+    throw new Error("Cannot write http hook settings: no port. Pass the resident guard's port.");
+  }
+  return opts.port;
+}
+
 /** The settings object: every guard hook, or none at all for the stock arm. */
 export function hookSettings(opts: HookSettingsOptions): { hooks?: Record<string, unknown[]> } {
   if (opts.arm === "stock") return {};
+  const matcher = toolMatcher(opts.servers);
   const hooks: Record<string, unknown[]> = {};
-  for (const [event, word, matcher] of WIRING) {
-    // Claude Code runs only command handlers on SessionStart, so that one event is always a command.
-    const mode = event === "SessionStart" ? { ...opts, mode: "command" as const } : opts;
-    hooks[event] = [{ ...(matcher ? { matcher } : {}), hooks: [handler(mode, word)] }];
+  for (const [event, word, tool] of WIRING) {
+    hooks[event] = [{ ...(tool ? { matcher } : {}), hooks: [handler(opts, word)] }];
   }
   return { hooks };
 }

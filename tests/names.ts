@@ -1,7 +1,7 @@
 /** Tool-name normalisation across harness spellings. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { isMutating, isTerminal, normalizeToolName, shownName } from "../lib/names.ts";
+import { isMcpToolName, isMutating, isTerminal, normalizeToolName, shownName } from "../lib/names.ts";
 
 const s = suite("names");
 
@@ -17,11 +17,28 @@ const SPELLINGS: [string, string | null][] = [
   ["cm_care_plan_finalize", "cm_care_plan.finalize"],
   ["Bash", null],
   ["mcp__healthverse__no_such_tool", null],
-  ["mcp__other__auth_submit_authorization", null],
+  // Any server name: the matcher lets only the trial's declared servers reach the guard; the catalog decides.
+  ["mcp__chi-bench-provider__auth_submit_authorization", "auth.submit_authorization"],
+  ["mcp__chi-bench-payer__determination_finalize", "determination.finalize"],
+  ["mcp__chi-bench-cm__cm_care_plan_finalize", "cm_care_plan.finalize"],
+  ["mcp__chi_bench__cases_create_from_order", "cases.create_from_order"],
+  ["mcp__other__auth_submit_authorization", "auth.submit_authorization"],
+  ["mcp__github__create_issue", null],
+  ["mcp__healthverse", null],
+  ["mcp____determination_finalize", null],
 ];
 for (const [raw, expected] of SPELLINGS) {
   s(`${raw} → ${expected}`, () => assert.is(normalizeToolName(raw), expected));
 }
+
+s("isMcpToolName: Claude Code's mcp__<server>__<tool> for any server, nothing else", () => {
+  for (const name of ["mcp__healthverse__x", "mcp__chi-bench-cm__x", "mcp__a_b__x"]) {
+    assert.ok(isMcpToolName(name));
+  }
+  for (const name of ["Bash", "mcp_healthverse_x", "mcp__healthverse", "tools.mcp__healthverse__x"]) {
+    assert.not.ok(isMcpToolName(name), name);
+  }
+});
 
 s(
   "shownName gives the model's spelling",

@@ -1,7 +1,7 @@
 /** The hook settings the guard is installed with. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { hookSettings, settingsJson, shellQuote } from "../lib/settings.ts";
+import { hookSettings, serverToolPrefix, settingsJson, shellQuote, toolMatcher } from "../lib/settings.ts";
 
 const s = suite("settings");
 const BASE = {
@@ -15,7 +15,7 @@ s(
   () => assert.equal(hookSettings({ ...BASE, arm: "stock", mode: "command" }), {}),
 );
 
-s("command mode bakes the arm into each command and matches only healthverse tools", () => {
+s("command mode bakes the arm into each command; by default the tool hooks match healthverse tools", () => {
   const { hooks } = hookSettings({ ...BASE, mode: "command" });
   const pre = hooks!.PreToolUse[0] as { matcher: string; hooks: { command: string }[] };
   assert.is(pre.matcher, "^mcp__healthverse__");
@@ -34,6 +34,37 @@ s("command mode bakes the arm into each command and matches only healthverse too
   ]);
 });
 
+/** Tool names the real Claude Code gives a server's tools (tests/e2e/server_names.ts checks the spelling). */
+const MATCHES: [string[], string, boolean][] = [
+  [["healthverse"], "mcp__healthverse__determination_finalize", true],
+  [["healthverse"], "mcp__healthverse", false],
+  [["healthverse"], "mcp__chi-bench__determination_finalize", false],
+  [["healthverse"], "x_mcp__healthverse__determination_finalize", false],
+  [["chi-bench"], "mcp__chi-bench__determination_finalize", true],
+  [["chi-bench"], "mcp__chi-bench-payer__determination_finalize", false],
+  [["chi-bench-provider", "chi-bench-payer", "chi-bench-cm"], "mcp__chi-bench-payer__triage_get", true],
+  [["chi-bench-provider", "chi-bench-payer", "chi-bench-cm"], "mcp__chi-bench-cm__cm_intake_open_case", true],
+  [["chi-bench-provider", "chi-bench-payer", "chi-bench-cm"], "mcp__chi-bench__triage_get", false],
+  [["chi-bench-provider", "chi-bench-payer", "chi-bench-cm"], "mcp__healthverse__triage_get", false],
+  [["hv.world"], "mcp__hv_world__triage_get", true],
+];
+for (const [servers, tool, hit] of MATCHES) {
+  s(`servers ${servers.join(",")}: ${tool} ${hit ? "matches" : "does not match"}`, () => {
+    const { hooks } = hookSettings({ ...BASE, mode: "http", port: 8787, servers });
+    for (const event of ["PreToolUse", "PostToolUse", "PostToolUseFailure"]) {
+      const matcher = (hooks![event][0] as { matcher: string }).matcher;
+      assert.is(new RegExp(matcher).test(tool), hit, `${event} ${matcher}`);
+    }
+  });
+}
+
+s("the matcher names each declared server once, in Claude Code's spelling; none is refused", () => {
+  assert.is(toolMatcher(["a", "b", "a", " c "]), "^mcp__(?:a|b|c)__");
+  assert.is(serverToolPrefix("hv world/1"), "hv_world_1");
+  assert.throws(() => toolMatcher([]), /no MCP server name/);
+  assert.throws(() => hookSettings({ ...BASE, mode: "command", servers: [""] }), /no MCP server name/);
+});
+
 s("http mode points every event at the resident guard", () => {
   const { hooks } = hookSettings({ ...BASE, mode: "http", port: 8787 });
   const stop = hooks!.Stop[0] as { hooks: { type: string; url: string }[] };
@@ -45,6 +76,9 @@ s("SessionStart stays a command in http mode (Claude Code runs only command hook
   const start = hooks!.SessionStart[0] as { hooks: { type: string; command: string }[] };
   assert.is(start.hooks[0].type, "command");
   assert.match(start.hooks[0].command, "fiable-guard.mjs session-start");
+  assert.match(start.hooks[0].command, "FIABLE_GUARD_PORT=8787 ", "so it can check the resident guard");
+  const command = hookSettings({ ...BASE, mode: "command" }).hooks!.SessionStart[0] as typeof start;
+  assert.not.match(command.hooks[0].command, "FIABLE_GUARD_PORT");
 });
 
 s("http mode without a port is refused", () => {

@@ -12,7 +12,13 @@ import { type HookMode, settingsJson } from "../../../lib/settings.ts";
 import { testBundle } from "../guard_process.ts";
 import { type ClaudeResult, runClaude } from "./claude.ts";
 import { type RecordedRequest, type ScriptStep, startModelServer } from "./model_server.ts";
-import { type Handler, startHealthverse, type StubCall, type StubSeat } from "./healthverse.ts";
+import {
+  type Handler,
+  type Healthverse,
+  startHealthverse,
+  type StubCall,
+  type StubSeat,
+} from "./healthverse.ts";
 
 /** The two hook modes, for tests that run in both. */
 export const MODES: HookMode[] = ["http", "command"];
@@ -39,6 +45,11 @@ export interface BedOptions {
   prompt: string;
   script: ScriptStep[];
   handlers?: Record<string, Handler>;
+  /**
+   * The task's MCP servers (name and the seat whose tools each serves), as `.claude.json` and the hook
+   * matchers get them. Default: one `healthverse` server for `seat`.
+   */
+  servers?: { name: string; seat: StubSeat }[];
   /** Guard budgets, written as the FIABLE_PROFILE YAML (decision_ms defaults to E2E_DECISION_MS). */
   budgets?: { decision_ms?: number; stop_blocks?: number; block_per_signature?: number };
   /** Test-only guard fault: FIABLE_FAULT and optionally FIABLE_FAULT_EVENT. */
@@ -54,7 +65,10 @@ export interface BedRun {
   ledger: LedgerRecord[];
   /** Ledger lines that were not valid records (interleaved or truncated writes). */
   corrupt: number;
+  /** Every call the stub servers served (in the order each server served them). */
   calls: StubCall[];
+  /** The calls per server name. */
+  callsBy: Record<string, StubCall[]>;
   claude: ClaudeResult;
 }
 
@@ -136,8 +150,13 @@ export async function runBed(options: BedOptions): Promise<BedRun> {
   try {
     const model = await startModelServer(options.script);
     stops.push(() => model.close());
-    const stub = await startHealthverse(options.seat, { handlers: options.handlers });
-    stops.push(() => stub.close());
+    const declared = options.servers ?? [{ name: "healthverse", seat: options.seat }];
+    const stubs: Record<string, Healthverse> = {};
+    for (const server of declared) {
+      const stub = await startHealthverse(server.seat, { handlers: options.handlers });
+      stops.push(() => stub.close());
+      stubs[server.name] = stub;
+    }
     let port: number | undefined;
     if (options.mode === "http") {
       const guard = await startResident(bundle, {
@@ -149,11 +168,19 @@ export async function runBed(options: BedOptions): Promise<BedRun> {
       stops.push(guard.stop);
       port = guard.port;
     }
-    const settings = settingsJson({ mode: options.mode, arm: options.arm, ledgerDir, guard: bundle, port });
+    const servers = Object.keys(stubs);
+    const settings = settingsJson({
+      mode: options.mode,
+      arm: options.arm,
+      ledgerDir,
+      guard: bundle,
+      port,
+      servers,
+    });
     const claude = await runClaude({
       prompt: options.prompt,
       modelUrl: model.url,
-      mcpUrl: stub.url,
+      mcp: Object.fromEntries(Object.entries(stubs).map(([name, stub]) => [name, stub.url])),
       settings,
       env: options.mode === "command" ? guardEnv : {},
       timeoutMs: options.timeoutMs ?? 45_000,
@@ -164,7 +191,8 @@ export async function runBed(options: BedOptions): Promise<BedRun> {
       main: model.main(),
       ledger: records,
       corrupt,
-      calls: stub.calls,
+      calls: Object.values(stubs).flatMap((stub) => stub.calls),
+      callsBy: Object.fromEntries(Object.entries(stubs).map(([name, stub]) => [name, stub.calls])),
       claude,
     };
   } finally {

@@ -1,56 +1,68 @@
 /**
- * Installs the pinned Claude Code into `.cache/claude-code/<version>/` with npm (reused when present) and runs
+ * Installs a pinned Claude Code into `.cache/claude-code/<version>/` with npm (reused when present) and runs
  * it the way a χ-Bench trial does: `--print` against a local Messages API, `CLAUDE_CONFIG_DIR` holding
- * `.claude.json` with the `healthverse` MCP server and `settings.json` with the guard hooks.
+ * `.claude.json` with the task's MCP servers and `settings.json` with the guard hooks.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CLAUDE_CODE_SPEC, CLAUDE_CODE_VERSION } from "./claude_version.ts";
+import { CLAUDE_CODE_VERSION, claudeSpec } from "./claude_version.ts";
 
 /** The repository root. */
 export const ROOT = join(import.meta.dirname ?? ".", "..", "..", "..");
 
-/** Where the pinned Claude Code is installed. */
-export const CACHE_DIR = join(ROOT, ".cache", "claude-code", CLAUDE_CODE_VERSION);
+/** Where a Claude Code version is installed. */
+export function cacheDir(version: string): string {
+  return join(ROOT, ".cache", "claude-code", version);
+}
 
-/** The `claude` executable of the pinned install. */
-export const CLAUDE_BIN = join(CACHE_DIR, "node_modules", ".bin", "claude");
+/** The `claude` executable of an install. */
+export function claudeBin(version: string): string {
+  return join(cacheDir(version), "node_modules", ".bin", "claude");
+}
 
-function installedVersion(): string | null {
+function installedVersion(version: string): string | null {
   try {
     const pkg = JSON.parse(
-      readFileSync(join(CACHE_DIR, "node_modules", "@anthropic-ai", "claude-code", "package.json"), "utf8"),
+      readFileSync(
+        join(cacheDir(version), "node_modules", "@anthropic-ai", "claude-code", "package.json"),
+        "utf8",
+      ),
     );
-    return existsSync(CLAUDE_BIN) ? pkg.version : null;
+    return existsSync(claudeBin(version)) ? pkg.version : null;
   } catch {
     return null;
   }
 }
 
-let installing: Promise<string> | undefined;
+const installing = new Map<string, Promise<string>>();
 
-/** The path of the pinned `claude`, installing it with npm first when it is missing or another version. */
-export function ensureClaude(): Promise<string> {
-  installing ??= (async () => {
-    if (installedVersion() === CLAUDE_CODE_VERSION) return CLAUDE_BIN;
-    mkdirSync(CACHE_DIR, { recursive: true });
-    writeFileSync(join(CACHE_DIR, "package.json"), JSON.stringify({ private: true }) + "\n");
-    const out = await new Deno.Command("npm", {
-      args: ["install", "--no-audit", "--no-fund", "--save-exact", "--loglevel=error", CLAUDE_CODE_SPEC],
-      cwd: CACHE_DIR,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    if (!out.success || installedVersion() !== CLAUDE_CODE_VERSION) {
-      throw new Error(
-        `Cannot install ${CLAUDE_CODE_SPEC} into ${CACHE_DIR}: npm failed.\n` +
-          new TextDecoder().decode(out.stderr) + "Check that the npm registry is reachable, then rerun.",
-      );
-    }
-    return CLAUDE_BIN;
-  })();
-  return installing;
+/** The path of `claude` at a version (default: the bed's), installing it with npm first when it is missing. */
+export function ensureClaude(version = CLAUDE_CODE_VERSION): Promise<string> {
+  let pending = installing.get(version);
+  if (!pending) {
+    pending = (async () => {
+      if (installedVersion(version) === version) return claudeBin(version);
+      const dir = cacheDir(version);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "package.json"), JSON.stringify({ private: true }) + "\n");
+      const out = await new Deno.Command("npm", {
+        args: ["install", "--no-audit", "--no-fund", "--save-exact", "--loglevel=error", claudeSpec(version)],
+        cwd: dir,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      if (!out.success || installedVersion(version) !== version) {
+        throw new Error(
+          `Cannot install ${claudeSpec(version)} into ${dir}: npm failed.\n` +
+            new TextDecoder().decode(out.stderr) + "Check that the npm registry is reachable, then rerun.",
+        );
+      }
+      return claudeBin(version);
+    })();
+    installing.set(version, pending);
+  }
+  return pending;
 }
 
 /** What one Claude Code run needs. */
@@ -58,8 +70,8 @@ export interface ClaudeOptions {
   prompt: string;
   /** The scripted Messages API (ANTHROPIC_BASE_URL). */
   modelUrl: string;
-  /** The healthverse MCP endpoint. */
-  mcpUrl: string;
+  /** The task's MCP servers: name → streamable-http endpoint (`.claude.json`, as Harbor writes it). */
+  mcp: Record<string, string>;
   /** The bytes of `$CLAUDE_CONFIG_DIR/settings.json` (lib/settings.ts `settingsJson`). */
   settings: string;
   /** Extra environment (hook commands inherit it). */
@@ -77,9 +89,10 @@ export interface ClaudeResult {
   timedOut: boolean;
 }
 
-/** The `.claude.json` a Harbor 0.20 trial writes: one http MCP server named `healthverse`. */
-export function claudeJson(mcpUrl: string): string {
-  return JSON.stringify({ mcpServers: { healthverse: { type: "http", url: mcpUrl } } });
+/** The `.claude.json` a Harbor 0.20 trial writes: the task's servers, each `{type:"http", url}`. */
+export function claudeJson(mcp: Record<string, string>): string {
+  const servers = Object.fromEntries(Object.entries(mcp).map(([name, url]) => [name, { type: "http", url }]));
+  return JSON.stringify({ mcpServers: servers });
 }
 
 /** Environment for an offline run: dummy key, local base URL, no telemetry, updates or side traffic. */
@@ -111,7 +124,7 @@ export async function runClaude(options: ClaudeOptions): Promise<ClaudeResult> {
   const configDir = mkdtempSync(join(tmpdir(), "fiable-e2e-cc-"));
   const workDir = mkdtempSync(join(tmpdir(), "fiable-e2e-ws-"));
   try {
-    writeFileSync(join(configDir, ".claude.json"), claudeJson(options.mcpUrl));
+    writeFileSync(join(configDir, ".claude.json"), claudeJson(options.mcp));
     writeFileSync(join(configDir, "settings.json"), options.settings);
     const child = new Deno.Command(bin, {
       args: ["--print", "--verbose", "--output-format=stream-json", "--dangerously-skip-permissions"],

@@ -1,6 +1,15 @@
-/** The one place the end-to-end tests pin Claude Code: the npm package and its exact version. */
+/** The one place the tests pin Claude Code: the npm package and one exact version per purpose. */
 export const CLAUDE_CODE_PACKAGE = "@anthropic-ai/claude-code";
-/** The pinned Claude Code version (the hooks reference version of the χ-Bench notes). */
+/** The end-to-end bed's Claude Code (the hooks reference version of the χ-Bench notes). */
 export const CLAUDE_CODE_VERSION = "2.1.332";
+/**
+ * The stand-in Harbor trials' Claude Code: the version the real Harbor 0.20 run of fiable-cc used
+ * (../shared/chi-bench/harbor-lifecycle.md) and the opus-5 leaderboard image baked in.
+ */
+export const HARBOR_CLAUDE_CODE_VERSION = "2.1.219";
 /** `package@version`, as npm installs it. */
-export const CLAUDE_CODE_SPEC = `${CLAUDE_CODE_PACKAGE}@${CLAUDE_CODE_VERSION}`;
+export function claudeSpec(version: string): string {
+  return `${CLAUDE_CODE_PACKAGE}@${version}`;
+}
+/** The bed's `package@version`. */
+export const CLAUDE_CODE_SPEC = claudeSpec(CLAUDE_CODE_VERSION);

@@ -2,7 +2,9 @@
  * A stub healthverse MCP server for end-to-end tests: one seat's real tool names over streamable HTTP
  * (`@modelcontextprotocol/sdk`, stateless), with small realistic results (identifier formats of the real
  * simulator) and the real simulator's error text where it errs. Tests may override any tool's handler, and
- * every call is recorded.
+ * every call is recorded (and served as JSON at `GET /calls`, the world state a stand-in verifier scores).
+ * The name a task gives the server (`healthverse`, `chi-bench`, `chi-bench-payer`, …) lives in the
+ * client's `.claude.json`, not here.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -60,9 +62,9 @@ export function registeredName(tool: ToolInfo): string {
   return tool.name;
 }
 
-/** The name the model uses for a tool in Claude Code: `mcp__healthverse__<namespace>_<method>`. */
-export function ccName(name: string): string {
-  return `mcp__healthverse__${name.replace(".", "_")}`;
+/** The name the model uses for a tool in Claude Code: `mcp__<server>__<namespace>_<method>`. */
+export function ccName(name: string, server = "healthverse"): string {
+  return `mcp__${server}__${name.replace(".", "_")}`;
 }
 
 const PAYER_CASE = "CASE-3903B8ED";
@@ -285,7 +287,9 @@ export function startHealthverse(
   const world: World = { seat, state: {} };
   const handlers = options.handlers ?? {};
   const handle = async (req: Request): Promise<Response> => {
-    if (new URL(req.url).pathname !== "/mcp") return new Response("not found", { status: 404 });
+    const path = new URL(req.url).pathname;
+    if (path === "/calls" && req.method === "GET") return Response.json(calls);
+    if (path !== "/mcp") return new Response("not found", { status: 404 });
     if (req.method !== "POST") return new Response(null, { status: 405, headers: { allow: "POST" } });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

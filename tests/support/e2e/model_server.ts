@@ -20,8 +20,13 @@ export interface ScriptedTurn {
   calls?: ScriptedCall[];
 }
 
-/** A turn, or a function of the request that chooses the turn (to react to what the model was shown). */
-export type ScriptStep = ScriptedTurn | ((request: MessagesRequest, index: number) => ScriptedTurn);
+/**
+ * A turn, or a function of the request that chooses the turn (to react to what the model was shown); it may
+ * be async (to act on the world before answering, e.g. kill the guard).
+ */
+export type ScriptStep =
+  | ScriptedTurn
+  | ((request: MessagesRequest, index: number) => ScriptedTurn | Promise<ScriptedTurn>);
 
 /** The parts of a Messages API request body the tests read. */
 export interface MessagesRequest {
@@ -186,7 +191,7 @@ export function startModelServer(script: ScriptStep[]): Promise<ModelServer> {
     if (main) {
       const step = next < script.length ? script[next++] : DONE;
       try {
-        turn = typeof step === "function" ? step(body, mainCount) : step;
+        turn = typeof step === "function" ? await step(body, mainCount) : step;
       } catch (err) {
         // Never answer 5xx: Claude Code would retry with backoff until the test times out.
         recorded.error = `script step ${mainCount} threw: ${(err as Error).message}`;

@@ -12,9 +12,17 @@ import {
 
 export { CM_PROMPT, PAYER_PROMPT, PROVIDER_PROMPT } from "../payloads.ts";
 
-/** A scripted call of a healthverse tool by its flat name (`auth_submit_authorization`), with a fixed id. */
-export function mcp(tool: string, input: Record<string, unknown>, id?: string): ScriptedCall {
-  return { name: `mcp__healthverse__${tool}`, input, ...(id ? { id } : {}) };
+/**
+ * A scripted call of a χ-World tool by its flat name (`auth_submit_authorization`), with a fixed id, on the
+ * task's server (`healthverse` unless named).
+ */
+export function mcp(
+  tool: string,
+  input: Record<string, unknown>,
+  id?: string,
+  server = "healthverse",
+): ScriptedCall {
+  return { name: `mcp__${server}__${tool}`, input, ...(id ? { id } : {}) };
 }
 
 /** The tool_result the model was shown for a tool_use id, from the first main request that carries it. */
@@ -22,7 +30,15 @@ export function resultShown(
   run: BedRun,
   toolUseId: string,
 ): { is_error?: boolean; text: string } | undefined {
-  for (const request of run.main) {
+  return resultShownIn(run.main, toolUseId);
+}
+
+/** The tool_result shown for a tool_use id in main-loop requests (a bed run's or a stand-in trial's). */
+export function resultShownIn(
+  main: RecordedRequest[],
+  toolUseId: string,
+): { is_error?: boolean; text: string } | undefined {
+  for (const request of main) {
     const hit = lastToolResults(request.body).find((r) => r.tool_use_id === toolUseId);
     if (hit) return hit;
   }
