@@ -202,6 +202,9 @@ async function maybeFault(word: EventWord, budgetMs: number): Promise<void> {
   const on = process.env.FIABLE_FAULT_EVENT;
   if (!fault || (on && on !== word)) return;
   if (fault === "crash") throw new Error("fault injected: crash");
-  if (fault === "hang") await new Promise(() => {});
+  if (fault === "hang") {
+    process.stderr.write("fiable-guard: fault injected: hang\n");
+    await new Promise(() => {});
+  }
   if (fault === "slow") await new Promise((resolve) => setTimeout(resolve, budgetMs + 500));
 }

@@ -16,6 +16,20 @@ export type Arm = typeof ARMS[number];
  */
 export type Decision = "allow" | "deny" | "block" | "release" | "shadow" | "context" | "record" | "error";
 
+/**
+ * A record about the guard itself (`event: "guard"`): `restart` when a resident guard came (back) up for a
+ * ledger that had records, `gap` for hook events missed while no guard answered.
+ */
+export type GuardDecision = "restart" | "gap";
+
+/** Hook events missed while no guard answered: ISO times, and the count and tools when countable. */
+export interface Gap {
+  since: string;
+  until: string;
+  missed?: number;
+  tools?: string[];
+}
+
 /** A rule that fired on a call: its ID, the verifier checks it protects and the message it produced. */
 export interface RuleHit {
   id: string;
@@ -37,9 +51,9 @@ export interface LedgerRecord {
   v: 1;
   t: string;
   session: string;
-  event: EventWord;
+  event: EventWord | "guard";
   arm: Arm;
-  decision: Decision;
+  decision: Decision | GuardDecision;
   tool?: string;
   tool_use_id?: string;
   case?: string | null;
@@ -63,6 +77,8 @@ export interface LedgerRecord {
   replay?: boolean;
   /** Handbook lookup for a plan: status, the pages listed and any fail-open note. */
   handbook?: HandbookRecord;
+  /** A `gap` record's interval. */
+  gap?: Gap;
 }
 
 /** Size caps (characters of JSON) for values kept in a record. */

@@ -5,6 +5,7 @@ import { isEventWord, neutralReply } from "./hook.ts";
 import { type LedgerRecord, readLedger } from "./ledger.ts";
 import { errorRecord, eventSettings, handle, loadSettings, saveRecord, sessionOf } from "./handle.ts";
 import { postLive } from "./live.ts";
+import { recordRestart, rememberTranscript, type RestartInfo, transcriptOf } from "./resident.ts";
 
 /** Largest hook body accepted (a 10 MB tool_input still gets a neutral answer, not a hang). */
 const MAX_BODY = 16 * 1024 * 1024;
@@ -16,11 +17,21 @@ export interface ServeOptions {
   env: Record<string, string | undefined>;
   /** Called once listening, with the bound port (tests pass port 0). */
   onListen?: (port: number) => void;
+  /** Set when this guard replaces one that ran before: recorded in the ledger before it listens. */
+  restart?: RestartInfo;
 }
 
-/** Starts the resident guard; resolves when the server closes. Events of one session are handled in order. */
+/**
+ * Starts the resident guard; resolves when the server closes, rejects when it cannot listen. Events of one
+ * session are handled in order.
+ */
 export async function serve(options: ServeOptions): Promise<void> {
   const { settings, note } = await loadSettings(options.env);
+  if (options.restart && settings.arm !== "stock") {
+    recordRestart(settings.ledgerDir, settings.arm, options.restart);
+  }
+  const supervisor = Number(options.env.FIABLE_SUPERVISOR_PID) || null;
+  const health = { ok: true, arm: settings.arm, ledger: settings.ledgerDir, pid: process.pid, supervisor };
   const sessions = new Map<string, LedgerRecord[]>();
   const queues = new Map<string, Promise<unknown>>();
   const records = (session: string) => {
@@ -37,7 +48,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
-    if (req.method === "GET" && req.url === "/health") return send(200, { ok: true, arm: settings.arm });
+    if (req.method === "GET" && req.url === "/health") return send(200, health);
     if (req.method !== "POST" || !isEventWord(word)) {
       return send(404, { error: `Cannot route ${req.method} ${req.url}: use POST /hook/<event>.` });
     }
@@ -50,6 +61,11 @@ export async function serve(options: ServeOptions): Promise<void> {
     req.on("end", () => {
       const text = size > MAX_BODY ? "" : Buffer.concat(chunks).toString("utf8");
       const session = sessionOf(text);
+      if (!sessions.has(session) && settings.arm !== "stock") {
+        // So a restarted guard can count, from the transcript, the calls it missed while it was down.
+        const transcript = transcriptOf(text);
+        if (transcript) rememberTranscript(settings.ledgerDir, session, transcript);
+      }
       const forEvent = eventSettings(word, settings, options.env);
       const budgetMs = forEvent.decisionMs;
       const previous = queues.get(session) ?? Promise.resolve();
@@ -85,7 +101,9 @@ export async function serve(options: ServeOptions): Promise<void> {
       queues.set(session, next);
     });
   });
-  return await new Promise((resolve) => {
+  return await new Promise((resolve, reject) => {
+    // A port that cannot be bound (EADDRINUSE) rejects: the caller says so and exits non-zero.
+    server.on("error", reject);
     server.listen(options.port, options.host, () => {
       const port = (server.address() as AddressInfo).port;
       options.onListen?.(port);

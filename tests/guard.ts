@@ -201,6 +201,46 @@ for (const runtime of await runtimes()) {
     assert.match(records[0]?.note ?? "", "time budget of 300 ms overrun");
   });
 
+  s(
+    "a SIGTERM mid-hook (Claude Code giving up on it) still answers allow, exits 0 and records why",
+    async () => {
+      const dir = tempLedger();
+      const profile = join(dir, "profile.yaml");
+      writeFileSync(profile, "budgets:\n  decision_ms: 20000\n");
+      // Deno.Command, not node:child_process: Deno's child_process reports a signalled child's own exit 0 as
+      // "killed by SIGTERM".
+      const [cmd, ...args] = runtime.argv("pre");
+      const child = new Deno.Command(cmd, {
+        args,
+        env: {
+          ...env(dir, { FIABLE_FAULT: "hang", FIABLE_PROFILE: profile }),
+          PATH: Deno.env.get("PATH") ?? "",
+        },
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const writer = child.stdin.getWriter();
+      await writer.write(new TextEncoder().encode(pre("s12t", ...SUBMIT)));
+      await writer.close();
+      const stderr = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+      let seen = "";
+      while (!seen.includes("fault injected: hang")) {
+        const { value, done } = await stderr.read();
+        if (done) break;
+        seen += value;
+      }
+      child.kill("SIGTERM");
+      const [status, stdout] = await Promise.all([child.status, new Response(child.stdout).text()]);
+      await stderr.cancel();
+      assert.is(status.code, 0, seen);
+      assert.equal(JSON.parse(stdout).hookSpecificOutput.permissionDecision, "allow");
+      const [record] = ledgerOf(dir, "s12t").records;
+      assert.is(record?.decision, "error");
+      assert.match(record?.note ?? "", "SIGTERM received mid-hook; allowed");
+    },
+  );
+
   s("a profile holding a literal secret is refused without echoing it; the guard still answers", async () => {
     const dir = tempLedger();
     const profile = join(dir, "profile.yaml");

@@ -49,7 +49,8 @@ for (const [name, argv] of RUNTIMES) {
     const server = await startServer(argv, { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "checklist" });
     try {
       const health = await (await fetch(`${server.url}/health`)).json();
-      assert.equal(health, { ok: true, arm: "checklist" });
+      assert.equal([health.ok, health.arm, health.ledger], [true, "checklist", dir]);
+      assert.ok(Number.isInteger(health.pid) && Number.isInteger(health.supervisor), JSON.stringify(health));
       await hook(server.url, "prompt", prompt("h1", PROVIDER_PROMPT));
       const denied = await hook(
         server.url,

@@ -1,6 +1,7 @@
 /** Spawns the guard as Claude Code does: one process per event, JSON on stdin, one JSON object on stdout. */
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleGuard } from "../../bundle.ts";
@@ -81,4 +82,14 @@ export function runGuard(
 /** A fresh ledger directory. */
 export function tempLedger(): string {
   return mkdtempSync(join(tmpdir(), "fiable-ledger-"));
+}
+
+/** A free TCP port on 127.0.0.1 (tests bind port 0 where they can; this is for ports a child must bind). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -1,0 +1,110 @@
+/**
+ * How long the resident guard is down after `kill -9` of its server (supervisor respawn until `/health`
+ * answers again, with a 500-record session ledger to fold back in), and how long the SessionStart check
+ * takes to start a guard that is not running (the hook's wall time). Node bundle, as in a trial.
+ *
+ * Usage: npx -y deno@2.9.6 run -A bench/restart.ts [--runs 20]
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bundleGuard } from "../bundle.ts";
+import { benchLedger } from "./latency.ts";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function health(port: number): Promise<{ pid: number } | null> {
+  try {
+    return await (await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(300) }))
+      .json();
+  } catch {
+    return null;
+  }
+}
+
+function ledgerDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "fiable-bench-restart-"));
+  const lines = benchLedger().map((r) => JSON.stringify({ ...r, t: new Date().toISOString() }) + "\n");
+  writeFileSync(join(dir, "bench-session.jsonl"), lines.join(""));
+  return dir;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** Entry: prints the medians and maxima. */
+export async function main(args: string[]): Promise<number> {
+  const at = args.indexOf("--runs");
+  const runs = at >= 0 ? Number(args[at + 1]) : 20;
+  const bundle = await bundleGuard(join(mkdtempSync(join(tmpdir(), "fiable-bench-")), "fiable-guard.mjs"));
+  const env = { PATH: Deno.env.get("PATH") ?? "", FIABLE_CC_ARM: "checklist" };
+
+  const port = await freePort();
+  const dir = ledgerDir();
+  const supervisor = spawn("node", [bundle, "serve", "--port", String(port)], {
+    env: { ...env, FIABLE_LEDGER_DIR: dir },
+    stdio: "ignore",
+  });
+  const down: number[] = [];
+  try {
+    let current = null;
+    while (!(current = await health(port))) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < runs; i++) {
+      const killed = current!.pid;
+      Deno.kill(killed, "SIGKILL");
+      const t0 = performance.now();
+      while (!(current = await health(port)) || current.pid === killed) {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      down.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 2100)); // past the supervisor's "died young" window
+    }
+  } finally {
+    supervisor.kill("SIGTERM");
+  }
+
+  const start: number[] = [];
+  const payload = JSON.stringify({
+    session_id: "bench-session",
+    hook_event_name: "SessionStart",
+    source: "startup",
+  });
+  for (let i = 0; i < Math.min(runs, 10); i++) {
+    const p = await freePort();
+    const d = ledgerDir();
+    const t0 = performance.now();
+    const out = await new Deno.Command("node", {
+      args: [bundle, "session-start"],
+      env: { ...env, FIABLE_LEDGER_DIR: d, FIABLE_GUARD_PORT: String(p) },
+      stdin: "piped",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    const writer = out.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(payload));
+    await writer.close();
+    await out.status;
+    start.push(performance.now() - t0);
+    const up = await health(p);
+    if (!up) throw new Error("Cannot measure the SessionStart check: no guard answered after the hook.");
+    const pid = Number(Deno.readTextFileSync(join(d, "guard.pid")));
+    Deno.kill(-pid, "SIGTERM");
+  }
+  const fmt = (xs: number[]) => `median ${Math.round(median(xs))} ms, max ${Math.round(Math.max(...xs))} ms`;
+  console.log(`guard down after kill -9 of the server (${down.length} runs): ${fmt(down)}`);
+  console.log(`SessionStart hook starting a guard that was down (${start.length} runs): ${fmt(start)}`);
+  return 0;
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -1,0 +1,409 @@
+/**
+ * The resident guard's lifecycle with real processes (the Node bundle): the supervisor brings a killed
+ * server back on its port and the new one records the restart and the gap; `FIABLE_SUPERVISE=0` runs it
+ * alone; `guard up` starts, reuses (resume) or replaces a guard and writes settings.json and harness.json;
+ * the SessionStart check starts a guard that is down. Plus the restart records' bookkeeping.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { appendRecord, type LedgerRecord } from "../lib/ledger.ts";
+import { settingsJson } from "../lib/settings.ts";
+import {
+  activeSessions,
+  alive,
+  ledgerDirRecords,
+  PID_FILE,
+  recordRestart,
+  rememberTranscript,
+  transcriptOf,
+  TRANSCRIPTS_FILE,
+} from "../lib/resident.ts";
+import { freePort, runGuard, runtimes, tempLedger, testBundle } from "./support/guard_process.ts";
+
+const bundle = await testBundle();
+const started: number[] = [];
+
+function rec(
+  session: string,
+  t: string,
+  event: LedgerRecord["event"],
+  decision: LedgerRecord["decision"],
+  id?: string,
+) {
+  return {
+    v: 1 as const,
+    t,
+    session,
+    event,
+    arm: "checklist" as const,
+    decision,
+    ...(id ? { tool_use_id: id } : {}),
+  };
+}
+
+function guardRecords(dir: string): LedgerRecord[] {
+  return ledgerDirRecords(dir).filter((r) => r.event === "guard");
+}
+
+async function health(port: number): Promise<Record<string, unknown> | null> {
+  try {
+    return await (await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(500) }))
+      .json();
+  } catch {
+    return null;
+  }
+}
+
+async function until<T>(
+  what: string,
+  ms: number,
+  probe: () => Promise<T | null | undefined | false>,
+): Promise<T> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const value = await probe();
+    if (value) return value;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`Timed out after ${ms} ms waiting for ${what}.`);
+}
+
+/** `node <bundle> serve --port P` in the background (its stderr piped and drained); the pid. */
+function serve(port: number, env: Record<string, string>): { pid: number; stderr: () => string } {
+  let text = "";
+  const child = new Deno.Command("node", {
+    args: [bundle, "serve", "--port", String(port)],
+    env: { PATH: Deno.env.get("PATH") ?? "", ...env },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  (async () => {
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) text += chunk;
+  })();
+  child.status.then(() => {});
+  started.push(child.pid);
+  return { pid: child.pid, stderr: () => text };
+}
+
+/** `node <bundle> up …`, awaited. */
+async function up(port: number, dir: string, extra: string[] = [], env: Record<string, string> = {}) {
+  const out = await new Deno.Command("node", {
+    args: [
+      bundle,
+      "up",
+      "--port",
+      String(port),
+      "--arm",
+      "checklist",
+      "--ledger",
+      dir,
+      "--guard",
+      bundle,
+      "--settings",
+      join(dir, "config", "settings.json"),
+      "--harness",
+      join(dir, "harness.json"),
+      ...extra,
+    ],
+    env: { PATH: Deno.env.get("PATH") ?? "", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const pid = existsSync(join(dir, PID_FILE)) ? Number(readFileSync(join(dir, PID_FILE), "utf8")) : 0;
+  if (pid) started.push(pid);
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    harness: JSON.parse(readFileSync(join(dir, "harness.json"), "utf8")),
+    settings: readFileSync(join(dir, "config", "settings.json"), "utf8"),
+  };
+}
+
+/** Stops every guard a test started: SIGTERM to each supervisor (it stops its server), then SIGKILL. */
+async function stopAll(): Promise<void> {
+  const pids = started.splice(0);
+  const signal = (name: Deno.Signal) => {
+    for (const pid of pids) {
+      for (const target of [-pid, pid]) {
+        try {
+          Deno.kill(target, name);
+        } catch { /* gone, or not a group leader */ }
+      }
+    }
+  };
+  signal("SIGTERM");
+  const end = Date.now() + 3000;
+  while (Date.now() < end && pids.some(alive)) await new Promise((r) => setTimeout(r, 25));
+  signal("SIGKILL");
+}
+
+/** A transcript with one χ-World call written at `t`, registered for the session in the ledger dir. */
+function transcript(dir: string, session: string, t: string, id: string): void {
+  const path = join(dir, `${session}.transcript`);
+  const use = { type: "tool_use", id, name: "mcp__healthverse__determination_get_summary", input: {} };
+  writeFileSync(
+    path,
+    JSON.stringify({ type: "assistant", timestamp: t, message: { content: [use] } }) + "\n",
+  );
+  rememberTranscript(dir, session, path);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+const s = suite("resident: restart bookkeeping");
+
+s("activeSessions: sessions not cleanly stopped, else the latest; a named one is added", () => {
+  const sessions = new Map<string, LedgerRecord[]>([
+    ["done", [rec("done", "2026-01-01T00:00:01Z", "stop", "allow")]],
+    ["open", [rec("open", "2026-01-01T00:00:00Z", "pre", "allow")]],
+  ]);
+  assert.equal(activeSessions(sessions), ["open"]);
+  assert.equal(activeSessions(new Map([...sessions].slice(0, 1))), ["done"]);
+  assert.equal(activeSessions(new Map(), "new"), ["new"]);
+  assert.equal(activeSessions(sessions, "open"), ["open"]);
+});
+
+s("recordRestart writes restart and gap, counting the missed calls from the remembered transcript", () => {
+  const dir = tempLedger();
+  appendRecord(dir, rec("s1", "2026-12-01T10:00:01.000Z", "pre", "allow", "toolu_seen"));
+  transcript(dir, "s1", "2026-12-01T10:00:03.000Z", "toolu_missed");
+  const written = recordRestart(dir, "checklist", {
+    note: "supervisor restart",
+    downSince: "2026-12-01T10:00:02.000Z",
+  }, new Date("2026-12-01T10:00:04.000Z"));
+  assert.equal(written.map((r) => [r.session, r.event, r.decision]), [["s1", "guard", "restart"], [
+    "s1",
+    "guard",
+    "gap",
+  ]]);
+  assert.equal(written[1].gap, {
+    since: "2026-12-01T10:00:02.000Z",
+    until: "2026-12-01T10:00:04.000Z",
+    missed: 1,
+    tools: ["determination.get_summary"],
+  });
+  assert.equal(guardRecords(dir).length, 2, "written to the ledger");
+});
+
+s(
+  "without a down time only the restart is recorded; without a transcript the gap says it is not countable",
+  () => {
+    const dir = tempLedger();
+    appendRecord(dir, rec("s2", "2026-12-01T10:00:01.000Z", "prompt", "context"));
+    assert.equal(recordRestart(dir, "checklist", { note: "resume" }).map((r) => r.decision), ["restart"]);
+    const [, gap] = recordRestart(dir, "checklist", { note: "x", downSince: "2026-12-01T10:00:02.000Z" });
+    assert.match(gap.note ?? "", "not countable");
+    assert.is(gap.gap?.missed, undefined);
+  },
+);
+
+s("transcript paths are found in raw hook text and remembered once per session", () => {
+  assert.is(
+    transcriptOf('{"session_id":"a","transcript_path":"/logs/agent/sessions/projects/-w/a.jsonl"}'),
+    "/logs/agent/sessions/projects/-w/a.jsonl",
+  );
+  assert.is(transcriptOf('{"session_id":"a"}'), null);
+  const dir = join(tempLedger(), "not-yet");
+  rememberTranscript(dir, "a", "/t/a.jsonl");
+  rememberTranscript(dir, "b", "/t/b.jsonl");
+  assert.equal(JSON.parse(readFileSync(join(dir, TRANSCRIPTS_FILE), "utf8")), {
+    a: "/t/a.jsonl",
+    b: "/t/b.jsonl",
+  });
+});
+
+s.run();
+
+// ---------------------------------------------------------------------------------------------------------
+const p = suite("resident: supervisor, up, SessionStart check (node bundle)");
+
+p(
+  "a killed server comes back on its port; the new one records the restart and the gap it missed",
+  async () => {
+    const dir = tempLedger();
+    const port = await freePort();
+    appendRecord(dir, rec("s3", new Date().toISOString(), "prompt", "context"));
+    const guard = serve(port, { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "checklist" });
+    const first = await until("the guard", 10_000, () => health(port));
+    assert.is(first.supervisor, guard.pid);
+    await new Promise((r) => setTimeout(r, 20));
+    transcript(dir, "s3", new Date(Date.now() + 5).toISOString(), "toolu_while_down");
+    Deno.kill(Number(first.pid), "SIGKILL");
+    const killedAt = performance.now();
+    const back = await until("the restarted guard", 10_000, async () => {
+      const h = await health(port);
+      return h && h.pid !== first.pid ? h : null;
+    });
+    const ms = Math.round(performance.now() - killedAt);
+    assert.is(back.supervisor, guard.pid, "same supervisor, same port");
+    assert.ok(ms < 5000, `back after ${ms} ms`);
+    const [restart, gap] = guardRecords(dir);
+    assert.match(
+      restart.note ?? "",
+      `supervisor restart: the resident guard (pid ${first.pid}) exited (signal SIGKILL)`,
+    );
+    assert.is(gap.decision, "gap");
+    assert.equal([gap.gap?.missed, gap.gap?.tools], [1, ["determination.get_summary"]]);
+    assert.match(guard.stderr(), "starting it again on port");
+    Deno.kill(guard.pid, "SIGTERM");
+    await until(
+      "the supervisor and its server to stop",
+      5000,
+      () => Promise.resolve(!alive(guard.pid) && !alive(Number(back.pid))),
+    );
+  },
+);
+
+p("FIABLE_SUPERVISE=0: no supervisor, so a killed server stays down", async () => {
+  const dir = tempLedger();
+  const port = await freePort();
+  serve(port, { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "checklist", FIABLE_SUPERVISE: "0" });
+  const first = await until("the guard", 10_000, () => health(port));
+  assert.is(first.supervisor, null);
+  Deno.kill(Number(first.pid), "SIGKILL");
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.is(await health(port), null);
+});
+
+p("a server that cannot listen (port taken) is not retried: the supervisor exits non-zero", async () => {
+  const port = await freePort();
+  const squatter: Server = createServer(() => {});
+  await new Promise<void>((resolve) => squatter.listen(port, "127.0.0.1", resolve));
+  try {
+    const out = await new Deno.Command("node", {
+      args: [bundle, "serve", "--port", String(port)],
+      env: { PATH: Deno.env.get("PATH") ?? "", FIABLE_LEDGER_DIR: tempLedger() },
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.is.not(out.code, 0);
+    assert.match(stderr, `Cannot serve on 127.0.0.1:${port}: listen EADDRINUSE`);
+    assert.match(stderr, "the server exited before listening");
+  } finally {
+    squatter.close();
+  }
+});
+
+p("up: starts a supervised guard, writes http settings and harness.json; a second up reuses it", async () => {
+  const dir = tempLedger();
+  const port = await freePort();
+  const servers = ["chi-bench-provider", "chi-bench-payer"];
+  const flags = ["--server", servers[0], "--server", servers[1], "--claude-version", "2.1.219"];
+  const first = await up(port, dir, flags);
+  assert.is(first.code, 0);
+  assert.is(first.stdout, "fiable-cc: arm=checklist hooks=http\n");
+  assert.is(
+    first.settings,
+    settingsJson({ mode: "http", arm: "checklist", ledgerDir: dir, guard: bundle, port, servers }),
+  );
+  const pid = Number(readFileSync(join(dir, PID_FILE), "utf8"));
+  const h = await health(port);
+  assert.equal(first.harness, {
+    arm: "checklist",
+    hooks: "http",
+    port,
+    servers,
+    claude_version: "2.1.219",
+    supervisor: true,
+    reused: false,
+    guard_pid: h!.pid,
+  });
+  assert.is(h!.supervisor, pid, "guard.pid names the supervisor");
+  assert.equal(guardRecords(dir), [], "the trial's first guard is no restart");
+
+  const again = await up(port, dir, flags);
+  assert.match(again.stdout, `reused the resident guard (pid ${h!.pid})`);
+  assert.equal([again.harness.reused, again.harness.guard_pid], [true, h!.pid]);
+  assert.is(
+    Number(readFileSync(join(dir, PID_FILE), "utf8")),
+    pid,
+    "guard.pid still names the live supervisor",
+  );
+  assert.ok(alive(pid));
+  await stopAll();
+});
+
+p(
+  "up after the guard died (resume on a container whose guard is gone): a new guard, the restart recorded",
+  async () => {
+    const dir = tempLedger();
+    const port = await freePort();
+    await up(port, dir);
+    const old = Number(readFileSync(join(dir, PID_FILE), "utf8"));
+    appendRecord(dir, rec("s4", new Date().toISOString(), "stop", "allow"));
+    await stopAll();
+    await until("the old guard to be gone", 5000, async () => !alive(old) && !(await health(port)));
+    const next = await up(port, dir);
+    assert.equal([next.harness.hooks, next.harness.reused], ["http", false]);
+    const pid = Number(readFileSync(join(dir, PID_FILE), "utf8"));
+    assert.is.not(pid, old);
+    assert.ok(alive(pid));
+    const [restart] = guardRecords(dir);
+    assert.is(restart?.session, "s4");
+    assert.is(restart?.note, `resume: the guard recorded in guard.pid (pid ${old}) was gone; started again`);
+    await stopAll();
+  },
+);
+
+p("up with the port answering for another arm or taken: command hooks, no pid file left behind", async () => {
+  const dir = tempLedger();
+  const port = await freePort();
+  serve(port, { FIABLE_LEDGER_DIR: tempLedger(), FIABLE_CC_ARM: "plan" });
+  await until("the plan guard", 10_000, () => health(port));
+  const foreign = await up(port, dir);
+  assert.match(foreign.stdout, `hooks=command (port ${port} answers for arm plan; command hooks)`);
+  assert.is(
+    foreign.settings,
+    settingsJson({ mode: "command", arm: "checklist", ledgerDir: dir, guard: bundle, port }),
+  );
+  assert.not.ok(existsSync(join(dir, PID_FILE)));
+  await stopAll();
+
+  const taken = await freePort();
+  const squatter: Server = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => squatter.listen(taken, "127.0.0.1", resolve));
+  try {
+    const other = tempLedger();
+    const out = await up(taken, other);
+    assert.equal([out.harness.hooks, out.harness.supervisor], ["command", false]);
+    assert.not.ok(existsSync(join(other, PID_FILE)), "the guard that never came up leaves no pid file");
+  } finally {
+    squatter.close();
+  }
+});
+
+p(
+  "the SessionStart check (http mode) starts a guard that is down and records why; a live one is left alone",
+  async () => {
+    const dir = tempLedger();
+    const port = await freePort();
+    const node = (await runtimes()).find((r) => r.name === "node")!;
+    const payload = JSON.stringify({ session_id: "s5", hook_event_name: "SessionStart", source: "startup" });
+    const env = { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "checklist", FIABLE_GUARD_PORT: String(port) };
+    const run = await runGuard(node, "session-start", payload, env);
+    assert.is(run.code, 0, run.stderr);
+    const h = await health(port);
+    assert.ok(h, "the guard answers after the SessionStart hook");
+    started.push(Number(readFileSync(join(dir, PID_FILE), "utf8")));
+    const records = ledgerDirRecords(dir);
+    assert.equal(records.map((r) => `${r.event}:${r.decision}`), ["guard:restart", "session-start:record"]);
+    assert.match(
+      records[0].note ?? "",
+      `SessionStart check: the resident guard on port ${port} did not answer`,
+    );
+    assert.match(records[1].note ?? "", /started it again \(pid \d+\)/);
+
+    await runGuard(node, "session-start", payload.replace("startup", "resume"), env);
+    assert.is(guardRecords(dir).length, 1, "a live guard is not started again");
+    assert.is((await health(port))?.pid, h!.pid);
+    await stopAll();
+  },
+);
+
+p.after(() => stopAll());
+
+p.run();
