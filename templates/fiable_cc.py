@@ -4,13 +4,19 @@ Installed into chi-bench by fiable-agent's ``install.ts``; ``install.ts --uninst
 
 * ``install()`` uploads the guard (the Node >= 20 bundle ``fiable_guard.mjs`` beside this file) to
   ``/installed-agent/fiable-guard.mjs``.
-* ``run()`` starts the guard as a resident http server, probes ``/health`` and writes the hooks into
-  ``$CLAUDE_CONFIG_DIR/settings.json`` only, as http hooks, or as command hooks when the server did
-  not come up. The bytes come from the guard's own ``settings`` subcommand, so they are the ones the
-  project's end-to-end tests give the real Claude Code. Never ``~/.claude``, ``/etc/claude-code`` or
-  ``/workspace/.claude``: the verifier's judge runs Claude Code in the same container without
-  ``CLAUDE_CONFIG_DIR`` and would inherit them. The ledger goes to ``/logs/agent/fiable/``, never
-  under ``sessions/projects/`` (a second session dir there costs the trial its trajectory).
+* ``run()`` runs the guard's own ``up`` subcommand once: it reuses a live resident guard for the same
+  arm and ledger (Harbor may call ``run()`` again on the same container), else starts one under its
+  supervisor (which restarts it within about a second if it dies) and waits for ``/health``; then it
+  writes the hooks into ``$CLAUDE_CONFIG_DIR/settings.json`` only, as http hooks, or as command hooks
+  when no guard answered, with tool matchers for exactly the MCP servers the task declares
+  (``self.mcp_servers``: ``healthverse``, ``chi-bench``, ``chi-bench-provider``, …). The bytes are the
+  ones the project's end-to-end tests give the real Claude Code. In http mode the SessionStart hook,
+  which runs inside ``claude``'s own process tree, checks the guard and starts it if it did not outlive
+  the setup exec. Never ``~/.claude``, ``/etc/claude-code`` or ``/workspace/.claude``: the verifier's
+  judge runs Claude Code in the same container without ``CLAUDE_CONFIG_DIR`` and would inherit them;
+  and not ``.claude.json``, which ``ClaudeCode.run`` overwrites. The ledger goes to
+  ``/logs/agent/fiable/``, never under ``sessions/projects/`` (a second session dir there costs the
+  trial its trajectory).
 * The arm is the agent kwarg ``arm``, else the host env ``FIABLE_CC_ARM``, else ``checklist``.
   ``stock`` uploads nothing and writes no hooks: plain Claude Code under the same harness name.
 """
@@ -31,15 +37,6 @@ ARMS = ("stock", "shadow", "plan", "checklist", "critic")
 DEFAULT_ARM = "checklist"
 DEFAULT_PORT = 8787
 GUARD_ASSET = Path(__file__).with_name("fiable_guard.mjs")
-
-# Node one-liner (argv: port, arm, seconds): exit 0 once the resident guard answers /health for this arm.
-_PROBE_JS = (
-    "const[p,a,s]=process.argv.slice(1),end=Date.now()+1000*s;"
-    "const once=()=>fetch(`http://127.0.0.1:${p}/health`,{signal:AbortSignal.timeout(1000)})"
-    ".then(r=>r.json()).then(j=>j.ok===true&&j.arm===a,()=>false);"
-    "(async()=>{while(Date.now()<end){if(await once())process.exit(0);"
-    "await new Promise(r=>setTimeout(r,200));}process.exit(1);})();"
-)
 
 
 def resolve_arm(kwarg: object, env_value: str | None) -> str:
@@ -118,35 +115,23 @@ class FiableClaudeCode(ClaudeCode):
             timeout_sec=30,
         )
 
+    def server_names(self) -> list[str]:
+        """The MCP server names the task declares (Harbor's ``self.mcp_servers``), in order."""
+        return [str(s.name) for s in getattr(self, "mcp_servers", None) or [] if getattr(s, "name", None)]
+
     def start_guard_command(self) -> str:
-        """Starts the resident guard in the background and records its pid."""
+        """Brings the resident guard up (or reuses it), then writes settings.json and harness.json."""
         q = shlex.quote
         ledger = q(self.ledger_dir)
+        servers = "".join(f" --server {q(name)}" for name in self.server_names())
+        version = self.version() if callable(getattr(self, "version", None)) else None
+        claude = f" --claude-version {q(str(version))}" if version else ""
         return (
             f"mkdir -p {ledger} {q(self.config_dir)} && "
-            "launcher=$(command -v setsid || true); "
-            f"FIABLE_CC_ARM={q(self.arm)} FIABLE_LEDGER_DIR={ledger} "
-            f"$launcher nohup node {q(self.guard_path)} serve --port {self.guard_port} "
-            f">>{ledger}/guard-serve.log 2>&1 </dev/null & "
-            f"echo $! >{ledger}/guard.pid"
-        )
-
-    def write_settings_command(self) -> str:
-        """Probes the guard, then writes settings.json: http hooks, or command hooks as the fallback."""
-        q = shlex.quote
-        ledger = q(self.ledger_dir)
-        settings = q(f"{self.config_dir}/settings.json")
-        return (
-            "mode=command; "
-            f"if node -e {q(_PROBE_JS)} {self.guard_port} {q(self.arm)} {int(self.probe_seconds)}; "
-            "then mode=http; fi; "
-            f'if [ "$mode" = command ]; then kill "$(cat {ledger}/guard.pid)" 2>/dev/null || true; fi; '
-            f'node {q(self.guard_path)} settings --mode "$mode" --arm {q(self.arm)} '
-            f"--ledger {ledger} --port {self.guard_port} --guard {q(self.guard_path)} "
-            f">{settings}.fiable-tmp && mv {settings}.fiable-tmp {settings} && "
-            f'printf \'{{"arm":"%s","hooks":"%s","port":%s}}\\n\' {q(self.arm)} "$mode" '
-            f"{self.guard_port} >{ledger}/harness.json && "
-            f'echo "fiable-cc: arm={self.arm} hooks=$mode"'
+            f"node {q(self.guard_path)} up --port {self.guard_port} --arm {q(self.arm)} "
+            f"--ledger {ledger} --guard {q(self.guard_path)} "
+            f"--settings {q(self.config_dir + '/settings.json')} --harness {ledger}/harness.json"
+            f"{servers}{claude} --wait {int(self.probe_seconds)}"
         )
 
     async def run(
@@ -156,6 +141,5 @@ class FiableClaudeCode(ClaudeCode):
         context: AgentContext,
     ) -> None:
         if self.arm != "stock":
-            await self.exec_as_agent(environment, command=self.start_guard_command(), timeout_sec=30)
-            await self.exec_as_agent(environment, command=self.write_settings_command(), timeout_sec=60)
+            await self.exec_as_agent(environment, command=self.start_guard_command(), timeout_sec=60)
         await super().run(instruction, environment, context)

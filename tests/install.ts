@@ -1,10 +1,10 @@
 /** install.ts on a fixture chi-bench tree: plan, apply, idempotence, byte-for-byte uninstall, refusals,
- * the generated Python harness against a Harbor 0.20 stand-in, and the pre-registered experiment configs. */
+ * the generated Python harness's arm resolution (tests/e2e/harbor_trial.ts runs it through Harbor 0.20's whole
+ * trial sequence), and the pre-registered experiment configs. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
@@ -289,56 +289,6 @@ s.run();
 // ---------------------------------------------------------------------------------------------------------
 const py = suite("install: generated harness (Python, Harbor 0.20 stand-in)");
 
-interface Drive {
-  name: string;
-  is_installed_agent: boolean;
-  arm: string;
-  calls: string[];
-  uploads: string[][];
-  commands: { command: string; user: string | null }[];
-}
-
-/** Runs tests/support/harbor_stub/drive.py on the installed module; returns its report and the workdir. */
-function drive(dir: string, kwargs: string[], env: Record<string, string> = {}) {
-  const work = tempDir("fiable-trial-");
-  const run = spawnSync("python3", [
-    join(STUB, "drive.py"),
-    "chi_bench.experiment.agents.fiable_cc_harness:FiableClaudeCode",
-    work,
-    ...kwargs,
-  ], {
-    encoding: "utf8",
-    env: {
-      ...Deno.env.toObject(),
-      FIABLE_CC_ARM: "",
-      ...env,
-      PYTHONPATH: `${STUB}:${join(dir, "src")}`,
-      PYTHONDONTWRITEBYTECODE: "1",
-    },
-    timeout: 60_000,
-  });
-  const pidFile = join(work, "logs", "agent", "fiable", "guard.pid");
-  const stop = () => {
-    try {
-      Deno.kill(Number(readFileSync(pidFile, "utf8")), "SIGTERM");
-    } catch {
-      // Never started, or already gone.
-    }
-  };
-  stop();
-  const report = run.status === 0 ? JSON.parse(run.stdout) as Drive : null;
-  return { run, report, work, settings: join(work, "logs", "agent", "sessions", "settings.json") };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 let realDir: string | undefined;
 async function realInstall(): Promise<string> {
   realDir ??= await installed(await testBundle());
@@ -353,94 +303,22 @@ py("the generated module compiles (python3 -m py_compile)", async () => {
   assert.is(run.status, 0, run.stderr);
 });
 
-py(
-  "stock (from host FIABLE_CC_ARM): a BaseInstalledAgent named fiable-cc that uploads nothing, writes no hooks",
-  async () => {
-    const { run, report, settings } = drive(await realInstall(), ["arm=", "guard_port=1"], {
+py("the harness resolves the arm from the kwarg, then the host FIABLE_CC_ARM, then checklist", async () => {
+  const dir = await realInstall();
+  const code = "from chi_bench.experiment.agents.fiable_cc_harness import FiableClaudeCode as C\n" +
+    "a = C(logs_dir='/tmp/unused', arm='')\nb = C(logs_dir='/tmp/unused', arm='plan')\n" +
+    "print(a.arm, b.arm, C(logs_dir='/tmp/unused').guard_port)";
+  const run = spawnSync("python3", ["-c", code], {
+    encoding: "utf8",
+    env: {
+      ...Deno.env.toObject(),
       FIABLE_CC_ARM: "stock",
-    });
-    assert.is(run.status, 0, run.stderr);
-    assert.is(report!.name, "fiable-cc");
-    assert.is(report!.arm, "stock", "no kwarg: the host env decides");
-    assert.ok(report!.is_installed_agent);
-    assert.equal(report!.calls, ["ClaudeCode.install", "ClaudeCode.run"]);
-    assert.equal(report!.uploads, []);
-    assert.equal(report!.commands, []);
-    assert.not.ok(statSafe(settings), "no settings.json for stock");
-  },
-);
-
-function statSafe(path: string): boolean {
-  try {
-    statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-py(
-  "plan: uploads the bundle, starts the guard, writes http hooks byte-identical to settingsJson",
-  async () => {
-    const port = await freePort();
-    const { run, report, work, settings } = drive(await realInstall(), ["arm=plan", `guard_port=${port}`]);
-    assert.is(run.status, 0, run.stderr);
-    const guard = join(work, "installed-agent", "fiable-guard.mjs");
-    const ledgerDir = join(work, "logs", "agent", "fiable");
-    assert.equal(report!.uploads, [[join(realDir!, GUARD), guard]]);
-    assert.equal(
-      report!.calls,
-      ["ClaudeCode.install", "ClaudeCode.run"],
-      "super().run() runs after the hooks",
-    );
-    assert.is(
-      readFileSync(settings, "utf8"),
-      settingsJson({ mode: "http", arm: "plan", ledgerDir, guard, port }),
-    );
-    assert.equal(JSON.parse(readFileSync(join(ledgerDir, "harness.json"), "utf8")), {
-      arm: "plan",
-      hooks: "http",
-      port,
-    });
-    const all = report!.commands.map((c) => c.command).join("\n");
-    for (
-      const banned of ["~/.claude", "/etc/claude-code", "/workspace/.claude", "sessions/projects", "claude "]
-    ) {
-      assert.not.ok(all.includes(banned), `harness command mentions ${banned}`);
-    }
-  },
-);
-
-py(
-  "critic, guard server cannot start: falls back to command hooks byte-identical to settingsJson",
-  async () => {
-    const port = await freePort();
-    const squatter: Server = createServer((socket) => socket.destroy());
-    await new Promise<void>((resolve) => squatter.listen(port, "127.0.0.1", resolve));
-    try {
-      const { run, work, settings } = drive(await realInstall(), ["arm=critic", `guard_port=${port}`]);
-      assert.is(run.status, 0, run.stderr);
-      const guard = join(work, "installed-agent", "fiable-guard.mjs");
-      const ledgerDir = join(work, "logs", "agent", "fiable");
-      assert.is(
-        readFileSync(settings, "utf8"),
-        settingsJson({ mode: "command", arm: "critic", ledgerDir, guard, port }),
-      );
-    } finally {
-      squatter.close();
-    }
-  },
-);
-
-py("an unknown arm kwarg stops the harness with the valid arms listed", async () => {
-  const bad = drive(await realInstall(), ["arm=critc"]);
-  assert.is.not(bad.run.status, 0);
-  assert.ok(
-    bad.run.stderr.includes(
-      'Cannot start fiable-cc: arm "critc" is unknown. Use one of stock, shadow, plan, checklist, critic.',
-    ),
-    bad.run.stderr,
-  );
+      PYTHONPATH: `${STUB}:${join(dir, "src")}`,
+      PYTHONDONTWRITEBYTECODE: "1",
+    },
+  });
+  assert.is(run.status, 0, run.stderr);
+  assert.is(run.stdout.trim(), "stock plan 8787");
 });
 
 py("the template's arms and asset name match the project's", () => {
@@ -458,21 +336,25 @@ py("the bundle's own settings subcommand prints settingsJson bytes for the conta
   const base = { ledgerDir: "/logs/agent/fiable", guard: "/installed-agent/fiable-guard.mjs", port: 8787 };
   for (const mode of ["http", "command"] as const) {
     for (const arm of ["stock", "critic"] as const) {
-      const run = spawnSync("node", [
-        bundle,
-        "settings",
-        "--mode",
-        mode,
-        "--arm",
-        arm,
-        "--ledger",
-        base.ledgerDir,
-        "--port",
-        String(base.port),
-        "--guard",
-        base.guard,
-      ], { encoding: "utf8" });
-      assert.is(run.stdout, settingsJson({ mode, arm, ...base }), `${mode} ${arm}`);
+      for (const servers of [[], ["chi-bench-provider", "chi-bench-payer"]]) {
+        const run = spawnSync("node", [
+          bundle,
+          "settings",
+          "--mode",
+          mode,
+          "--arm",
+          arm,
+          "--ledger",
+          base.ledgerDir,
+          "--port",
+          String(base.port),
+          "--guard",
+          base.guard,
+          ...servers.flatMap((name) => ["--server", name]),
+        ], { encoding: "utf8" });
+        const expected = settingsJson({ mode, arm, ...base, ...(servers.length ? { servers } : {}) });
+        assert.is(run.stdout, expected, `${mode} ${arm} ${servers}`);
+      }
     }
   }
 });

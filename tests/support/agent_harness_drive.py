@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from drive import LocalEnvironment
+from local_env import LocalEnvironment
 from fiable_agent_harness import FiableAgent
 from harbor.models.agent.context import AgentContext
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import logging
 import os
+from abc import ABC, abstractmethod
 from pathlib import Path
 
 
-class BaseAgent:
+class BaseAgent(ABC):
+    SUPPORTS_ATIF: bool = False
+
     def __init__(
         self,
         logs_dir: Path,
@@ -26,6 +29,28 @@ class BaseAgent:
         self.skills_dir = skills_dir
         self._extra_env = dict(extra_env or {})
 
+    @property
+    def extra_env(self) -> dict[str, str]:
+        return dict(self._extra_env)
+
+    @staticmethod
+    @abstractmethod
+    def name() -> str: ...
+
+    def version(self) -> str | None:
+        return None
+
     def _get_env(self, key: str) -> str | None:
         """``--ae`` extra env first, then the host environment."""
-        return self._extra_env.get(key) or os.environ.get(key)
+        if key in self._extra_env:
+            return self._extra_env[key]
+        return os.environ.get(key)
+
+    @abstractmethod
+    async def setup(self, environment) -> None: ...
+
+    @abstractmethod
+    async def run(self, instruction: str, environment, context) -> None: ...
+
+    def populate_context_post_run(self, context) -> None:
+        return None
