@@ -130,7 +130,7 @@ async function checkResident(
   }
 }
 
-/** `guard.ts settings --mode http|command --arm A --ledger DIR [--port N] [--guard PATH]`: prints settings.json. */
+/** `guard.ts settings --mode http|command --arm A --ledger DIR [--port N] [--guard PATH] [--server S]…`. */
 function printSettings(args: string[]): number {
   const at = (flag: string) => flagValue(args, flag);
   const mode = at("--mode") ?? "command";
@@ -175,6 +175,8 @@ async function runServe(args: string[]): Promise<number> {
   const note = flagValue(args, "--restart-note");
   const session = flagValue(args, "--session");
   if (args.includes("--child") || process.env.FIABLE_SUPERVISE === "0") {
+    // A supervised server's stderr is a pipe to its supervisor: if that dies, keep serving, unlogged.
+    if (process.env.FIABLE_SUPERVISOR_PID) process.stderr.on("error", () => {});
     // Loaded only here: a hook process never pays for the http server.
     const { serve } = await import("./lib/serve.ts");
     const restart = note ? { note, downSince: flagValue(args, "--down-since"), session } : undefined;
@@ -195,7 +197,6 @@ async function runServe(args: string[]): Promise<number> {
 
 /** `guard.ts up …`: brings the resident guard up (or reuses it) and writes settings.json and harness.json. */
 async function runUp(args: string[]): Promise<number> {
-  const { bringUp } = await import("./lib/up.ts");
   const port = portArg(args, "bring up the guard");
   const arm = flagValue(args, "--arm") ?? "";
   const required = ["--ledger", "--guard", "--settings", "--harness"].filter((f) => !flagValue(args, f));
@@ -213,6 +214,7 @@ async function runUp(args: string[]): Promise<number> {
     return 2;
   }
   const wait = Number(flagValue(args, "--wait") ?? 10);
+  const { bringUp } = await import("./lib/up.ts");
   const result = await bringUp({
     port,
     arm: arm as Exclude<Arm, "stock">,
@@ -231,7 +233,7 @@ async function runUp(args: string[]): Promise<number> {
   return 0;
 }
 
-/** Entry: `guard.ts <event>`, `guard.ts serve --port N` or `guard.ts settings …`. */
+/** Entry: `guard.ts <event>`, `guard.ts serve --port N`, `guard.ts up …` or `guard.ts settings …`. */
 export async function main(args: string[]): Promise<number> {
   const [word, ...rest] = args;
   if (word === "serve") return await runServe(rest);

@@ -31,14 +31,15 @@ export interface HookSettingsOptions {
 /** The server name most leaderboard tasks declare, used when a trial declares none. */
 export const DEFAULT_SERVERS: readonly string[] = ["healthverse"];
 
-/** A server name as Claude Code spells it inside tool names: every character outside `[A-Za-z0-9_-]` becomes `_`. */
+/** A server name as Claude Code spells it in tool names: each character outside `[A-Za-z0-9_-]` becomes `_`. */
 export function serverToolPrefix(server: string): string {
   return server.replace(/[^A-Za-z0-9_-]/g, "_");
 }
 
 /**
- * The tool-event matcher for the declared servers: `^mcp__a__` or `^mcp__(?:a|b)__`, a JavaScript RegExp to Claude Code
- * (it holds `^`), anchored, so a name alone (`mcp__healthverse`) or another server's tools never match.
+ * The tool-event matcher for the declared servers: `^mcp__a__` or `^mcp__(?:a|b)__`, a JavaScript RegExp to
+ * Claude Code (it holds `^`), anchored, so a name alone (`mcp__healthverse`) or another server's tools never
+ * match.
  */
 export function toolMatcher(servers: readonly string[] = DEFAULT_SERVERS): string {
   const names = [...new Set(servers.map((s) => serverToolPrefix(s.trim())).filter(Boolean))];
