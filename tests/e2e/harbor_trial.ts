@@ -16,6 +16,7 @@ import { findTrials } from "../../lib/trials.ts";
 import { readTrajectory, toolEvents } from "../../lib/atif.ts";
 import { replayTrial } from "../../lib/replay.ts";
 import { aggregateArms } from "../../lib/aggregate.ts";
+import { verified, verifyTrees } from "../../lib/verify.ts";
 import { createApp } from "../../dashboard/server.tsx";
 import { mcp, PAYER, PAYER_PROMPT, resultShownIn } from "../support/e2e/scenario.ts";
 import {
@@ -301,8 +302,33 @@ s(
     for (const id of ["toolu_missed", "toolu_cross_2", "toolu_cross_3", "toolu_fixed"]) {
       assert.is(pre(trial.ledger, id), undefined, `${id} has no record; ${why}`);
     }
+    // verify catches it: the calls after the kill have no pre record, so the guarded trial fails coverage.
+    const report = verifyTrees([trial.trialsDir]);
+    assert.not.ok(verified(report), why);
+    const [arm] = report.arms;
+    assert.equal([arm.integrity.below_coverage, arm.integrity.gaps], [1, 0], why);
+    assert.match(report.problems.map((p) => p.message).join("\n"), /pre record/);
   },
 );
+
+s("verify: the same trial with nothing killed passes, every χ-World call covered", async () => {
+  if (!available.ok) return;
+  const trial = track(await killedGuardTrial({ kill: false }));
+  const report = verifyTrees([trial.trialsDir]);
+  const why = `${JSON.stringify(report.problems)}\n${decisions(trial.ledger)}`;
+  assert.ok(verified(report), why);
+  const [arm] = report.arms;
+  assert.equal(
+    [
+      arm.integrity.trials,
+      arm.integrity.full_coverage,
+      arm.integrity.without_ledger,
+      arm.integrity.hook_modes,
+    ],
+    [1, 1, 0, { http: 1 }],
+    why,
+  );
+});
 
 s("a harness writing its hooks where ClaudeCode.run's setup overwrites them is caught", async () => {
   if (!available.ok) return;

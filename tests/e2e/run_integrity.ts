@@ -1,17 +1,16 @@
 /**
  * Scenario: run integrity with the real Claude Code. The calls Claude Code made (the tool_use blocks it sent
  * back to the model — the ids Harbor's ATIF keeps as tool_call_id) are matched to the guard's ledger by
- * tool_use_id: full coverage when the guard answers; coverage 0 and a failing verdict when it never answers
- * (a command hook hangs past Claude Code's hook timeout and is ended before it writes a record — what a dead
- * resident guard leaves too).
- * The Harbor stand-in trial (issue 14) will add the same check on a converted trajectory.
+ * tool_use_id: full coverage when the guard answers. A command hook that hangs past Claude Code's hook timeout is
+ * terminated, answers allow on the signal and records a fail-open error, which flags the arm. A dead resident
+ * guard that leaves no record at all is covered by the stand-in Harbor trial (tests/e2e/harbor_trial.ts).
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { MODES, runBed } from "../support/e2e/bed.ts";
 import { explain, PAYER, PAYER_PROMPT } from "../support/e2e/scenario.ts";
 import type { BedRun } from "../support/e2e/bed.ts";
-import { type TrialFacts, trialIntegrity } from "../../lib/integrity.ts";
+import { armIntegrity, type TrialFacts, trialIntegrity } from "../../lib/integrity.ts";
 import { normalizeToolName } from "../../lib/names.ts";
 import type { WorldCall } from "../../lib/tool_counts.ts";
 
@@ -67,7 +66,7 @@ for (const mode of MODES) {
 
   if (mode === "command") {
     s(
-      "a guard that never answers leaves the calls without records: coverage 0, the trial fails",
+      "a guard that hangs past Claude Code's hook timeout is ended, answers allow and records it: the arm is flagged",
       async () => {
         const run = await runBed({
           mode,
@@ -75,7 +74,7 @@ for (const mode of MODES) {
           seat: "payer",
           prompt: PAYER_PROMPT,
           // The guard hangs on PreToolUse with a 30 s budget (the profile's maximum), so Claude Code's 10 s hook
-          // timeout ends the hook process before it writes anything: the call proceeds unguarded, unrecorded.
+          // timeout terminates the hook process: it answers allow on the signal and records why.
           fault: { kind: "hang", event: "pre" },
           budgets: { decision_ms: 30_000, stop_blocks: 0 },
           script: [{ calls: [PAYER.queue] }, { text: "Done." }],
@@ -83,10 +82,16 @@ for (const mode of MODES) {
         });
         const why = explain(run);
         assert.is(run.claude.code, 0, why);
-        assert.is(run.calls.length, 1, `the call reached the server unguarded; ${why}`);
+        assert.is(run.calls.length, 1, `the call reached the server; ${why}`);
         const t = trialIntegrity(facts(run, mode));
-        assert.equal([t.tool_calls, t.coverage, t.verdict], [1, 0, "fail"], why);
-        assert.match(t.problems.join("\n"), /none of its 1 χ-World tool calls .* has a pre record/);
+        assert.equal(
+          [t.tool_calls, t.coverage, t.fail_open_errors, t.errors_per_100_calls],
+          [1, 1, 1, 100],
+          why,
+        );
+        const arm = armIntegrity([t]);
+        assert.ok(arm.errors_flag, why);
+        assert.match(arm.problems.join("\n"), /fail-open errors are 100\.00 per 100/);
       },
     );
   }
