@@ -3,8 +3,8 @@
  * (`decide`), per arm. Shadow semantics: a would-be block is recorded and the trial continues as recorded.
  * Then trial-level metrics (failure-analysis §3, §8): ff / ffc / fp per rule, closure gate, rescue bound.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import {
   agentTexts,
   countToolCalls,
@@ -108,6 +108,8 @@ export interface ArmResult {
 /** One replayed trial. */
 export interface TrialReplay {
   dir: string;
+  /** The packet the trial belongs to (see `packetOf`). */
+  packet: string;
   name: string;
   domain: string;
   harness: string;
@@ -122,6 +124,8 @@ export interface TrialReplay {
 /** A trial that could not be read: where and why. */
 export interface Unreadable {
   dir: string;
+  /** The packet the trial belongs to (see `packetOf`). */
+  packet?: string;
   path: string;
   reason: string;
 }
@@ -148,6 +152,8 @@ export interface ReplayOptions {
   rules?: string[];
   /** Worker threads; 0 or 1 runs in-process. Default: the core count. */
   workers?: number;
+  /** The paths the trials were found under, for `packetOf` (replayTrees sets them). */
+  roots?: string[];
 }
 
 /** Everything a replay produced: per-arm summaries, per-trial details and the unreadable trials. */
@@ -164,6 +170,41 @@ export function checkMatches(pattern: string, id: string): boolean {
   if (!/[*<]/.test(pattern)) return false;
   const re = pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/<[^>]*>/g, "[^.]+");
   return new RegExp(`^${re}$`).test(id);
+}
+
+/** Files that mark a submission packet's root folder. */
+const PACKET_MARKERS = ["results.csv", "submission.json"];
+
+/**
+ * The packet a trial belongs to: the nearest folder above the trial holding `results.csv` or
+ * `submission.json` (a leaderboard packet), else the replayed path that contains the trial (the deepest one),
+ * else the trial's parent folder. Pass the paths given to replay as `roots`.
+ */
+export function packetOf(trial: { dir: string } | string, roots: readonly string[] = []): string {
+  const dir = typeof trial === "string" ? trial : trial.dir;
+  for (let at = dirname(dir); at !== dirname(at) && at !== "."; at = dirname(at)) {
+    if (PACKET_MARKERS.some((m) => existsSync(join(at, m)))) return at;
+  }
+  const full = resolve(dir);
+  const containing = roots.filter((r) => full === resolve(r) || full.startsWith(resolve(r) + sep));
+  return containing.sort((a, b) => resolve(b).length - resolve(a).length)[0] ?? dirname(dir);
+}
+
+/** Items grouped by their `packet`, in first-seen order (for per-packet figures). */
+export function groupByPacket<T extends { packet?: string }>(items: readonly T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = item.packet ?? "";
+    const list = groups.get(key);
+    if (list) list.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
+/** A packet's display name: its folder name. */
+export function packetName(packet: string): string {
+  return basename(packet) || packet;
 }
 
 /**
@@ -343,6 +384,12 @@ function verdictOf(ref: TrialRef): { passed: boolean; failed: string[] } | Unrea
 
 /** Replays one trial for each arm; writes its ledgers under `out` when given. */
 export function replayTrial(ref: TrialRef, opts: ReplayOptions = {}): TrialReplay | Unreadable {
+  const replay = replayOne(ref, opts);
+  if ("reason" in replay) replay.packet = packetOf(ref, opts.roots);
+  return replay;
+}
+
+function replayOne(ref: TrialRef, opts: ReplayOptions): TrialReplay | Unreadable {
   if (!ref.trajectory) {
     return {
       dir: ref.dir,
@@ -374,6 +421,7 @@ export function replayTrial(ref: TrialRef, opts: ReplayOptions = {}): TrialRepla
   const texts = agentTexts(trajectory);
   const replay: TrialReplay = {
     dir: ref.dir,
+    packet: packetOf(ref, opts.roots),
     name: ref.name,
     domain: ref.domain,
     harness: trajectory.harness,
@@ -461,7 +509,13 @@ async function runPool(refs: TrialRef[], opts: ReplayOptions): Promise<(TrialRep
   if (size <= 1 || typeof Worker === "undefined") return refs.map((ref) => replayTrial(ref, opts));
   const results: (TrialReplay | Unreadable)[] = new Array(refs.length);
   let next = 0;
-  const shared = { arms: opts.arms, out: opts.out, bounds: opts.bounds, rules: opts.rules };
+  const shared = {
+    arms: opts.arms,
+    out: opts.out,
+    bounds: opts.bounds,
+    rules: opts.rules,
+    roots: opts.roots,
+  };
   const pool = Array.from({ length: size }, () =>
     new Promise<void>((resolve, reject) => {
       const worker = new Worker(new URL("./replay_worker.ts", import.meta.url), { type: "module" });
@@ -496,7 +550,7 @@ export async function replayTrees(paths: string[], opts: ReplayOptions = {}): Pr
   if (opts.out) {
     for (const arm of arms) rmSync(join(opts.out, arm), { recursive: true, force: true });
   }
-  const results = await runPool(refs, { ...opts, arms });
+  const results = await runPool(refs, { ...opts, arms, roots: paths });
   const trials = results.filter((r): r is TrialReplay => !("reason" in r));
   const unreadable = results.filter((r): r is Unreadable => "reason" in r);
   const summary: Partial<Record<Arm, ReplaySummary>> = {};
