@@ -1,246 +1,161 @@
 /**
- * Rule regression on real packets: replays every trial's MCP calls through the contract rules (each call
- * checked against the evidence of the calls before it) and the closure gate (at the end), and counts per
- * rule the failed trials it fires in (ff), those where a protected check failed (ffc) and the PASSING
- * trials it would block (fp). First-fire semantics: a block changes everything after it, so a trial
- * counts once per rule.
+ * Rule regression on the tuning packets: replays every trial through the guard (lib/replay.ts, checklist
+ * arm) and compares what it catches with a committed baseline. A catch is a rule that fired in a failed
+ * trial where a check it protects failed, or the closure gate firing in a failed trial; a rule change that
+ * loses one of the baseline's catches is a regression. Fires in passing trials are listed per packet.
  *
- *   deno run -A scripts/rule_regression.ts [roots…] [--json] [--list]
+ *   deno run -A scripts/rule_regression.ts [roots…] [--baseline FILE] [--write] [--json]
  *
- * Roots default to ../shared/leaderboard (relative to the repo). Read-only.
+ * Roots default to ../shared/leaderboard (the 300 trials the rules were tuned on), the baseline to
+ * tests/support/rule_baseline.json. `--write` records the current catches as the new baseline (do it only
+ * on a commit whose rules you want to hold later ones to). Exits 1 when a baseline catch is lost.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readTrajectory, taskPrompt, toolEvents, UNRESOLVED } from "../lib/atif.ts";
-import { foldEvidence } from "../lib/evidence.ts";
-import { stringsIn } from "../lib/facts.ts";
-import { parseResult } from "../lib/hook.ts";
-import { extractIds } from "../lib/ids.ts";
-import type { LedgerRecord } from "../lib/ledger.ts";
-import { checkCall } from "../lib/decide.ts";
-import { openObligations } from "../lib/closure.ts";
-import { judgeVotes, panel, panelObjects } from "../lib/critic.ts";
-import { isTerminal } from "../lib/names.ts";
-import { findTrials, readScorecard, readTrial } from "../lib/trials.ts";
-import { RULES } from "../rules/mod.ts";
+import type { Arm } from "../lib/ledger.ts";
+import { checkMatches, packetName, type ReplayReport, replayTrees } from "../lib/replay.ts";
 
 const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..");
+/** The tuning packets beside the repository. */
+export const TUNING = join(ROOT, "..", "shared", "leaderboard");
+/** The committed baseline. */
+export const BASELINE = join(ROOT, "tests", "support", "rule_baseline.json");
+const ARM: Arm = "checklist";
 
-/** One trial's replay: the rules that fired (first fire, with the call) and the obligations open at stop. */
-export interface TrialReplay {
-  name: string;
-  domain: string;
+/** One trial in a snapshot: its verdict, the rules that fired, and the catches (see the header). */
+export interface TrialFires {
   passed: boolean;
-  failedChecks: string[];
-  fires: Map<string, { tool: string; message: string }>;
-  open: string[];
+  fires: string[];
+  caught: string[];
 }
 
-/** Per-rule tallies over the replayed trials. */
-export interface RuleTally {
-  id: string;
-  ff: number;
-  ffc: number;
-  fp: number;
-  passing: string[];
+/** Per-trial fires keyed `<packet>/<domain>/<trial>`, with the arm they were replayed on. */
+export interface Snapshot {
+  arm: Arm;
+  trials: Record<string, TrialFires>;
+}
+
+/** The closure gate's row name in a snapshot. */
+export const CLOSURE = "closure";
+
+/** The snapshot of a replay report: every trial's fires and catches on the arm. */
+export function snapshot(report: ReplayReport, arm: Arm = ARM): Snapshot {
+  const trials: Record<string, TrialFires> = {};
+  for (const t of report.trials) {
+    const r = t.arms[arm];
+    if (!r) continue;
+    const fires = Object.keys(r.rules).sort();
+    const caught = t.passed
+      ? []
+      : fires.filter((id) => t.failedChecks.some((c) => r.rules[id].checks.some((p) => checkMatches(p, c))));
+    if (r.closure.length) {
+      fires.push(CLOSURE);
+      if (!t.passed) caught.push(CLOSURE);
+    }
+    trials[`${packetName(t.packet)}/${t.domain}/${t.name}`] = { passed: t.passed, fires, caught };
+  }
+  return { arm, trials: Object.fromEntries(Object.entries(trials).sort(([a], [b]) => a.localeCompare(b))) };
+}
+
+/** Catches in the baseline that the current snapshot no longer has (a trial missing from it loses all). */
+export function lostCatches(baseline: Snapshot, current: Snapshot): { trial: string; rule: string }[] {
+  const lost: { trial: string; rule: string }[] = [];
+  for (const [trial, base] of Object.entries(baseline.trials)) {
+    const now = new Set(current.trials[trial]?.caught ?? []);
+    for (const rule of base.caught) if (!now.has(rule)) lost.push({ trial, rule });
+  }
+  return lost;
+}
+
+/** Fires in passing trials, per rule: the trials. */
+export function passingFires(snap: Snapshot): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [trial, t] of Object.entries(snap.trials)) {
+    if (!t.passed) continue;
+    for (const rule of t.fires) (out[rule] ??= []).push(trial);
+  }
+  return out;
 }
 
 /**
- * The result text Claude Code's hook would see: openai-agents wraps each result as one escaped
- * `{"type":"text","text":"…"}` object, which hides `"status": "approved"` from literal matching.
+ * A snapshot as JSON text, one trial per line: `"<trial>": "failed PP-05* UM-09"` (a `*` marks a catch).
+ * Strings keep `deno fmt` from spreading each trial over five lines.
  */
-export function unwrapText(text: string): string {
-  const t = text.trimStart();
-  if (!t.startsWith('{"type"')) return text;
+export function snapshotJson(snap: Snapshot): string {
+  const rows = Object.entries(snap.trials).map(([k, t]) => {
+    const fires = t.fires.map((f) => t.caught.includes(f) ? `${f}*` : f);
+    return `    ${JSON.stringify(k)}: ${
+      JSON.stringify([t.passed ? "passed" : "failed", ...fires].join(" "))
+    }`;
+  });
+  return `{\n  "arm": ${JSON.stringify(snap.arm)},\n  "trials": {\n${rows.join(",\n")}\n  }\n}\n`;
+}
+
+/** Reads a snapshot file (the snapshotJson form); throws with what is wrong and how to make one. */
+export function readSnapshot(path: string): Snapshot {
+  let data: { arm?: Arm; trials?: Record<string, string> };
   try {
-    const value = JSON.parse(t);
-    return value && value.type === "text" && typeof value.text === "string" ? value.text : text;
-  } catch {
-    return text;
+    data = JSON.parse(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new Error(
+      `Cannot read the baseline ${path}: ${(err as Error).message}. ` +
+        "Write one with deno run -A scripts/rule_regression.ts --write.",
+    );
   }
-}
-
-/** Replays one trajectory's calls through the rules and the closure gate. */
-export function replayCalls(
-  prompt: string,
-  calls: {
-    tool: string | null;
-    input: Record<string, unknown>;
-    text: string;
-    isError: boolean;
-    answered: boolean;
-    batch: number;
-    sidechain: boolean;
-    id: string;
-  }[],
-): { fires: Map<string, { tool: string; message: string }>; open: string[] } {
-  const base = { v: 1 as const, t: "", session: "replay", arm: "shadow" as const };
-  const records: (LedgerRecord & { batch?: number })[] = [
-    { ...base, event: "prompt", decision: "record", prompt, ids: extractIds(prompt) },
-  ];
-  const fires = new Map<string, { tool: string; message: string }>();
-  for (const raw of calls) {
-    if (!raw.tool) continue;
-    const text = unwrapText(raw.text);
-    const call = {
-      ...raw,
-      tool: raw.tool,
-      text,
-      isError: raw.isError || /^\s*Error executing tool /.test(text),
+  if (!data || !data.trials || typeof data.trials !== "object") {
+    throw new Error(`Cannot read the baseline ${path}: it has no "trials" object. Rewrite it with --write.`);
+  }
+  const trials: Record<string, TrialFires> = {};
+  for (const [key, row] of Object.entries(data.trials)) {
+    const [verdict, ...fires] = String(row).split(" ").filter(Boolean);
+    trials[key] = {
+      passed: verdict === "passed",
+      fires: fires.map((f) => f.replace(/\*$/, "")),
+      caught: fires.filter((f) => f.endsWith("*")).map((f) => f.slice(0, -1)),
     };
-    const unresolved = stringsIn(call.input).some((s) => s.includes(UNRESOLVED));
-    if (!unresolved) {
-      const before = records.filter((r) => r.batch === undefined || r.batch < call.batch);
-      const ev = foldEvidence(before);
-      const hits = checkCall(call.tool, call.input, ev);
-      for (const hit of hits) {
-        if (!fires.has(hit.id)) fires.set(hit.id, { tool: call.tool, message: hit.message });
-      }
-      for (const v of judgeVotes({ tool: call.tool, input: call.input }, ev)) {
-        const id = `JUDGE-${v.judge}`;
-        if (v.object && !fires.has(id)) fires.set(id, { tool: call.tool, message: v.reason });
-      }
-      if (isTerminal(call.tool, call.input)) {
-        const votes = panel({ tool: call.tool, input: call.input }, ev, hits);
-        for (const v of votes) {
-          const id = `JUDGE-${v.judge}`;
-          if (v.object && !fires.has(id)) fires.set(id, { tool: call.tool, message: v.reason });
-        }
-        if (panelObjects(votes) && !fires.has("CRITIC")) {
-          fires.set("CRITIC", {
-            tool: call.tool,
-            message: votes.filter((v) => v.object).map((v) => v.reason).join("; "),
-          });
-        }
-      }
-    }
-    if (!call.answered) continue;
-    const parsed = parseResult(call.text);
-    records.push({
-      ...base,
-      event: call.isError ? "post-fail" : "post",
-      decision: "record",
-      tool: call.tool,
-      tool_use_id: call.id,
-      input: call.input,
-      result: call.isError ? undefined : parsed ?? call.text,
-      error: call.isError ? call.text : undefined,
-      ids: call.isError ? [] : extractIds(call.text),
-      ...(call.sidechain ? { agent_id: "sidechain" } : {}),
-      batch: call.batch,
-    });
   }
-  const open = openObligations(foldEvidence(records)).map((o) => o.id);
-  return { fires, open };
+  return { arm: data.arm ?? ARM, trials };
 }
 
-/**
- * Critic rows: each panel judge's objections, the panel's two-of-three block (terminal calls only), and the
- * decision-point judges (here without the agent's text; replay.ts passes it).
- */
-const PANEL_ROWS = [
-  "JUDGE-contract",
-  "JUDGE-grounding",
-  "JUDGE-policy",
-  "CRITIC",
-  "JUDGE-self-consistency",
-  "JUDGE-p2p-contract",
-];
-
-/** Tallies ff / ffc / fp per rule (and the closure gate as `CLOSURE`). */
-export function tally(trials: TrialReplay[]): RuleTally[] {
-  const protects = new Map(RULES.map((r) => [r.meta.id, r.meta.protects]));
-  const rows = [...RULES.map((r) => r.meta.id), "CLOSURE", ...PANEL_ROWS].map((id) => ({
-    id,
-    ff: 0,
-    ffc: 0,
-    fp: 0,
-    passing: [] as string[],
-  }));
-  for (const t of trials) {
-    for (const row of rows) {
-      const fired = row.id === "CLOSURE" ? t.open.length > 0 : t.fires.has(row.id);
-      if (!fired) continue;
-      if (t.passed) {
-        row.fp++;
-        row.passing.push(t.name);
-        continue;
-      }
-      row.ff++;
-      const guarded = row.id === "CLOSURE" || PANEL_ROWS.includes(row.id)
-        ? t.failedChecks.length > 0
-        : (protects.get(row.id) ?? []).some((c) => t.failedChecks.includes(c));
-      if (guarded) row.ffc++;
-    }
-  }
-  return rows;
-}
-
-/** Entry: replay every trial under the roots and print the per-rule table. */
-export function main(args: string[]): number {
+/** Entry: replay the roots, compare with the baseline (or write it); exit 1 on a lost catch. */
+export async function main(args: string[]): Promise<number> {
   const json = args.includes("--json");
-  const list = args.includes("--list");
-  const roots = args.filter((a) => !a.startsWith("--"));
-  if (!roots.length) roots.push(join(ROOT, "..", "shared", "leaderboard"));
+  const write = args.includes("--write");
+  const at = args.indexOf("--baseline");
+  const baselinePath = at >= 0 ? args[at + 1] : BASELINE;
+  const roots = args.filter((a, i) => !a.startsWith("--") && !(at >= 0 && i === at + 1));
+  if (!roots.length) roots.push(TUNING);
   for (const r of roots) {
     if (!existsSync(r)) {
       console.error(`Cannot replay ${r}: no such directory. Pass a packet or trials root.`);
       return 1;
     }
   }
-  const trials: TrialReplay[] = [];
-  let unreadable = 0;
-  for (const ref of findTrials(roots)) {
-    if (!ref.trajectory) {
-      unreadable++;
-      continue;
-    }
-    try {
-      const summary = readTrial(ref);
-      const card = ref.scorecard ? readScorecard(ref.scorecard) : { checks: [] };
-      const trajectory = readTrajectory(ref.trajectory);
-      const { calls } = toolEvents(trajectory);
-      const { fires, open } = replayCalls(taskPrompt(trajectory), calls);
-      trials.push({
-        name: `${ref.dir.split("/").slice(-4, -3)[0]}/${ref.name}`,
-        domain: summary.domain,
-        passed: summary.passed === true,
-        failedChecks: card.checks.filter((c) => c.passed === false && c.kind === "deterministic").map((c) =>
-          c.id
-        ),
-        fires,
-        open,
-      });
-    } catch (err) {
-      unreadable++;
-      console.error(String((err as Error).message));
-    }
-  }
-  const rows = tally(trials);
-  const passed = trials.filter((t) => t.passed).length;
-  if (json) {
-    console.log(JSON.stringify({ trials: trials.length, passed, unreadable, rules: rows }, null, 2));
+  const report = await replayTrees(roots, { arms: [ARM], out: null });
+  const current = snapshot(report);
+  if (write) {
+    writeFileSync(baselinePath, snapshotJson(current));
+    const caught = Object.values(current.trials).reduce((n, t) => n + t.caught.length, 0);
+    console.log(`wrote ${baselinePath}: ${Object.keys(current.trials).length} trials, ${caught} catches`);
     return 0;
   }
-  console.log(
-    `${trials.length} trials (${passed} passed, ${trials.length - passed} failed, ${unreadable} unreadable)`,
-  );
-  console.log("rule       ff  ffc   fp");
-  for (const r of rows) {
-    console.log(
-      `${r.id.padEnd(9)} ${String(r.ff).padStart(3)} ${String(r.ffc).padStart(4)} ${
-        String(r.fp).padStart(4)
-      }`,
-    );
-    if (list) {
-      for (const name of r.passing) {
-        const fire = trials.find((t) => t.name === name)?.fires.get(r.id);
-        console.log(`    pass: ${name}${fire ? ` — ${fire.tool}: ${fire.message.slice(0, 220)}` : ""}`);
-      }
+  const baseline = readSnapshot(baselinePath);
+  const lost = lostCatches(baseline, current);
+  const passing = passingFires(current);
+  if (json) {
+    console.log(JSON.stringify({ lost, passing }, null, 1));
+  } else {
+    const count = (s: Snapshot) => Object.values(s.trials).reduce((n, t) => n + t.caught.length, 0);
+    console.log(`catches in failed trials: baseline ${count(baseline)}, now ${count(current)}`);
+    console.log(lost.length ? `LOST (${lost.length}):` : "lost: none");
+    for (const l of lost) console.log(`  ${l.rule}  ${l.trial}`);
+    console.log("fires in passing trials:");
+    for (const [rule, trials] of Object.entries(passing).sort()) {
+      console.log(`  ${rule} ×${trials.length}: ${trials.join(", ")}`);
     }
   }
-  return 0;
+  return lost.length ? 1 : 0;
 }
 
-if (import.meta.main) Deno.exit(main(Deno.args));
+if (import.meta.main) Deno.exit(await main(Deno.args));
