@@ -13,15 +13,25 @@ export interface Obligation {
   closes: string;
 }
 
-/** The verifier checks each obligation protects (checks.md §10 P3, U6, U7, C3), quoted from rules/checks.ts. */
+/**
+ * The verifier checks each obligation protects (checks.md §10 P3, U6, U7, C3), quoted from rules/checks.ts:
+ * the existence, status, audit and trace checks that closing it writes. Code and care-plan structure checks
+ * stay out. Closing UM-DETERMINATION needs the review decision determination_finalize
+ * takes as its source, so it protects that decision's existence and audit too; an obligation whose closing
+ * raises the next one at the following stop (a finalized case owes its letter, an opened CM case owes its
+ * care plan) also protects what that one protects. The one map: replay's rescue bound and the coverage
+ * report both read it.
+ */
 export const GATE_PROTECTS: Record<string, readonly string[]> = {
   "PP-CASE": [
     "new_referral.service_request_created",
     "new_referral.case_created",
     "new_referral.case_status",
+    "cross.forward_transitions",
   ],
   "PP-DETERMINATION": [
     "provider_pre_submission.provider_determination_present",
+    "provider_pre_submission.final_action",
     "new_referral.case_status",
     "cross.closed_backed_by_provider_determination",
   ],
@@ -29,6 +39,9 @@ export const GATE_PROTECTS: Record<string, readonly string[]> = {
   "UM-DETERMINATION": [
     "outcome.determination_exists",
     "outcome.determination_source_exists",
+    "outcome.source_recommendation_consistent",
+    "outcome.review_decision_exists",
+    "outcome.review_decision_matches",
     "outcome.determination_stage_trace",
     "outcome.determination_finalize_audit",
     "outcome.terminal_transition_exists",
@@ -36,17 +49,35 @@ export const GATE_PROTECTS: Record<string, readonly string[]> = {
     "outcome.authorization_number",
     "outcome.audit_auth_number",
     "outcome.target_status",
+    "outcome.letter_types",
+    "md.decision_exists",
+    "md.audit",
+    "nurse.recommendation_exists",
+    "nurse.audit",
   ],
   "UM-LETTER": ["outcome.letter_types"],
-  "UM-P2P": ["p2p.result_recorded", "outcome.p2p_outcome_matches", "p2p.determination_matches_contract"],
+  "UM-P2P": [
+    "p2p.result_recorded",
+    "p2p.audit",
+    "outcome.p2p_has_notes",
+    "outcome.p2p_outcome_matches",
+    "p2p.determination_matches_contract",
+  ],
   "CM-OPEN": [
     "cm.chart_review.record_exists",
+    "cm.assessment.record_exists",
+    "cm.assessment.completed",
+    "cm.assessment.required_sections_present",
+    "cm.care_plan.record_exists",
+    "cm.care_plan.finalized",
     "cm.cross_stage.target_status",
     "cm.cross_stage.audit_actions",
   ],
   "CM-FINALIZE": [
+    "cm.chart_review.record_exists",
     "cm.assessment.record_exists",
     "cm.assessment.completed",
+    "cm.assessment.required_sections_present",
     "cm.care_plan.record_exists",
     "cm.care_plan.finalized",
     "cm.cross_stage.target_status",

@@ -18,68 +18,12 @@ import {
 import { type Bounds, decide, DEFAULT_BOUNDS, type GuardEvent } from "./decide.ts";
 import { RECENT_TEXT, recentText } from "./judge.ts";
 import { isJudged } from "./judges/mod.ts";
+import { GATE_PROTECTS } from "./closure.ts";
 import { type Arm, ledgerFileName, type LedgerRecord } from "./ledger.ts";
 import { findTrials, readScorecard, readTrial, type TrialRef } from "./trials.ts";
 
 /** The arms replayed when none are named. */
 export const DEFAULT_ARMS: Arm[] = ["checklist", "critic"];
-
-/**
- * Verifier checks each closure obligation protects (`*` matches any suffix): the existence, status, audit and
- * trace checks that finishing the named step writes. Value checks (`*_matches`, codes, structure) are
- * judgement and stay unprotected.
- */
-export const CLOSURE_CHECKS: Record<string, string[]> = {
-  "PP-CASE": [
-    "new_referral.service_request_created",
-    "new_referral.case_created",
-    "new_referral.case_status",
-    "cross.forward_transitions",
-  ],
-  "PP-DETERMINATION": [
-    "provider_pre_submission.provider_determination_present",
-    "provider_pre_submission.final_action",
-    "new_referral.case_status",
-    "cross.closed_backed_by_provider_determination",
-  ],
-  "PP-SUBMIT": ["provider_pre_submission.final_action", "new_referral.case_status"],
-  "UM-DETERMINATION": [
-    "outcome.target_status",
-    "outcome.letter_types",
-    "outcome.determination_exists",
-    "outcome.determination_source_exists",
-    "outcome.review_decision_exists",
-    "outcome.terminal_transition_exists",
-    "outcome.determination_stage_trace",
-    "outcome.determination_finalize_audit",
-    "outcome.clean_determination",
-    "md.decision_exists",
-    "md.audit",
-    "nurse.recommendation_exists",
-    "nurse.audit",
-  ],
-  "UM-LETTER": ["outcome.letter_types", "outcome.target_status"],
-  "UM-P2P": [
-    "p2p.*_exists",
-    "p2p.*_written",
-    "p2p.*_recorded",
-    "p2p.event_opened",
-    "p2p.audit",
-    "outcome.p2p_*",
-    "outcome.target_status",
-  ],
-  "CM-OPEN": ["cm.*"],
-  "CM-FINALIZE": [
-    "cm.chart_review.record_exists",
-    "cm.assessment.record_exists",
-    "cm.assessment.completed",
-    "cm.assessment.required_sections_present",
-    "cm.care_plan.record_exists",
-    "cm.care_plan.finalized",
-    "cm.cross_stage.target_status",
-    "cm.cross_stage.audit_actions",
-  ],
-};
 
 /** One call a rule would have blocked. */
 export interface FiredCall {
@@ -118,6 +62,10 @@ export interface TrialReplay {
   failedChecks: string[];
   toolCalls: { all: number; mcp: number };
   unresolved: UnresolvedCall[];
+  /** False when the agent reached the simulator outside MCP, so the guard saw only part of the trial. */
+  observable: boolean;
+  /** Why the trial is not observable (the first off-channel call), when it is not. */
+  unobservable?: string;
   arms: Partial<Record<Arm, ArmResult>>;
 }
 
@@ -130,12 +78,16 @@ export interface Unreadable {
   reason: string;
 }
 
-/** The `--json` shape, per arm (counts are trials). */
+/**
+ * The `--json` shape, per arm (counts are trials). `not_observable` trials count in trials/passed/failed
+ * but in none of the fire, block or rescue figures: the guard could not have seen what they did.
+ */
 export interface ReplaySummary {
   trials: number;
   passed: number;
   failed: number;
   unreadable: number;
+  not_observable: number;
   by_rule: Record<string, { fires_failed: number; fires_failed_protected: number; fires_passed: number }>;
   closure_gate: { fires_failed: number; fires_passed: number };
   trials_blocked: { failed: number; passed: number };
@@ -156,10 +108,18 @@ export interface ReplayOptions {
   roots?: string[];
 }
 
-/** Everything a replay produced: per-arm summaries, per-trial details and the unreadable trials. */
+/** One packet's figures: its path, its display name and a summary per arm. */
+export interface PacketSummary {
+  packet: string;
+  name: string;
+  summary: Partial<Record<Arm, ReplaySummary>>;
+}
+
+/** Everything a replay produced: per-arm summaries (all trials, then per packet), per-trial details. */
 export interface ReplayReport {
   arms: Arm[];
   summary: Partial<Record<Arm, ReplaySummary>>;
+  packets: PacketSummary[];
   trials: TrialReplay[];
   unreadable: Unreadable[];
 }
@@ -205,6 +165,34 @@ export function groupByPacket<T extends { packet?: string }>(items: readonly T[]
 /** A packet's display name: its folder name. */
 export function packetName(packet: string): string {
   return basename(packet) || packet;
+}
+
+/**
+ * A harness-local command that reaches the χ-World simulator outside MCP: Python importing its services,
+ * running its MCP server module, or speaking JSON-RPC / HTTP to one of its MCP ports.
+ */
+const OFF_CHANNEL =
+  /\b(?:from|import)\s+(?:chi_bench|healthverse)\b|\bServiceContext\b|-m\s+chi_bench\b|\btools\/call\b|(?:localhost|127\.0\.0\.1|0\.0\.0\.0):8(?:020|100|200)\b/;
+/** Harness-local tools that run commands or code (shell, terminal, code execution). */
+const COMMAND_TOOL = /bash|terminal|shell|exec|command|code|process|python/i;
+
+/**
+ * Whether the guard could have seen the trial: not when the agent worked on the simulator through a
+ * terminal or code execution (hermes agents that could not reach MCP drove the services from Python), since
+ * hooks see only MCP calls and every rule or obligation that reasons from absence would misread the trial.
+ */
+export function observability(calls: readonly ToolEvent[]): { observable: boolean; reason?: string } {
+  for (const c of calls) {
+    if (c.tool || !COMMAND_TOOL.test(c.raw)) continue;
+    const m = OFF_CHANNEL.exec(JSON.stringify(c.input));
+    if (m) {
+      return {
+        observable: false,
+        reason: `step ${c.step} ${c.raw} reached the simulator outside MCP (${m[0]})`,
+      };
+    }
+  }
+  return { observable: true };
 }
 
 /**
@@ -419,6 +407,7 @@ function replayOne(ref: TrialRef, opts: ReplayOptions): TrialReplay | Unreadable
   const { calls, unresolved } = toolEvents(trajectory);
   const prompt = taskPrompt(trajectory) || domainPrompt(ref.domain);
   const texts = agentTexts(trajectory);
+  const seen = observability(calls);
   const replay: TrialReplay = {
     dir: ref.dir,
     packet: packetOf(ref, opts.roots),
@@ -430,6 +419,8 @@ function replayOne(ref: TrialRef, opts: ReplayOptions): TrialReplay | Unreadable
     failedChecks: verdict.failed,
     toolCalls: countToolCalls(trajectory),
     unresolved,
+    observable: seen.observable,
+    ...(seen.reason ? { unobservable: seen.reason } : {}),
     arms: {},
   };
   for (const arm of opts.arms ?? DEFAULT_ARMS) {
@@ -458,6 +449,7 @@ export function summarize(trials: TrialReplay[], unreadable: number, arm: Arm): 
     passed: 0,
     failed: 0,
     unreadable,
+    not_observable: 0,
     by_rule: {},
     closure_gate: { fires_failed: 0, fires_passed: 0 },
     trials_blocked: { failed: 0, passed: 0 },
@@ -467,7 +459,8 @@ export function summarize(trials: TrialReplay[], unreadable: number, arm: Arm): 
     const r = t.arms[arm];
     if (t.passed) s.passed++;
     else s.failed++;
-    if (!r) continue;
+    if (t.observable === false) s.not_observable++;
+    if (!r || t.observable === false) continue;
     const failedSet = t.failedChecks;
     const protectedBy: string[] = [];
     for (const [id, fired] of Object.entries(r.rules)) {
@@ -482,7 +475,7 @@ export function summarize(trials: TrialReplay[], unreadable: number, arm: Arm): 
     if (r.closure.length) {
       if (t.passed) s.closure_gate.fires_passed++;
       else s.closure_gate.fires_failed++;
-      for (const o of r.closure) protectedBy.push(...(CLOSURE_CHECKS[o.split(":")[0]] ?? []));
+      for (const o of r.closure) protectedBy.push(...(GATE_PROTECTS[o.split(":")[0]] ?? []));
     }
     if (r.blocked) {
       if (t.passed) s.trials_blocked.passed++;
@@ -499,6 +492,24 @@ export function summarize(trials: TrialReplay[], unreadable: number, arm: Arm): 
   }
   s.by_rule = Object.fromEntries(Object.entries(s.by_rule).sort(([a], [b]) => a.localeCompare(b)));
   return s;
+}
+
+/** The per-arm summaries of each packet, in path order. */
+export function packetSummaries(
+  trials: readonly TrialReplay[],
+  unreadable: readonly Unreadable[],
+  arms: readonly Arm[],
+): PacketSummary[] {
+  const bad = groupByPacket(unreadable);
+  const packets = new Set([...groupByPacket(trials).keys(), ...bad.keys()]);
+  const byPacket = groupByPacket(trials);
+  return [...packets].sort().map((packet) => {
+    const summary: Partial<Record<Arm, ReplaySummary>> = {};
+    for (const arm of arms) {
+      summary[arm] = summarize(byPacket.get(packet) ?? [], bad.get(packet)?.length ?? 0, arm);
+    }
+    return { packet, name: packetName(packet), summary };
+  });
 }
 
 /** Runs replayTrial over refs with a pool of module workers (web Worker API); in-process when unavailable. */
@@ -555,7 +566,13 @@ export async function replayTrees(paths: string[], opts: ReplayOptions = {}): Pr
   const unreadable = results.filter((r): r is Unreadable => "reason" in r);
   const summary: Partial<Record<Arm, ReplaySummary>> = {};
   for (const arm of arms) summary[arm] = summarize(trials, unreadable.length, arm);
-  const report: ReplayReport = { arms, summary, trials, unreadable };
+  const report: ReplayReport = {
+    arms,
+    summary,
+    packets: packetSummaries(trials, unreadable, arms),
+    trials,
+    unreadable,
+  };
   if (opts.out) {
     mkdirSync(opts.out, { recursive: true });
     writeFileSync(join(opts.out, "summary.json"), JSON.stringify({ paths, ...report }, null, 1) + "\n");
