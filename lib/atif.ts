@@ -222,6 +222,7 @@ export function countToolCalls(t: Trajectory): { all: number; mcp: number } {
       } else if (t.harness === "openai-agents") {
         if (!name.startsWith("local-")) mcp++;
       } else if (isMcpToolName(name) || (t.harness !== "claude-code" && normalizeToolName(name))) mcp++;
+      else if (dispatched(name, asInput(call.arguments))) mcp++;
     }
   }
   return { all, mcp };
@@ -235,11 +236,40 @@ function codexInput(args: unknown): string {
 }
 
 const ERROR_TAIL = /\[error\] tool reported failure\s*$/;
-const ERROR_HEAD = /^\s*(?:Error executing tool |An error occurred while running the tool)/;
+/**
+ * Error texts at the start of a result: the MCP server's, openai-agents', and hermes' (an unknown tool name,
+ * or its `tool_call` dispatcher's `{"error": "…"}` when the named tool cannot be dispatched).
+ */
+const ERROR_HEAD =
+  /^\s*(?:Error executing tool |An error occurred while running the tool|Tool '[^'\n]{1,120}' does not exist\b|\{\s*"error"\s*:\s*")/;
+
+/** hermes' wrapper around every MCP result: a source tag and a data-not-instructions preamble. */
+const UNTRUSTED =
+  /^\s*<untrusted_tool_result[^>]*>\n(?:The following content[^\n]*\n\n)?([\s\S]*?)\n?<\/untrusted_tool_result>\s*$/;
+
+/**
+ * The MCP result text inside harness wrappers: hermes' `<untrusted_tool_result>` tag, and FastMCP's
+ * `{"result": "<JSON text>", "structuredContent": …}` shape that nests the tool's JSON in a string (hermes),
+ * so ids and fields read as they do in Claude Code's result. Anything else is returned unchanged.
+ */
+export function unwrapResult(text: string): string {
+  const tagged = UNTRUSTED.exec(text);
+  const inner = tagged ? tagged[1] : text;
+  const trimmed = inner.trim();
+  if (trimmed.startsWith('{"result"') || trimmed.startsWith('{ "result"')) {
+    try {
+      const parsed = JSON.parse(trimmed);
+      if (parsed && typeof parsed.result === "string" && /^\s*[{[]/.test(parsed.result)) return parsed.result;
+    } catch {
+      // Not the FastMCP shape: keep the text.
+    }
+  }
+  return inner;
+}
 
 /** Unwraps a result content string: a JSON list of `{type:"text"}` blocks becomes their text. */
 export function resultText(content: unknown): string {
-  const text = messageText(content);
+  const text = unwrapResult(messageText(content));
   const trimmed = text.trim();
   // Content blocks serialised as text: a list (Claude Code) or one block (openai-agents, Python spacing).
   if (/^\[?\s*\{\s*"type"\s*:/.test(trimmed)) {
@@ -292,12 +322,101 @@ function asInput(args: unknown): Record<string, unknown> {
   return {};
 }
 
+/**
+ * hermes' deferred-tool dispatcher: `tool_call {name, arguments}` calls the MCP tool it names. Returns the
+ * inner tool's name and arguments when it names a healthverse tool, else null.
+ */
+export function dispatched(
+  raw: string,
+  input: Record<string, unknown>,
+): { name: string; input: Record<string, unknown> } | null {
+  if (raw !== "tool_call" || typeof input.name !== "string" || !normalizeToolName(input.name)) return null;
+  return { name: input.name, input: asInput(input.arguments) };
+}
+
+/** What a compacted hermes context keeps instead of a result: a duplicate marker or a size note. */
+const PLACEHOLDER = /^\s*\[(?:Duplicate tool output\b|[\w.:-]+\][^\n]*\(\d[\d,]* chars(?: result)?\))/;
+
+/** One recorded occurrence of a call: the step index and the call's position in it. */
+interface Occurrence {
+  step: number;
+  index: number;
+  id: string;
+}
+
+/** The task prompt's text, to spot a later user message that starts a fresh recording of the session. */
+function firstUserText(t: Trajectory): string {
+  const step = t.steps.find((s) => s.source === "user");
+  return step ? messageText(step.message).trim() : "";
+}
+
+/**
+ * The recorded call occurrences in the order they happened, each call once. Normally that is file order. A
+ * harness that compacts its context (hermes) writes the session more than once: after the compacted view
+ * comes the archived history, which starts again at the task prompt and repeats call ids. Each recording
+ * is in order, so the calls are merged by their order within recordings (earliest file position first
+ * among ready calls); if recordings disagree, the first occurrence of each id in file order is kept.
+ */
+function callOrder(t: Trajectory): Occurrence[] {
+  const prompt = firstUserText(t);
+  const recordings: Occurrence[][] = [[]];
+  const firstAt = new Map<string, number>();
+  const all: Occurrence[] = [];
+  t.steps.forEach((step, index) => {
+    if (step.source === "user" && index > 0 && prompt && messageText(step.message).trim() === prompt) {
+      recordings.push([]);
+    }
+    (step.tool_calls ?? []).forEach((call, n) => {
+      const id = String(call.tool_call_id ?? `step${index}`);
+      const occurrence = { step: index, index: n, id };
+      recordings.at(-1)!.push(occurrence);
+      all.push(occurrence);
+      if (!firstAt.has(id)) firstAt.set(id, all.length - 1);
+    });
+  });
+  if (firstAt.size === all.length) return all;
+  const first = [...firstAt.entries()].sort((a, b) => a[1] - b[1]).map(([id, at]) => ({ id, at }));
+  const after = new Map<string, Set<string>>();
+  const needs = new Map<string, number>(first.map(({ id }) => [id, 0]));
+  for (const rec of recordings) {
+    const ids = rec.map((o) => o.id).filter((id, i, list) => list.indexOf(id) === i);
+    for (let i = 1; i < ids.length; i++) {
+      const next = after.get(ids[i - 1]) ?? new Set<string>();
+      if (!next.has(ids[i])) {
+        next.add(ids[i]);
+        needs.set(ids[i], needs.get(ids[i])! + 1);
+      }
+      after.set(ids[i - 1], next);
+    }
+  }
+  const order: string[] = [];
+  const ready = first.filter(({ id }) => needs.get(id) === 0);
+  while (ready.length) {
+    ready.sort((a, b) => a.at - b.at);
+    const { id } = ready.shift()!;
+    order.push(id);
+    for (const next of after.get(id) ?? []) {
+      const left = needs.get(next)! - 1;
+      needs.set(next, left);
+      if (left === 0) ready.push({ id: next, at: firstAt.get(next)! });
+    }
+  }
+  const chosen = order.length === first.length ? order : first.map(({ id }) => id);
+  return chosen.map((id) => all[firstAt.get(id)!]);
+}
+
 /** The tool calls of a trajectory in order, results paired by id across the file; codex scripts expanded. */
 export function toolEvents(t: Trajectory): ToolEvents {
   const results = new Map<string, { step: AtifStep; result: { content?: unknown; extra?: unknown } }>();
   for (const step of t.steps) {
     for (const r of step.observation?.results ?? []) {
-      if (r.source_call_id && !results.has(r.source_call_id)) {
+      if (!r.source_call_id) continue;
+      const known = results.get(r.source_call_id);
+      // A call recorded twice keeps a real result over a compacted copy's placeholder.
+      if (
+        !known ||
+        (PLACEHOLDER.test(messageText(known.result.content)) && !PLACEHOLDER.test(messageText(r.content)))
+      ) {
         results.set(r.source_call_id, { step, result: r });
       }
     }
@@ -305,37 +424,40 @@ export function toolEvents(t: Trajectory): ToolEvents {
   const calls: ToolEvent[] = [];
   const unresolved: UnresolvedCall[] = [];
   let batch = 0;
-  t.steps.forEach((step, index) => {
-    const sidechain = step.extra?.is_sidechain === true;
+  let lastStep = -1;
+  for (const { step: index, index: n, id } of callOrder(t)) {
+    const step = t.steps[index];
     const list = step.tool_calls ?? [];
-    if (list.length) batch++;
-    for (const call of list) {
-      const id = String(call.tool_call_id ?? `step${index}`);
-      const raw = String(call.function_name ?? "");
-      const paired = results.get(id);
-      const text = paired ? resultText(paired.result.content) : "";
-      const isError = paired ? isErrorResult(paired.step, paired.result, text, list.length > 1) : false;
-      const script = codexInput(call.arguments);
-      if (raw === "exec" && script) {
-        const expanded = expandCodex(id, index, script, text, sidechain, ++batch);
-        calls.push(...expanded.calls);
-        unresolved.push(...expanded.unresolved);
-        continue;
-      }
-      calls.push({
-        id,
-        step: index,
-        raw,
-        tool: normalizeToolName(raw),
-        input: asInput(call.arguments),
-        text,
-        isError,
-        answered: Boolean(paired),
-        sidechain,
-        batch,
-      });
+    const call = list[n];
+    if (index !== lastStep) batch++;
+    lastStep = index;
+    const sidechain = step.extra?.is_sidechain === true;
+    const paired = results.get(id);
+    const text = paired ? resultText(paired.result.content) : "";
+    const isError = paired ? isErrorResult(paired.step, paired.result, text, list.length > 1) : false;
+    const script = codexInput(call.arguments);
+    const raw = String(call.function_name ?? "");
+    if (raw === "exec" && script) {
+      const expanded = expandCodex(id, index, script, text, sidechain, ++batch);
+      calls.push(...expanded.calls);
+      unresolved.push(...expanded.unresolved);
+      continue;
     }
-  });
+    const input = asInput(call.arguments);
+    const inner = dispatched(raw, input);
+    calls.push({
+      id,
+      step: index,
+      raw: inner?.name ?? raw,
+      tool: normalizeToolName(inner?.name ?? raw),
+      input: inner?.input ?? input,
+      text,
+      isError,
+      answered: Boolean(paired),
+      sidechain,
+      batch,
+    });
+  }
   return { calls, unresolved };
 }
 

@@ -21,6 +21,7 @@ import {
   claudeV17Json,
   codexV15,
   type FixtureCall,
+  hermes,
   mcpJson,
   openaiAgents,
   PROMPTS,
@@ -227,6 +228,66 @@ s("openai-agents text blocks unwrap", () => {
     resultText('{"type": "text", "text": "Error executing tool p2p.list: boom"}'),
     "Error executing tool p2p.list: boom",
   );
+});
+
+// hermes: its dispatcher, its result wrappers and its error forms.
+s("hermes: tool_call names the MCP tool; the wrapped FastMCP result reads as the tool's JSON", () => {
+  const text = hermes(PROMPTS.payer, [
+    { name: "p2p_list", args: { case_id: "CASE-1" }, result: '{"items":[{"id":"P2P-1"}]}' },
+    { name: "p2p_schedule", via: "direct", args: { request_id: "P2P-1" }, result: '{"status":"event_open"}' },
+  ]);
+  const calls = toolEvents(parseTrajectory(text)).calls;
+  assert.equal(calls.map((c) => [c.tool, c.input]), [
+    ["p2p.list", { case_id: "CASE-1" }],
+    ["p2p.schedule", { request_id: "P2P-1" }],
+  ]);
+  assert.equal(calls.map((c) => c.text), ['{"items":[{"id":"P2P-1"}]}', '{"status":"event_open"}']);
+  assert.equal(countToolCalls(parseTrajectory(text)), { all: 2, mcp: 2 });
+});
+
+const HERMES_ERRORS: [string, string][] = [
+  ["an unknown tool name", "Tool 'payer_intake_hub.get_intake_case' does not exist. Available tools: …"],
+  ["the dispatcher refusing a tool", `{"error": "'triage.get' is not a deferrable tool."}`],
+];
+for (const [name, result] of HERMES_ERRORS) {
+  s(`hermes: ${name} is a failed call`, () => {
+    const lines = hermes(PROMPTS.payer, []).trim().split("\n");
+    lines.push(JSON.stringify({
+      step_id: 2,
+      source: "agent",
+      tool_calls: [{ tool_call_id: "h1", function_name: "triage.get", arguments: { case_id: "CASE-1" } }],
+      observation: { results: [{ source_call_id: "h1", content: result }] },
+    }));
+    assert.equal(toolEvents(parseTrajectory(lines.join("\n"))).calls.map((c) => c.isError), [true]);
+  });
+}
+
+s("hermes context compaction: calls recorded twice happen once, in the order the session made them", () => {
+  // The compacted view (prompt, first turn, summary, retained tail, the turn after compaction), then the
+  // archived history from the prompt again, whose middle turns the compacted view left out.
+  const prompt = PROMPTS.provider;
+  const turn = (step: number, id: string, name: string, content: string) => ({
+    step_id: step,
+    source: "agent",
+    tool_calls: [{ tool_call_id: id, function_name: `mcp_healthverse_${name}`, arguments: {} }],
+    observation: { results: [{ source_call_id: id, content }] },
+  });
+  const steps = [
+    { step_id: 1, source: "user", message: prompt },
+    turn(2, "a", "chart_search_patients", "[Duplicate tool output — same content as a more recent call]"),
+    { step_id: 3, source: "user", message: "[CONTEXT COMPACTION — REFERENCE ONLY] summary" },
+    turn(4, "d", "cases_create_from_order", '{"case":{"id":"CASE-ACT-001"}}'),
+    turn(5, "e", "auth_submit_authorization", '{"status":"submitted"}'),
+    { step_id: 6, source: "user", message: prompt },
+    turn(7, "a", "chart_search_patients", '{"items":[{"id":"PAT-1"}]}'),
+    turn(8, "b", "chart_get_patient_chart_by_patient", '{"patient":{"id":"PAT-1"}}'),
+    turn(9, "d", "cases_create_from_order", '{"case":{"id":"CASE-ACT-001"}}'),
+  ];
+  const header = JSON.stringify({ _atif_header: { schema_version: "ATIF-v1.2", agent: { name: "hermes" } } });
+  const text = [header, ...steps.map((x) => JSON.stringify(x))].join("\n");
+  const calls = toolEvents(parseTrajectory(text)).calls;
+  assert.equal(calls.map((c) => c.id), ["a", "b", "d", "e"]);
+  assert.is(calls[0].text, '{"items":[{"id":"PAT-1"}]}', "the fullest recorded result is kept");
 });
 
 // Counting recipe (harness.md §6): [harness form, all, mcp].
