@@ -1,12 +1,19 @@
 /**
  * Replay recorded χ-Bench trials through the guard: `deno task replay <path>... [--arm A[,B]] [--rules ID,…]
- * [--out DIR] [--json] [--workers N]`. Writes one ledger per trial and arm plus summary.json, prints a table
- * (or, with --json, the summary of the first arm), then, when the critic arm is replayed, the critic judges'
- * figures overall and per packet. Exits 1 only when nothing could be read.
+ * [--out DIR] [--json] [--by-packet] [--workers N]`. Writes one ledger per trial and arm plus summary.json
+ * (with per-packet summaries), prints a table per arm (with --by-packet, also one column per packet), or with
+ * --json the summary of the first arm; then, when the critic arm is replayed, the critic judges' figures
+ * overall and per packet. Exits 1 only when nothing could be read.
  */
 import { basename, join, resolve } from "node:path";
 import { type Arm, ARMS } from "./lib/ledger.ts";
-import { DEFAULT_ARMS, type ReplayReport, type ReplaySummary, replayTrees } from "./lib/replay.ts";
+import {
+  DEFAULT_ARMS,
+  type PacketSummary,
+  type ReplayReport,
+  type ReplaySummary,
+  replayTrees,
+} from "./lib/replay.ts";
 import { formatJudgeReport, judgeReport, judgeReportByPacket } from "./lib/judge_figures.ts";
 
 export { replayTrees };
@@ -19,6 +26,8 @@ const USAGE = `Usage: deno task replay <path>... [options]
   --name NAME      the <name> in the default --out (default: the path's base name)
   --no-ledgers     write nothing
   --json           print the first arm's summary as JSON (other arms: summary.json)
+  --by-packet      also report every packet (the folder holding results.csv/submission.json) on its own;
+                   with --json, adds "by_packet" to the summary
   --workers N      worker threads (default: the core count)`;
 
 /** Parsed command line. */
@@ -28,6 +37,7 @@ export interface ReplayArgs {
   rules?: string[];
   out: string | null;
   json: boolean;
+  byPacket: boolean;
   workers?: number;
 }
 
@@ -39,6 +49,7 @@ export function parseArgs(args: string[]): ReplayArgs {
   let out: string | null | undefined;
   let name: string | undefined;
   let json = false;
+  let byPacket = false;
   let workers: number | undefined;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
@@ -61,6 +72,7 @@ export function parseArgs(args: string[]): ReplayArgs {
     else if (a === "--name") name = value();
     else if (a === "--no-ledgers") out = null;
     else if (a === "--json") json = true;
+    else if (a === "--by-packet") byPacket = true;
     else if (a === "--workers") {
       workers = Number(value());
       if (!Number.isInteger(workers) || workers < 0) {
@@ -78,6 +90,7 @@ export function parseArgs(args: string[]): ReplayArgs {
     rules,
     out: out === undefined ? join("results", "replay", label) : out,
     json,
+    byPacket,
     workers,
   };
 }
@@ -86,10 +99,15 @@ function pad(value: string | number, width: number): string {
   return String(value).padStart(width);
 }
 
+function counts(s: ReplaySummary): string {
+  return `${s.trials} trials, ${s.passed} passed, ${s.failed} failed, ${s.unreadable} unreadable, ` +
+    `${s.not_observable} not observable`;
+}
+
 /** The human table for one arm. */
 export function formatSummary(arm: Arm, s: ReplaySummary): string {
   const lines = [
-    `arm ${arm}: ${s.trials} trials, ${s.passed} passed, ${s.failed} failed, ${s.unreadable} unreadable`,
+    `arm ${arm}: ${counts(s)}`,
     "",
     "| rule | fires in failed | … protected check failed | fires in passed |",
     "|---|---:|---:|---:|",
@@ -111,9 +129,48 @@ export function formatSummary(arm: Arm, s: ReplaySummary): string {
   return lines.join("\n");
 }
 
-/** The full human report: a table per arm, then unreadable trials and unresolved codex arguments. */
-export function formatReport(report: ReplayReport): string {
+/**
+ * One arm, one column per packet: each rule's fires as `failed/protected/passed` (trials), then the gate,
+ * blocked trials and the rescue bound, so a rule that holds only on the packets it was tuned on shows.
+ */
+export function formatByPacket(arm: Arm, packets: PacketSummary[]): string {
+  const rows = packets.map((p) => ({ name: p.name, s: p.summary[arm]! })).filter((p) => p.s);
+  const lines = [
+    `arm ${arm} by packet (cells: fires in failed / … protected check failed / fires in passed):`,
+  ];
+  rows.forEach((p, i) => lines.push(`  P${i + 1} ${p.name}: ${counts(p.s)}`));
+  lines.push("", `| rule | ${rows.map((_, i) => `P${i + 1}`).join(" | ")} |`);
+  lines.push(`|---|${rows.map(() => "---:").join("|")}|`);
+  const ids = [...new Set(rows.flatMap((p) => Object.keys(p.s.by_rule)))].sort();
+  for (const id of ids) {
+    const cells = rows.map((p) => {
+      const r = p.s.by_rule[id];
+      return r ? `${r.fires_failed}/${r.fires_failed_protected}/${r.fires_passed}` : "·";
+    });
+    lines.push(`| ${id} | ${cells.join(" | ")} |`);
+  }
+  const row = (label: string, cell: (s: ReplaySummary) => string) =>
+    lines.push(`| ${label} | ${rows.map((p) => cell(p.s)).join(" | ")} |`);
+  row("closure gate", (s) => `${s.closure_gate.fires_failed}/–/${s.closure_gate.fires_passed}`);
+  row("trials blocked", (s) => `${s.trials_blocked.failed}/–/${s.trials_blocked.passed}`);
+  row("rescue upper, strict", (s) => `${s.rescue_estimate.upper}, ${s.rescue_estimate.strict}`);
+  return lines.join("\n");
+}
+
+/**
+ * The full human report: a table per arm (and per packet with `byPacket`), then the trials that were not
+ * observable or not readable, and unresolved codex arguments.
+ */
+export function formatReport(report: ReplayReport, opts: { byPacket?: boolean } = {}): string {
   const parts = report.arms.map((arm) => formatSummary(arm, report.summary[arm]!));
+  if (opts.byPacket) parts.push(...report.arms.map((arm) => formatByPacket(arm, report.packets)));
+  const hidden = report.trials.filter((t) => !t.observable);
+  if (hidden.length) {
+    parts.push(
+      `not observable (${hidden.length}; counted in no fire, block or rescue figure):\n` +
+        hidden.map((t) => `  ${t.name}: ${t.unobservable}`).join("\n"),
+    );
+  }
   if (report.unreadable.length) {
     parts.push(
       `unreadable (${report.unreadable.length}):\n` +
@@ -148,7 +205,11 @@ export async function main(args: string[]): Promise<number> {
     return 1;
   }
   if (parsed.json) {
-    console.log(JSON.stringify(report.summary[parsed.arms[0]]));
+    const arm = parsed.arms[0];
+    const byPacket = Object.fromEntries(report.packets.map((p) => [p.name, p.summary[arm]]));
+    console.log(
+      JSON.stringify({ ...report.summary[arm], ...(parsed.byPacket ? { by_packet: byPacket } : {}) }),
+    );
     if (parsed.arms.length > 1) {
       console.error(
         `replay: --json shows arm ${parsed.arms[0]}; ` +
@@ -158,7 +219,7 @@ export async function main(args: string[]): Promise<number> {
       );
     }
   } else {
-    console.log(formatReport(report));
+    console.log(formatReport(report, { byPacket: parsed.byPacket }));
     if (parsed.arms.includes("critic")) {
       console.log(`\n${formatJudgeReport(judgeReport(report.trials), judgeReportByPacket(report.trials))}`);
     }

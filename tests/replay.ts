@@ -1,11 +1,28 @@
 /** Replay: hand-built trials with known answers, ledgers in the live format, bad input, the real packets. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseLedger } from "../lib/ledger.ts";
-import { checkMatches, domainPrompt, replayArm, replayTrees, trialEvents } from "../lib/replay.ts";
+import {
+  checkMatches,
+  domainPrompt,
+  groupByPacket,
+  observability,
+  packetOf,
+  replayArm,
+  replayTrees,
+  trialEvents,
+} from "../lib/replay.ts";
 import { agentTexts, parseTrajectory, type ToolEvent } from "../lib/atif.ts";
 import { detectSeat } from "../lib/seat.ts";
 import { main, parseArgs } from "../replay.ts";
@@ -56,6 +73,7 @@ s("--json keys are exactly the issue's shape", async () => {
     "passed",
     "failed",
     "unreadable",
+    "not_observable",
     "by_rule",
     "closure_gate",
     "trials_blocked",
@@ -65,7 +83,7 @@ s("--json keys are exactly the issue's shape", async () => {
 
 s("ledgers: one per readable trial, live format, replay-marked, first block marked once", () => {
   const files = readdirSync(join(out, "checklist")).sort();
-  assert.is(files.length, 6);
+  assert.is(files.length, 8);
   for (const f of files) {
     const { records, corrupt } = parseLedger(readFileSync(join(out, "checklist", f), "utf8"));
     assert.is(corrupt, 0);
@@ -101,6 +119,92 @@ s("summary.json: per-trial details, unreadable with path and reason, unresolved 
     "auth.submit_authorization",
   ]);
 });
+
+s("summary.json: one packet (the path given, no results.csv in the fixture) with the same figures", () => {
+  const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+  assert.equal(summary.packets.map((p: { packet: string }) => p.packet), [packet]);
+  assert.equal(summary.packets[0].summary.checklist, FIXTURE_ANSWER);
+  assert.ok(summary.trials.every((t: { packet: string }) => t.packet === packet));
+});
+
+s("a trial that drove the simulator from a terminal is not observable: listed, and in no fire count", () => {
+  const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+  const hidden = summary.trials.filter((t: { observable: boolean }) => !t.observable);
+  assert.equal(hidden.map((t: { name: string }) => t.name), ["pa_t009_nurse_review_payer__iiiiiii"]);
+  assert.match(hidden[0].unobservable, /terminal reached the simulator outside MCP \(from chi_bench\)/);
+  // The engine still saw an open determination there; the summary leaves it out.
+  assert.equal(hidden[0].arms.checklist.closure.map((o: string) => o.split(":")[0]), ["UM-DETERMINATION"]);
+  assert.equal(FIXTURE_ANSWER.closure_gate.fires_passed, 0);
+});
+
+s("hermes through its tool_call dispatcher is read as MCP calls (no open obligation)", () => {
+  const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+  const h = summary.trials.find((t: { name: string }) => t.name.startsWith("pa_t008"));
+  assert.is(h.harness, "hermes");
+  assert.equal(h.toolCalls, { all: 3, mcp: 3 });
+  assert.equal(h.arms.checklist.closure, []);
+});
+
+s("--by-packet: a column per packet, and by_packet in --json", async () => {
+  const table = await captured([
+    packet,
+    "--arm",
+    "checklist",
+    "--no-ledgers",
+    "--by-packet",
+    "--workers",
+    "0",
+  ]);
+  assert.match(table.stdout, /arm checklist by packet/);
+  assert.match(table.stdout, /P1 packet: 9 trials, 5 passed, 3 failed, 1 unreadable, 1 not observable/);
+  assert.match(table.stdout, /\| closure gate \| 2\/–\/0 \|/);
+  assert.match(table.stdout, /not observable \(1; counted in no fire, block or rescue figure\)/);
+  const json = await captured([packet, "--arm", "checklist", "--no-ledgers", "--by-packet", "--json"]);
+  const parsed = JSON.parse(json.stdout);
+  assert.equal(Object.keys(parsed.by_packet), ["packet"]);
+  assert.is(parsed.by_packet.packet.trials, parsed.trials);
+});
+
+s("packetOf: the folder with results.csv or submission.json, else the given root, else the parent", () => {
+  const tree = join(root, "tree");
+  const trial = join(tree, "sub-a", "trials", "cm", "t1");
+  const loose = join(tree, "loose", "t2");
+  mkdirSync(trial, { recursive: true });
+  mkdirSync(loose, { recursive: true });
+  writeFileSync(join(tree, "sub-a", "submission.json"), "{}");
+  assert.is(packetOf(trial, [tree]), join(tree, "sub-a"));
+  assert.is(packetOf({ dir: loose }, [tree, join(tree, "loose")]), join(tree, "loose"));
+  assert.is(packetOf(loose), join(tree, "loose"));
+  const groups = groupByPacket([{ packet: "a", n: 1 }, { packet: "b", n: 2 }, { packet: "a", n: 3 }]);
+  assert.equal([...groups].map(([k, v]) => [k, v.map((x) => x.n)]), [["a", [1, 3]], ["b", [2]]]);
+});
+
+const local = (raw: string, input: Record<string, unknown>): ToolEvent => ({
+  id: "x",
+  step: 3,
+  raw,
+  tool: null,
+  input,
+  text: "",
+  isError: false,
+  answered: true,
+  sidechain: false,
+  batch: 1,
+});
+const OBSERVED: [string, ToolEvent[], boolean][] = [
+  ["no calls at all (the agent did nothing)", [], true],
+  ["reads the simulator's source", [local("read_file", { path: "/opt/chi-bench/src/chi_bench/x.py" })], true],
+  ["greps the handbook", [local("Bash", { command: "grep -r 64568 /workspace/skills" })], true],
+  [
+    "imports its services",
+    [local("terminal", { command: "python3 -c 'from chi_bench.core import x'" })],
+    false,
+  ],
+  ["curls an MCP port", [local("execute_code", { code: "urlopen('http://localhost:8100/mcp')" })], false],
+];
+for (const [name, calls, ok] of OBSERVED) {
+  s(`observability: ${name}`, () => assert.is(observability(calls).observable, ok));
+}
 
 s("workers and in-process give the same summary", async () => {
   const a = await replayTrees([packet], { arms: ["checklist"], rules: ["PP-01"], out: null, workers: 0 });
