@@ -51,8 +51,14 @@ export interface ToolEvent {
   /** True when a result was paired to the call. */
   answered: boolean;
   sidechain: boolean;
-  /** Calls sharing a batch were written before any of their results (one codex script). */
+  /** Calls sharing a batch were written before any of their results (one model turn, one codex script). */
   batch: number;
+  /**
+   * True when the harness ran the call on its own, after the one before it in the batch returned (codex
+   * scripts await each call); otherwise batch calls run as Claude Code runs them (names.ts: read-only ones
+   * concurrently, each mutating one alone).
+   */
+  sequential?: boolean;
 }
 
 /** A codex MCP call whose arguments could not all be resolved statically. */
@@ -563,6 +569,8 @@ function expandCodex(
     const callId = `${id}#${n + 1}`;
     const tool = c.tool!;
     const mine = own.length === mcp.length ? own[n] : mcp.length === 1 && own.length === 1 ? own[0] : null;
+    // An output the calls share goes to each of them: replayed one after the other, an earlier call's result
+    // then shows what later calls returned too (optimistic for grounding, never a false block).
     const text = mine ? mine.text : output;
     const isError = mine
       ? mine.isError || ERROR_HEAD.test(mine.text)
@@ -579,6 +587,7 @@ function expandCodex(
       answered: content !== "",
       sidechain,
       batch,
+      sequential: true,
     });
   });
   return { calls, unresolved };

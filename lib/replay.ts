@@ -19,6 +19,7 @@ import { type Bounds, decide, DEFAULT_BOUNDS, type GuardEvent } from "./decide.t
 import { RECENT_TEXT, recentText } from "./judge.ts";
 import { isJudged } from "./judges/mod.ts";
 import { GATE_PROTECTS } from "./closure.ts";
+import { isMutating } from "./names.ts";
 import { type Arm, ledgerFileName, type LedgerRecord } from "./ledger.ts";
 import { findTrials, readScorecard, readTrial, type TrialRef } from "./trials.ts";
 
@@ -196,7 +197,17 @@ export function observability(calls: readonly ToolEvent[]): { observable: boolea
 }
 
 /**
- * The hook events of one trial, in the order the live guard would have seen them (batches: pres, then posts).
+ * True when a call runs on its own: Claude Code runs consecutive read-only calls of one turn concurrently
+ * (their pres, then their posts) and every mutating call alone, after the calls before it returned
+ * (hooks.md §4.2); a codex script awaits each call.
+ */
+function runsAlone(call: ToolEvent): boolean {
+  return call.sequential === true || isMutating(call.tool!);
+}
+
+/**
+ * The hook events of one trial, in the order the live guard would have seen them: each run of concurrent
+ * calls (its pres, then its posts), one run after the other.
  * Each pre carries the agent's recent text from `texts` (its messages up to the call's step), as the live
  * guard reads it from the transcript.
  */
@@ -215,10 +226,12 @@ export function trialEvents(
     return recentText(texts.slice(Math.max(0, end - RECENT_TEXT.messages), end).map((t) => t.text));
   };
   for (let i = 0; i < guarded.length;) {
-    let j = i;
-    while (j < guarded.length && guarded[j].batch === guarded[i].batch) j++;
-    const batch = guarded.slice(i, j);
-    for (const call of batch) {
+    let j = i + 1;
+    if (!runsAlone(guarded[i])) {
+      while (j < guarded.length && guarded[j].batch === guarded[i].batch && !runsAlone(guarded[j])) j++;
+    }
+    const run = guarded.slice(i, j);
+    for (const call of run) {
       const agentId = call.sidechain ? "sidechain" : undefined;
       const recent = said(call);
       out.push({
@@ -234,7 +247,7 @@ export function trialEvents(
         },
       });
     }
-    for (const call of batch) {
+    for (const call of run) {
       if (!call.answered) continue;
       const agentId = call.sidechain ? "sidechain" : undefined;
       const common = { session, tool: call.tool!, input: call.input, toolUseId: call.id, agentId };
