@@ -14,6 +14,8 @@ export interface CallRecord {
   text: string;
   error?: string;
   sidechain?: boolean;
+  /** Ids in the call's full result, extracted before the ledger capped it (the record's `ids`). */
+  ids?: string[];
 }
 
 /** Everything the rules may know when a call is pending. */
@@ -122,6 +124,7 @@ function applyRecord(ev: Evidence, r: LedgerRecord): void {
       text: text || (r.result !== undefined ? JSON.stringify(r.result) : ""),
       error: r.error,
       sidechain: Boolean(r.agent_id),
+      ...(r.ids ? { ids: r.ids } : {}),
     });
     for (const id of r.ids ?? []) ev.seen.add(id);
     if (ok) collectOwners(r.result, ev.owners);

@@ -1,6 +1,6 @@
 /** Pure queries over the evidence that several rules, the closure gate and the critic share. */
 import { type CallRecord, caseKeyOf, type Evidence } from "./evidence.ts";
-import { extractIds, normalizeId } from "./ids.ts";
+import { extractIds } from "./ids.ts";
 import { isMutating, shownName } from "./names.ts";
 import type { Call } from "./rule.ts";
 
@@ -53,27 +53,33 @@ export function filled(value: unknown): boolean {
 /**
  * Ids and codes grounded in the prompt or an earlier result, normalised: the evidence's `seen` set (ids
  * extracted from full results before the ledger caps them), minus ids that only ever came back as echoes of
- * the agent's own mutation arguments (an invented `PAYER-MD-001` echoed by the server stays invented).
+ * the agent's own mutation arguments (an invented `PAYER-MD-001` echoed by the server stays invented),
+ * whether the agent passed the id as a whole argument or wrote it inside one (a note, a document).
  */
 export function groundedIds(ev: Evidence): Set<string> {
   const cached = GROUNDED.get(ev);
   if (cached && cached.calls === ev.calls.length) return cached.ids;
   const out = new Set(ev.seen);
-  for (const id of idsOf(ev.prompt)) out.add(id);
-  const echoes = new Set<string>();
-  for (const c of ev.calls) {
-    if (c.ok && isMutating(c.tool)) { for (const v of stringsIn(c.input)) echoes.add(normalizeId(v)); }
-  }
+  const prompt = new Set(idsOf(ev.prompt));
+  for (const id of prompt) out.add(id);
+  const written = ev.calls.map((c) => c.ok && isMutating(c.tool) ? new Set(inputIds(c)) : null);
+  const echoes = new Set(written.flatMap((w) => w ? [...w] : []));
   for (const id of echoes) {
-    if (!out.has(id) || idsOf(ev.prompt).includes(id)) continue;
-    const elsewhere = ev.calls.some((c) =>
-      c.ok && c.text && !(isMutating(c.tool) && stringsIn(c.input).some((v) => normalizeId(v) === id)) &&
-      idsOf(c.text).includes(id)
+    if (!out.has(id) || prompt.has(id)) continue;
+    // A result counts through the ids of the whole result, not the ledger's capped copy of it: an id past
+    // the cap (a P2P request after a long MD rationale) is still what the system returned.
+    const elsewhere = ev.calls.some((c, i) =>
+      c.ok && !written[i]?.has(id) && (c.ids ?? (c.text ? idsOf(c.text) : [])).includes(id)
     );
     if (!elsewhere) out.delete(id);
   }
   GROUNDED.set(ev, { calls: ev.calls.length, ids: out });
   return out;
+}
+
+/** The ids in a call's arguments, as the agent wrote them (whole values and ids inside text). */
+function inputIds(c: CallRecord): string[] {
+  return idsOf(stringsIn(c.input).join("\n"));
 }
 
 /** The payer calls that record a clinical decision or its consequences (reviews, determination, decision letters). */

@@ -14,14 +14,35 @@ function isIdLike(token: string): boolean {
   return /\d/.test(token) || /^[A-Z][A-Z_]*-[A-Z0-9_-]+$/.test(token);
 }
 
+/** Procedure and diagnosis code shapes: CPT (`73721`, `0098T`), HCPCS (`J9312`), ICD-10 (`M75.110`). */
+const CODE = /^(?:\d{5}|\d{4}[A-Z]|[A-Z]\d{4}|[A-Z]\d{2}(?:\.?[0-9A-Z]{1,4})?)$/i;
+/** JSON string escapes (`\n`, `\t`, `\r`) written out in nested or escaped results: separators, not text. */
+const ESCAPES = /\\[nrt]/g;
+
+/**
+ * The ids inside a compound token: the parts of a file name (`DOC-1a2b3c4d__lab-results.pdf` holds
+ * `DOC-1a2b3c4d`) and the code-shaped segments (`cpt-43775`, `73721-RT` hold `43775`, `73721`).
+ */
+function partsOf(token: string): string[] {
+  const parts: string[] = [];
+  for (const piece of token.split("__")) {
+    const stem = piece.replace(/\.[A-Za-z]{2,5}$/, "");
+    if (stem !== token) parts.push(stem);
+    for (const segment of stem.split(/[-_]/)) if (segment !== stem && CODE.test(segment)) parts.push(segment);
+  }
+  return parts;
+}
+
 /** Every id-like token in a text, normalised and de-duplicated, capped so huge results stay cheap. */
 export function extractIds(text: string): string[] {
   const found = new Set<string>();
-  for (const m of text.matchAll(TOKEN)) {
+  for (const m of text.replace(ESCAPES, " ").matchAll(TOKEN)) {
     const token = m[0];
     if (token.length > 64 || !isIdLike(token)) continue;
     found.add(normalizeId(token));
-    // Compound tokens such as `AUTH-CASE-ACT-001-C71773` also contain the ids inside them.
+    if (/__|[-_.]/.test(token)) {
+      for (const part of partsOf(token)) if (isIdLike(part)) found.add(normalizeId(part));
+    }
     if (found.size >= MAX_TOKENS) break;
   }
   return [...found];

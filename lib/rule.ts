@@ -1,7 +1,7 @@
 /** The contract-rule shape: metadata, a pure check, and the rule's own passing and failing examples. */
 import { type CallRecord, type Evidence, foldEvidence } from "./evidence.ts";
 import { extractIds } from "./ids.ts";
-import type { LedgerRecord } from "./ledger.ts";
+import { CAPS, capValue, type LedgerRecord } from "./ledger.ts";
 import { normalizeToolName } from "./names.ts";
 import type { Seat } from "./seat.ts";
 
@@ -84,7 +84,7 @@ export function recordsOf(partial: ExampleEvidence, session = "example"): Ledger
       tool: c.tool,
       tool_use_id: c.id,
       input: c.input,
-      result: c.ok ? (c.result ?? c.text) : undefined,
+      result: c.ok ? capValue(c.result ?? c.text, CAPS.result) : undefined,
       error: c.ok ? undefined : c.error ?? c.text,
       ids: c.ok ? extractIds(c.text) : [],
     });

@@ -2,6 +2,9 @@
  * Party ids (patient, ordering practitioner, payer contact) must come from the system. Agents invent
  * contact ids such as `PAYER-MD-001` or `SYSTEM`; the server may even echo them back, so ids seen only as
  * echoes of the agent's own arguments do not count.
+ * Grounding reads each result's ids from the whole result, not the ledger's capped copy: a payer contact
+ * returned after a long case summary, then echoed by the agent's own p2p_offer_slots, was scrubbed as an
+ * "own echo" and the p2p_schedule that opened the P2P was blocked (now a valid example).
  * Known limitation: ids seen only in a saved-to-file result the agent read with Read/Bash look unseen.
  */
 import { groundedIds, mutatingTools, shown } from "../lib/facts.ts";
@@ -17,6 +20,19 @@ const REQUEST = toolCall("p2p.list", { case_id: "CASE-3903B8ED" }, {
 });
 const SCHEDULE = (contact: string) =>
   toolCall("p2p.schedule", { request_id: "P2P-5439b781", payer_contact_id: contact });
+/** A case summary long enough to push the request's contact past the ledger's result cap. */
+const LONG = "Clinical summary: ".padEnd(17_000, "symptoms persist after therapy; ");
+const CONTEXT = toolCall("p2p_session.get_context", { request_id: "P2P-5439b781" }, {
+  result: {
+    case_summary: LONG,
+    request: { id: "P2P-5439b781", case_id: "CASE-3903B8ED", payer_contact_id: "PAYER-CONTACT-002" },
+  },
+});
+const OFFER = toolCall("p2p.offer_slots", {
+  request_id: "P2P-5439b781",
+  payer_contact_id: "PAYER-CONTACT-002",
+  slots: ["2026-04-09T10:00:00"],
+}, { result: { request: { id: "P2P-5439b781", payer_contact_id: "PAYER-CONTACT-002" } } });
 
 /** GLOBAL-04: no mutation naming a patient, practitioner or contact id never seen in an earlier result. */
 export const rule: Rule<{ tool: string; arg: string; value: string }> = {
@@ -49,7 +65,11 @@ export const rule: Rule<{ tool: string; arg: string; value: string }> = {
     }
     return null;
   },
-  valid: [{ call: SCHEDULE("PAYER-CONTACT-001"), evidence: { calls: [REQUEST] } }],
+  valid: [
+    { call: SCHEDULE("PAYER-CONTACT-001"), evidence: { calls: [REQUEST] } },
+    // The contact sits past the result cap and the agent's own offer echoes it: still grounded.
+    { call: SCHEDULE("PAYER-CONTACT-002"), evidence: { calls: [CONTEXT, OFFER] } },
+  ],
   invalid: [
     {
       call: SCHEDULE("PAYER-MD-001"),
@@ -62,6 +82,20 @@ export const rule: Rule<{ tool: string; arg: string; value: string }> = {
         ],
       },
       data: { tool: "p2p_schedule", arg: "payer_contact_id", value: "PAYER-MD-001" },
+    },
+    {
+      // An id the agent wrote inside its own note and the server echoed back is still the agent's own.
+      call: SCHEDULE("PAYER-MD-007"),
+      evidence: {
+        calls: [
+          REQUEST,
+          toolCall("review.save_md_review", {
+            case_id: "CASE-3903B8ED",
+            notes: "Discussed with PAYER-MD-007 before scheduling.",
+          }, { result: { notes: "Discussed with PAYER-MD-007 before scheduling." } }),
+        ],
+      },
+      data: { tool: "p2p_schedule", arg: "payer_contact_id", value: "PAYER-MD-007" },
     },
   ],
 };

@@ -4,6 +4,7 @@ import * as assert from "uvu/assert";
 import { caseKeyOf, foldEvidence, wasObserved } from "../lib/evidence.ts";
 import { evidenceOf, recordsOf, toolCall } from "../lib/rule.ts";
 import type { LedgerRecord } from "../lib/ledger.ts";
+import { extractIds } from "../lib/ids.ts";
 import { PAYER_PROMPT } from "./support/payloads.ts";
 
 const s = suite("evidence");
@@ -44,6 +45,25 @@ s("ids from the prompt and results are observed, normalised", () => {
   assert.not.ok(wasObserved(ev, "SES-00000000"));
   assert.is(ev.seat, "payer");
   assert.is(ev.phase, "mdreview");
+});
+
+// Ids inside the shapes results carry them in: [text, an id it holds].
+const HELD: [string, string][] = [
+  ['{"file":"DOC-1a2b3c4d__lab-results.pdf"}', "DOC-1A2B3C4D"],
+  ["letter-of-medical-necessity-cpt-43775.pdf", "43775"],
+  ["ordered 73721-RT today", "73721"],
+  ['{"content":"Plan:\\nDOC-9f8e7d6c attached"}', "DOC-9F8E7D6C"],
+  ["dx M75.110 (right)", "M75110"],
+];
+for (const [text, id] of HELD) {
+  s(`extractIds finds ${id} in ${JSON.stringify(text)}`, () => assert.ok(extractIds(text).includes(id)));
+}
+
+s("a result's ids are kept whole on the call even when the ledger caps the result", () => {
+  const long = { summary: "x ".repeat(9_000), request: { id: "P2P-5439b781" } };
+  const ev = evidenceOf({ calls: [toolCall("p2p_list", { case_id: "CASE-1" }, { result: long })] });
+  assert.not.match(ev.calls[0].text, /P2P-5439b781/);
+  assert.ok(ev.calls[0].ids?.includes("P2P-5439B781"));
 });
 
 s("denies and stop blocks are counted for the budgets", () => {
