@@ -1,21 +1,81 @@
 /**
  * Artifact ids (P2P requests, outreach sessions, letters, bundles, forms, documents) must come from a
- * result: a guessed `request_id` or `letter_id` acts on nothing, or on another case's record.
+ * result: a guessed `request_id` or `letter_id` acts on nothing, or on another case's record. The next step
+ * names a tool of the caller's own seat (a provider has no p2p_list) and the result that created the id.
+ * Grounding reads each result's ids from the whole result, not the ledger's capped copy: a P2P request
+ * returned after a long MD rationale, then echoed by the agent's own p2p_offer_slots, was scrubbed as an
+ * "own echo" and p2p_schedule blocked on a real id (now a valid example).
+ * Measured fires in passing trials (replay, checklist arm, 700 trials): 0 in every packet.
  * Known limitation: ids seen only in a saved-to-file result the agent read with Read/Bash look unseen.
  */
 import { groundedIds, mutatingTools, shown } from "../lib/facts.ts";
 import { normalizeId } from "../lib/ids.ts";
-import { type Rule, toolCall } from "../lib/rule.ts";
+import { toolInfo } from "../lib/names.ts";
+import { type Call, type Rule, toolCall } from "../lib/rule.ts";
+import type { Evidence } from "../lib/evidence.ts";
 import { TOOLS } from "./tools.ts";
 
 const ARGS = ["request_id", "session_id", "letter_id", "bundle_document_id", "form_id", "document_ids"];
-const LETTER = toolCall("payer_letter_center.generate_denial", { case_id: "CASE-3903B8ED" }, {
-  result: { letter: { id: "LET-cff9a2d8", case_id: "CASE-3903B8ED" } },
+
+/** Where an id of each kind comes from, by seat: the call that lists it or the result that created it. */
+const SOURCES: Record<string, Record<string, string>> = {
+  request_id: {
+    payer: "p2p_list with the case_id (or read it from the review_submit_md_case_decision result)",
+    provider: "auth_check_status or inbox_list_messages with the case_id",
+  },
+  session_id: { cm: "cm_outreach_start_outreach_call (its result carries the session_id)" },
+  letter_id: { payer: "payer_letter_center_list with the case_id (or read it from the generate_* result)" },
+  bundle_document_id: {
+    provider: "docs_list_case_documents with the case_id (or read it from docs_create_submission_bundle)",
+  },
+  form_id: { provider: "forms_list_required_forms with the case_id" },
+  document_ids: { provider: "docs_list_case_documents with the case_id" },
+};
+
+/** The call that yields `arg` for the caller's seat (the tool's own domain when the seat is unknown). */
+function sourceOf(arg: string, call: Call, evidence: Evidence): string {
+  const domain = toolInfo(call.tool)?.domain;
+  const seat = evidence.seat ?? (domain === "shared" ? null : domain) ?? "";
+  return SOURCES[arg]?.[seat] ?? "the tool of your seat that lists or creates it";
+}
+
+const CASE = "CASE-3903B8ED";
+const LETTER = toolCall("payer_letter_center.generate_denial", { case_id: CASE }, {
+  result: { letter: { id: "LET-cff9a2d8", case_id: CASE } },
 });
 const DELIVER = (id: string) => toolCall("payer_letter_center.deliver", { letter_id: id, channel: "portal" });
+const PAYER = "# MD Review\n- Use only payer namespaces: `review`, `p2p`, `payer_letter_center`";
+const PROVIDER = "# Clinical Intake\n- Use only provider namespaces: `cases`, `docs`, `auth`";
+/** An MD rationale long enough to push the P2P request past the ledger's result cap. */
+const LONG = "Criteria review: ".padEnd(17_000, "conservative therapy documented; ");
+const P2P_DECISION = toolCall("review.submit_md_case_decision", {
+  case_id: CASE,
+  decision: "p2p_review",
+  determination_rationale: LONG,
+}, {
+  result: {
+    case_decision: {
+      id: "MCD-1a2b3c4d",
+      case_id: CASE,
+      decision: "p2p_review",
+      determination_rationale: LONG,
+    },
+    p2p_request: { id: "P2P-5439b781", case_id: CASE, status: "requested" },
+  },
+});
+const OFFER = toolCall("p2p.offer_slots", {
+  request_id: "P2P-5439b781",
+  payer_contact_id: "PAYER-CONTACT-001",
+  slots: ["2026-04-09T10:00:00"],
+}, { result: { request: { id: "P2P-5439b781", status: "slots_offered" } } });
+const SCHEDULE = toolCall("p2p.schedule", {
+  request_id: "P2P-5439b781",
+  payer_contact_id: "PAYER-CONTACT-001",
+  scheduled_at: "2026-04-09T10:00:00",
+});
 
 /** GLOBAL-05: no mutation naming a request, session, letter, bundle, form or document id never returned. */
-export const rule: Rule<{ tool: string; arg: string; value: string }> = {
+export const rule: Rule<{ tool: string; arg: string; value: string; source: string }> = {
   meta: {
     id: "GLOBAL-05",
     name: "artifact-id-unseen",
@@ -30,9 +90,8 @@ export const rule: Rule<{ tool: string; arg: string; value: string }> = {
       "outcome.letter_types",
       "provider_pre_submission.required_documents_present",
     ],
-    message: "Cannot call {tool} with {arg}={value}: no earlier result returned that id. Call the tool " +
-      "that lists or creates it (p2p_list, payer_letter_center_list, docs_list_case_documents, " +
-      "forms_list_required_forms) and pass {arg} exactly as returned.",
+    message: "Cannot call {tool} with {arg}={value}: no earlier result returned that id. Call {source}, " +
+      "then pass {arg} exactly as returned.",
   },
   check(call, evidence) {
     const grounded = groundedIds(evidence);
@@ -41,22 +100,39 @@ export const rule: Rule<{ tool: string; arg: string; value: string }> = {
       const values = Array.isArray(raw) ? raw : [raw];
       for (const value of values) {
         if (typeof value !== "string" || !value.trim()) continue;
-        if (!grounded.has(normalizeId(value))) return { tool: shown(call), arg, value: value.trim() };
+        if (!grounded.has(normalizeId(value))) {
+          return { tool: shown(call), arg, value: value.trim(), source: sourceOf(arg, call, evidence) };
+        }
       }
     }
     return null;
   },
-  valid: [{ call: DELIVER("LET-cff9a2d8"), evidence: { calls: [LETTER] } }],
+  valid: [
+    { call: DELIVER("LET-cff9a2d8"), evidence: { calls: [LETTER] } },
+    // The request id sits past the result cap and the agent's own offer echoes it: still grounded.
+    { call: SCHEDULE, evidence: { prompt: PAYER, calls: [P2P_DECISION, OFFER] } },
+  ],
   invalid: [
     {
       call: DELIVER("LET-00000001"),
-      evidence: { calls: [LETTER] },
-      data: { tool: "payer_letter_center_deliver", arg: "letter_id", value: "LET-00000001" },
+      evidence: { prompt: PAYER, calls: [LETTER] },
+      data: {
+        tool: "payer_letter_center_deliver",
+        arg: "letter_id",
+        value: "LET-00000001",
+        source: SOURCES.letter_id.payer,
+      },
     },
     {
+      // A provider is pointed at its own documents tool, never at a payer tool.
       call: toolCall("docs.create_submission_bundle", { case_id: "CASE-ACT-001", document_ids: ["DOC-x1"] }),
-      evidence: { calls: [] },
-      data: { tool: "docs_create_submission_bundle", arg: "document_ids", value: "DOC-x1" },
+      evidence: { prompt: PROVIDER, calls: [] },
+      data: {
+        tool: "docs_create_submission_bundle",
+        arg: "document_ids",
+        value: "DOC-x1",
+        source: SOURCES.document_ids.provider,
+      },
     },
   ],
 };
