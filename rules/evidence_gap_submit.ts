@@ -6,6 +6,11 @@
  * Only policy-questionnaire answers count: the request form (`FORM-REQUEST-…`, `request_*` keys, NPIs) holds
  * identity fields, not criteria, and all 4 passing trials the unrestricted rule blocked on the leaderboard
  * replay (pa_t018) were exactly `request_servicing_provider_npi: "Not documented in chart"`.
+ * A gap is a statement that a required criterion is unmet or undocumented, not any answer that opens with
+ * "No": "No – sedation is not required" answers a question with a fact and states no gap, so an answer that
+ * says the item is not required, not applicable or not indicated (or that answers a field asking whether
+ * something is required) never counts. The message leads with re-saving the answer when the criterion is
+ * met or does not apply, then offers the hold: a block on a correct submission must not invite a wrong hold.
  * Known limitation: content-sensitive (a regex over the agent's own words); the block asks for an explicit
  * decision, not a verdict, and the block budget releases it.
  */
@@ -23,6 +28,11 @@ const NO_DASH =
 
 /** Request-form identity fields (`request_servicing_provider_npi`…), not policy criteria. */
 const ADMINISTRATIVE = /^request_|npi/i;
+/** An answer that the item is not required or does not apply: a fact about the criterion, not a gap. */
+const NOT_REQUIRED =
+  /\bnot (?:required|needed|necessary|applicable|indicated|a requirement)\b|\bn\/a\b|\bnone (?:required|needed)\b/i;
+/** A field asking whether something is required or applies: "No" there is an answer, not a gap. */
+const ASKS_IF_REQUIRED = /required|needed|necessary|applicable|indicated/i;
 
 /** The first saved answer (latest save per form) that opens with an evidence-gap statement, or null. */
 function gapAnswer(saves: { input: Record<string, unknown> }[]): string | null {
@@ -38,18 +48,19 @@ function gapAnswer(saves: { input: Record<string, unknown> }[]): string | null {
       if (ADMINISTRATIVE.test(key)) continue;
       for (const text of stringsIn(value)) {
         const t = text.trim();
-        if (GAP.test(t) || NO_DASH.test(t)) return t.slice(0, 80);
+        if (NOT_REQUIRED.test(t)) continue;
+        if (GAP.test(t) || (NO_DASH.test(t) && !ASKS_IF_REQUIRED.test(key))) return t.slice(0, 80);
       }
     }
   }
   return null;
 }
 
-const SAVE = (answer: string) =>
+const SAVE = (answer: string, key = "conservative_therapy") =>
   toolCall("forms.save_form_response", {
     case_id: "CASE-ACT-001",
     form_id: "FORM-POLICY-CASE-ACT-001-QUESTIONNAIRE-01",
-    answers: { conservative_therapy: answer },
+    answers: { [key]: answer },
   });
 const DECIDE = toolCall("auth.finalize_provider_determination", {
   case_id: "CASE-ACT-001",
@@ -71,10 +82,11 @@ export const rule: Rule<{ tool: string; caseId: string; answer: string }> = {
       "new_referral.case_status",
       "cross.closed_backed_by_provider_determination",
     ],
-    message: 'Cannot call {tool} to submit {caseId}: your saved form answer says "{answer}", an evidence ' +
-      "gap. Either call auth_finalize_provider_determination with final_action=gather_more_evidence or " +
-      "do_not_submit and override_reason, or re-save that answer with forms_save_form_response citing the " +
-      "chart evidence that meets the criterion.",
+    message: 'Cannot call {tool} to submit {caseId} yet: your saved form answer "{answer}" says a required ' +
+      "criterion is unmet or undocumented. If the chart shows it is met, or it does not apply, re-save that " +
+      "answer with forms_save_form_response saying so (cite the chart evidence) and submit again; only if it " +
+      "is truly unmet, call auth_finalize_provider_determination with final_action=gather_more_evidence or " +
+      "do_not_submit and override_reason instead.",
   },
   check(call, evidence) {
     if (call.tool === "auth.finalize_provider_determination" && call.input.final_action !== "submit_pa") {
@@ -87,6 +99,13 @@ export const rule: Rule<{ tool: string; caseId: string; answer: string }> = {
     { call: DECIDE, evidence: { calls: [SAVE("Yes - 8 weeks of physical therapy documented 2026-01-04")] } },
     { call: DECIDE, evidence: { calls: [SAVE("M75.110 (incomplete rotator cuff tear)")] } },
     { call: DECIDE, evidence: { calls: [SAVE("Not documented in chart"), SAVE("Yes - PT notes on file")] } },
+    // An answer that the item is not required is a fact, not a gap, however it opens.
+    {
+      call: DECIDE,
+      evidence: { calls: [SAVE("No – sedation has not been planned; not required for this study")] },
+    },
+    { call: DECIDE, evidence: { calls: [SAVE("No - sedation not performed", "sedation_required")] } },
+    { call: DECIDE, evidence: { calls: [SAVE("Not applicable: no prior surgery")] } },
     {
       call: DECIDE,
       evidence: {
