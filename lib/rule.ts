@@ -34,6 +34,8 @@ export interface ExampleEvidence {
   prompt?: string;
   calls?: CallRecord[];
   seat?: Seat;
+  /** Earlier blocks in the session: the rule that denied, on which tool and case (after the calls). */
+  denied?: { rule: string; tool: string; case?: string | null }[];
 }
 
 /** A rule example: a call and the evidence it is made against. */
@@ -87,6 +89,16 @@ export function recordsOf(partial: ExampleEvidence, session = "example"): Ledger
       result: c.ok ? capValue(c.result ?? c.text, CAPS.result) : undefined,
       error: c.ok ? undefined : c.error ?? c.text,
       ids: c.ok ? extractIds(c.text) : [],
+    });
+  }
+  for (const d of partial.denied ?? []) {
+    records.push({
+      ...base,
+      event: "pre",
+      decision: "deny",
+      tool: normalizeToolName(d.tool) ?? d.tool,
+      case: d.case ?? null,
+      rules: [{ id: d.rule, checks: [], message: "" }],
     });
   }
   return records;

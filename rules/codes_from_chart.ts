@@ -1,17 +1,32 @@
 /**
- * Copy codes, do not invent them: the procedure and diagnosis codes of a new referral must appear in the
- * chart or order the agent read (compared without dots and case).
- * Known limitation: only MCP results are evidence. Leaderboard replay: 9 failed trials (7 with
- * procedure_code or required_diagnosis_codes failed), 0 passing; in every one the code came from a CPT/HCPCS
- * reference file the agent read with Read/Bash, not from the chart. A correct agent that copies a code from
- * such a file would be blocked once (none of the 73 passing trials did).
+ * Copy codes, do not invent them: the procedure and diagnosis codes of a new referral should appear in the
+ * chart or order the agent read (compared without dots and case, and also inside compound tokens: a code in
+ * a file name `…-cpt-43775.pdf`, with a modifier `73721-RT`, in a written-out escape `\n73721`).
+ * A chart's code is evidence, not the answer: one chart's note names a lumbar code for a cervical
+ * procedure, and the passing agent used the cervical code from the policy's code list instead. So the block
+ * is a confirmation, not a correction: it asks the agent to check the code against the chart and the
+ * policy, and the same call repeated after one block passes (this rule's earlier deny on the call is in the
+ * evidence). It costs one call and never tells the agent which code to use.
+ * Measured fires in passing trials (replay, checklist arm, 700 trials): erius 2026-06-02 and 2026-06-05 one
+ * each — the same provider trajectory in both packets, the case above; harmless as described. All other
+ * packets 0.
+ * Known limitation: only MCP results are evidence; a code read from a reference file with Read/Bash looks
+ * unseen (most caught failures took a wrong code from such a file).
  */
-import { groundedIds } from "../lib/facts.ts";
+import { caseOf, groundedIds } from "../lib/facts.ts";
 import { normalizeId } from "../lib/ids.ts";
+import { signature } from "../lib/evidence.ts";
 import { type Rule, toolCall } from "../lib/rule.ts";
 
 const CHART = toolCall("chart.get_patient_chart_by_patient", { patient_id: "PAT-c7e617a246b7" }, {
   result: { conditions: [{ code: "M75.110" }], orders: [{ id: "ORD-1", procedure_code: "73721" }] },
+});
+/** A chart whose codes are written inside text and file names rather than code fields. */
+const CHART_TEXT = toolCall("chart.get_patient_chart_by_patient", { patient_id: "PAT-c7e617a246b7" }, {
+  result: {
+    notes: [{ text: "Plan:\nOrder MRI knee 73721-RT; dx M75.110." }],
+    documents: [{ file: "DOC-1a2b3c4d__order-cpt-73722.pdf" }],
+  },
 });
 const CREATE = (procedure: string, diagnoses: string[]) =>
   toolCall("cases.create_from_order", {
@@ -29,11 +44,14 @@ export const rule: Rule<{ arg: string; code: string }> = {
     seat: "provider",
     triggers: ["cases.create_from_order"],
     protects: ["new_referral.procedure_code", "new_referral.required_diagnosis_codes"],
-    message: "Cannot create the case with {arg} {code}: that code is not in the chart or order you read. " +
-      "Call chart_get_patient_chart_by_patient (or chart_list_candidate_orders) and pass {arg} exactly as " +
-      "the order or chart records it.",
+    message: "Cannot create the case with {arg} {code} yet: that code is not in any chart or order result " +
+      "you read. Check it against the chart's documented procedure and diagnoses and the policy's code list " +
+      "(chart_get_patient_chart_by_patient, chart_list_candidate_orders); if {code} is right, call " +
+      "cases_create_from_order again with the same codes (the repeat is accepted), otherwise use the code " +
+      "the chart or order records.",
   },
   check(call, evidence) {
+    if (evidence.denies.has(signature("PP-05", call.tool, caseOf(evidence, call.input)))) return null;
     const grounded = groundedIds(evidence);
     const codes: [string, unknown][] = [["procedure_code", call.input.procedure_code]];
     const dx = call.input.diagnosis_codes;
@@ -47,17 +65,31 @@ export const rule: Rule<{ arg: string; code: string }> = {
   valid: [
     { call: CREATE("73721", ["M75.110"]), evidence: { calls: [CHART] } },
     { call: CREATE("73721", ["m75110"]), evidence: { calls: [CHART] } },
+    // Codes written in a note with a modifier, after an escaped newline, or inside a file name.
+    { call: CREATE("73721", ["M75.110"]), evidence: { calls: [CHART_TEXT] } },
+    { call: CREATE("73722", ["M75.110"]), evidence: { calls: [CHART_TEXT] } },
+    // The agent was blocked once and repeats the call after checking: the code is its decision.
+    {
+      call: CREATE("27447", ["M17.11"]),
+      evidence: { calls: [CHART], denied: [{ rule: "PP-05", tool: "cases.create_from_order" }] },
+    },
   ],
   invalid: [
     {
-      call: CREATE("73722", ["M75.110"]),
+      call: CREATE("73723", ["M75.110"]),
       evidence: { calls: [CHART] },
-      data: { arg: "procedure_code", code: "73722" },
+      data: { arg: "procedure_code", code: "73723" },
     },
     {
       call: CREATE("73721", ["M75.110", "M25.511"]),
       evidence: { calls: [CHART] },
       data: { arg: "diagnosis_codes", code: "M25.511" },
+    },
+    {
+      // Another rule's block on the same call is no confirmation of the code.
+      call: CREATE("27447", ["M17.11"]),
+      evidence: { calls: [CHART], denied: [{ rule: "GLOBAL-04", tool: "cases.create_from_order" }] },
+      data: { arg: "procedure_code", code: "27447" },
     },
   ],
 };
