@@ -547,11 +547,11 @@ export const PRINCIPLES: readonly Principle[] = [
     seat: "cm",
     phases: "all",
     text:
-      "cm_care_plan_create_draft, then cm_care_plan_save_care_plan with plan_data as an object whose problems " +
-      "each trace to a chart or assessment finding: at least two problems, three for complex_care.",
+      "cm_care_plan_create_draft, then cm_care_plan_save_care_plan with plan_data as an object with one " +
+      "problem for each active problem the chart and assessment support, each traced to its finding.",
     protects: ["cm.care_plan.record_exists", "cm.care_plan.problem_count", "judge.cm.care_plan.quality"],
     provenance:
-      "failure-analysis §5 CM-03 (program minimums); tools.md §6 (plan_data sent as a string 22 times)",
+      "checks.md §5 problem_count (hidden minimum); tools.md §6 (plan_data sent as a string 22 times)",
     rule: "CM-03",
   },
   {
