@@ -1,6 +1,7 @@
 /**
  * Assess, then plan: a care plan drafted or finalized before `cm_assessment_complete_assessment`
  * succeeded rests on no assessment. Never fired in discovery (the server's state machine also refuses it).
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { okOnCase, shown } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

@@ -3,6 +3,7 @@
  * mutates any other case (`cross.forbidden_mutations`, `cm.cross_stage.no_forbidden_mutations`). The first case
  * the session successfully mutated is its case (CM referral, case and patient ids share one subject key).
  * Known limitation: when the very first mutation hits the wrong case, the lock holds the wrong case.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { caseOf, mutatingTools, rawCase, shown } from "../lib/facts.ts";
 import { type Rule, toolCall } from "../lib/rule.ts";

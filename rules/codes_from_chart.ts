@@ -7,11 +7,12 @@
  * is a confirmation, not a correction: it asks the agent to check the code against the chart and the
  * policy, and the same call repeated after one block passes (this rule's earlier deny on the call is in the
  * evidence). It costs one call and never tells the agent which code to use.
- * Measured fires in passing trials (replay, checklist arm, 700 trials): erius 2026-06-02 and 2026-06-05 one
- * each — the same provider trajectory in both packets, the case above; harmless as described. All other
- * packets 0.
+ * Its passing-trial fires (below) are that case, the same provider trajectory in both erius packets:
+ * harmless as described.
  * Known limitation: only MCP results are evidence; a code read from a reference file with Read/Bash looks
  * unseen (most caught failures took a wrong code from such a file).
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): 2026-06-02-erius 1,
+ *   2026-06-05-erius 1.
  */
 import { caseOf, groundedIds } from "../lib/facts.ts";
 import { normalizeId } from "../lib/ids.ts";

@@ -2,6 +2,7 @@
  * A member who consented gets the full workflow: blocking the assessment or disenrolling after
  * `consent_obtained=true` leaves the case short of its closed status (one real failure saved a
  * `blocked_reason` right after consent).
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { objectArg, okCalls, shown } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

@@ -5,6 +5,7 @@
  * output, while a submit_pa is explained by its packet. Requiring it on submit_pa too blocked 2 passing
  * trials (codex pa_t013, pa_t019) on the leaderboard replay for no failed-check gain.
  * Known limitation: the protected check is a judge rubric, so replay cannot show a deterministic gain.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { arg, type Rule, toolCall } from "../lib/rule.ts";
 

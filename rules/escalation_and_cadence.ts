@@ -1,6 +1,7 @@
 /**
  * A care plan says when to escalate and how often to follow up: empty `escalation_conditions` or
  * `follow_up_cadence_kind` fail their presence checks. Checked at finalize on the last saved plan.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { filled, lastSavedPlan } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

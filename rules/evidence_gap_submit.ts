@@ -13,6 +13,7 @@
  * met or does not apply, then offers the hold: a block on a correct submission must not invite a wrong hold.
  * Known limitation: content-sensitive (a regex over the agent's own words); the block asks for an explicit
  * decision, not a verdict, and the block budget releases it.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { objectArg, okOnCase, shown, stringsIn } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

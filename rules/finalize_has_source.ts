@@ -2,6 +2,7 @@
  * A determination needs a source: the verifier traces every finalized determination to an MD decision, a
  * nurse approval, a P2P outcome or a triage auto-approval. Sources shown by a result (`"source": …`) count,
  * as does a P2P-stage task. Never fired in the discovery runs (the server rejects most of these).
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { okOnCase, plainText, shown } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

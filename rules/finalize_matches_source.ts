@@ -2,6 +2,7 @@
  * The determination follows its source: MD approve → approved, deny → denied, partial_approve →
  * partially_approved; a P2P outcome uphold → denied, overturn → approved; nurse approve → approved. A
  * deliberate difference needs `overridden=true` and an `override_reason`. Never fired in the discovery runs.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { caseOf, filled } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

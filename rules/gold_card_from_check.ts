@@ -2,6 +2,7 @@
  * The triage record's `gold_card_eligible` must be what `triage_check_gold_card` returned
  * (`triage.gold_card_matches` compares it with the truth the check reports). Without a check there is
  * nothing to copy, so the check comes first.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { okOnCase, plainText } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

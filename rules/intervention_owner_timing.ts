@@ -2,6 +2,7 @@
  * Every goal needs interventions with an owner and a time anchor (`due_date` or `frequency`):
  * `cm.care_plan.intervention_structure` caught 7 real failures, all with finalize succeeding server-side.
  * Checked at finalize on the last saved plan, like CM-01.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { filled, lastSavedPlan, listOf } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

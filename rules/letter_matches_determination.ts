@@ -1,7 +1,10 @@
 /**
  * The letter follows the determination: an approval, denial or partial-approval letter needs a finalized
  * determination with that decision (`outcome.letter_types`). A fast-track approval by routing counts as an
- * approved determination; so does an approved/denied status shown by a result. Never fired in discovery.
+ * approved determination; so does an approved/denied status shown by a result. Replay runs a codex
+ * script's calls one after the other: a letter generated right after determination_finalize in the same
+ * script follows it (two passing-trial fires came from feeding the script's calls all at once).
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { okOnCase, plainText, shown } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

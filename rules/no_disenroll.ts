@@ -2,6 +2,7 @@
  * Close through the care plan, not disenrolment: every v1.0.0 CM task (including the 15 "hard_refuses"
  * personas) expects the case closed by `cm_care_plan_finalize`, and all 16 disenrolments in the public runs
  * scored 0. The block budget still releases a second attempt.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { arg, type Rule, toolCall } from "../lib/rule.ts";
 

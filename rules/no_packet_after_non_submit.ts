@@ -2,6 +2,7 @@
  * A provider who decided `gather_more_evidence` or `do_not_submit` must not then build or send a packet:
  * any submission bundle or submission fails `provider_pre_submission.packet_absent` on a non-submit task.
  * Never fired in the discovery runs; cheap to keep.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { okOnCase, shown } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

@@ -2,6 +2,7 @@
  * When routing says no payer lane applies ("Authorization is not required" / "does not require payer
  * routing"), a clinical decision is the wrong path: every agent on pa_t035 ignored the error, approved and
  * failed the intake checks. Re-confirming the intake decisions after the failure releases the rule.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { CLINICAL_DECISION_TOOLS, shown } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

@@ -2,6 +2,7 @@
  * A nurse approves only when every criterion is met: the session's own latest criteria evaluation per line
  * must say `met` throughout; otherwise the case belongs to MD review. Never fired in the discovery runs
  * (wrong nurse approvals there had every criterion marked met — a judgement error this cannot see).
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { listOf, okOnCase } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

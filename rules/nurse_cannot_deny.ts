@@ -1,6 +1,7 @@
 /**
  * Nurses cannot deny: only a physician reviewer may issue an adverse decision (`nurse.no_unauthorized_denial`,
  * `md.role_compliance`). The enum has no deny, so the server also rejects it; the block names the right path.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { arg, type Rule, toolCall } from "../lib/rule.ts";
 

@@ -1,6 +1,9 @@
 /**
  * A nurse recommendation rests on a saved criteria evaluation: `nurse.reviews_exist` needs at least one
- * nurse review record, which only `review_save_criteria_evaluation` writes.
+ * nurse review record, which only `review_save_criteria_evaluation` writes. Harmless in a passing trial:
+ * there the nurse recommended after its evaluation save had failed validation and saved it only later; the
+ * block asks for that save first and leaves the recommendation unchanged (one call).
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): 2026-07-24-gpt-5-6-terra-codex 1.
  */
 import { okOnCase } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

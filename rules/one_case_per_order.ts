@@ -1,6 +1,7 @@
 /**
  * One order, one case: a second `cases_create_from_order` makes a second ServiceRequest, and the verifier
  * then cannot resolve a unique one (service_request_created, case_created and the field checks cascade).
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { okCalls } from "../lib/facts.ts";
 import { type Rule, toolCall } from "../lib/rule.ts";

@@ -1,7 +1,11 @@
 /**
  * One decision per case: MD decisions, nurse recommendations and determinations are write-once. A second
  * call is rejected ("has already been submitted") or, worse, records a contradicting decision; either way
- * the agent should build on the decision it made.
+ * the agent should build on the decision it made. Harmless in a passing trial: there the repeat duplicates
+ * a decision already recorded (the server refused it: "already been finalized"), so the block costs the
+ * call the server would have rejected and changes nothing.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials):
+ *   2026-07-24-inkling-256k-openai-agents 1.
  */
 import { okOnCase, shown } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

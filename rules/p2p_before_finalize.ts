@@ -1,6 +1,7 @@
 /**
  * Finalize after the peer-to-peer, not before: once the MD chose `p2p_review` (or the task starts at the P2P
  * stage), the determination must wait for the recorded P2P outcome. Never fired in the discovery runs.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { okOnCase } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

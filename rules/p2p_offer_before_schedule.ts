@@ -1,7 +1,9 @@
 /**
  * Offer, then schedule: the P2P coordination files must appear in order (offer, slot response,
  * confirmation), so `p2p_schedule` needs slots offered first, by this session or already (a result showing
- * the request past `requested`).
+ * the request past `requested`). Replay runs a codex script's calls one after the other, so an offer and a
+ * schedule in one script are in order (a passing-trial fire came from feeding them all at once).
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { idArg, okCalls, plainText } from "../lib/facts.ts";
 import { type Rule, toolCall } from "../lib/rule.ts";

@@ -1,6 +1,7 @@
 /**
  * A recorded P2P outcome carries its notes: `outcome.p2p_has_notes` reads the request's notes, which only
  * the `note` of `p2p_record_outcome` (or the summary of `p2p_session_submit_summary`) writes.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { idArg } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

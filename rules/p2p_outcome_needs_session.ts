@@ -3,6 +3,7 @@
  * opened (offer stayed slots_offered, get_context said "No active peer-to-peer session") and the agent
  * recorded a fabricated uphold anyway. An opened session whose simulator later failed is allowed (two
  * passing glm runs did exactly that).
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { idArg, shown, showsEventOpen } from "../lib/facts.ts";
 import { type Rule, toolCall } from "../lib/rule.ts";

@@ -6,6 +6,7 @@
  * returned after a long case summary, then echoed by the agent's own p2p_offer_slots, was scrubbed as an
  * "own echo" and the p2p_schedule that opened the P2P was blocked (now a valid example).
  * Known limitation: ids seen only in a saved-to-file result the agent read with Read/Bash look unseen.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { groundedIds, mutatingTools, shown } from "../lib/facts.ts";
 import { normalizeId } from "../lib/ids.ts";

@@ -4,7 +4,7 @@
  * apply (complex_care 3, the other programs 2) belong to the retired cm_v1–v3 gate (`gate_program_minima`)
  * and blocked a passing chronic_disease plan with one problem. Without the hidden minimum the only floor
  * that no correct plan falls below is one problem.
- * Measured fires in passing trials (replay, checklist arm, 700 trials): 0 in every packet.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { lastSavedPlan, listOf } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

@@ -2,6 +2,7 @@
  * Triage tasks route the case before anyone reviews it: `triage_route_case` writes the routing record and
  * the `route_case` audit row, and a fast-track lane finalizes the approval itself. Only for tasks that
  * start at triage (the prompt's phase).
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { CLINICAL_DECISION_TOOLS, okOnCase, shown } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

@@ -2,6 +2,7 @@
  * Stay in your seat: the prompt names the seat's namespaces, and a mutation through another seat's tool
  * writes audit rows the verifier counts as forbidden. Each seat's server exposes only its own tools, so this
  * never fired in real runs; it costs nothing and guards harnesses that expose every tool.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { mutatingTools, shown } from "../lib/facts.ts";
 import { toolInfo } from "../lib/names.ts";

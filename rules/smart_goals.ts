@@ -3,6 +3,7 @@
  * `measurable_criteria` (`cm.care_plan.goal_structure`). The server's finalize checks neither, so the
  * check runs at finalize on the last saved plan (save replaces the whole body), never at save time:
  * incremental drafts fired 18–25 times with 3 false positives when checked on save.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { filled, lastSavedPlan, listOf } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

@@ -1,11 +1,14 @@
 /**
  * Disposition before submission: the verifier wants an explicit provider determination behind every
  * submitted case, and 25 failed provider runs never made one (15 submitted directly).
- * Known limitations: the bundle's contents are not checked here. Trade-off, measured on the leaderboard
- * replay (300 trials): fires in 9 failed trials (7 with a protected check failed) and in 6 PASSING trials
- * that submitted directly (sonnet pa_t012/t013/t014/t017, codex pa_t017/t018). Kept: the cost there is one
- * extra call (auth_finalize_provider_determination with submit_pa, then the same submission), and it forces
- * the submit / gather / do-not-submit decision where most provider failures happen.
+ * Known limitation: the bundle's contents are not checked here. Every fire in a passing trial (below) is an
+ * agent that submitted directly. Harmless: the cost is one extra call (auth_finalize_provider_determination
+ * with submit_pa, then the same submission), which records the decision the submission already made; it
+ * forces the submit / gather / do-not-submit decision where most provider failures happen (on the 300
+ * tuning trials it fires in 9 failed trials, 7 with a protected check failed).
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials):
+ *   2026-07-06-cuilinke-hermes-medguard 1, 2026-07-06-sonnet-5-claude-code 4, 2026-07-24-gpt-5-6-sol-codex 2,
+ *   2026-07-24-gpt-5-6-terra-codex 1.
  */
 import { arg, type Rule, toolCall } from "../lib/rule.ts";
 

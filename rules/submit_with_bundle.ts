@@ -1,6 +1,7 @@
 /**
  * Submit a bundle, not a bare case: every passing submission assembled `docs_create_submission_bundle`
  * first; without it the required documents are missing from the packet.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { okOnCase } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

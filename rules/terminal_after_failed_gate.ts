@@ -3,6 +3,7 @@
  * confirmation, a review decision, assessment completion, the submission bundle) failed and has not since
  * succeeded, the state the terminal call relies on does not exist. A rejection saying the decision "has
  * already been submitted" is a duplicate, not a failed gate, and does not count.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { shown } from "../lib/facts.ts";
 import { shownName } from "../lib/names.ts";

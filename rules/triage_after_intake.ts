@@ -2,6 +2,7 @@
  * Intake tasks confirm the intake decisions before triage: `payer_intake_hub_confirm_decisions` writes the
  * three decisions and the audit row the intake checks read, and finalize requires intake complete. Only
  * for tasks that start at intake (the prompt's phase): later phases arrive with intake already complete.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { okOnCase, shown } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

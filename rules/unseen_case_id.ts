@@ -3,9 +3,11 @@
  * earlier result is a guess (Codex wrote `case_id:"CASE ring?"`), and a guess can land on a distractor.
  * Ids that only came back as echoes of the agent's own arguments do not count.
  * Known limitation: results Claude Code saved to a file and the agent then read with Read/Bash are not in
- * the evidence, so an id seen only there looks unseen. Leaderboard replay: 3 failed trials, 1 PASSING trial
- * (codex cm_anorexia McspqTn: the referral queue was read outside the recovered call stream; under Claude
- * Code every MCP result passes the hook). The block budget releases the call after two denials.
+ * the evidence, so an id seen only there looks unseen. Replay runs a codex script's calls one after the
+ * other, as the script did, so a referral fetched and opened in one script is seen by the open (its one
+ * passing-trial fire on the tuning packets came from feeding the script's calls all at once). The block
+ * budget releases the call after two denials.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { groundedIds, mutatingTools, shown } from "../lib/facts.ts";
 import { normalizeId } from "../lib/ids.ts";

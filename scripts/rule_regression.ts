@@ -1,24 +1,29 @@
 /**
- * Rule regression on the tuning packets: replays every trial through the guard (lib/replay.ts, checklist
- * arm) and compares what it catches with a committed baseline. A catch is a rule that fired in a failed
- * trial where a check it protects failed, or the closure gate firing in a failed trial; a rule change that
- * loses one of the baseline's catches is a regression. Fires in passing trials are listed per packet.
+ * Rule regression on real packets: replays every trial through the guard (lib/replay.ts, checklist arm)
+ * and compares what it catches with a committed baseline. A catch is a rule that fired in a failed trial
+ * where a check it protects failed, or the closure gate firing in a failed trial; a rule change that loses
+ * one of the baseline's catches is a regression. Fires in passing trials are listed per packet.
  *
- *   deno run -A scripts/rule_regression.ts [roots…] [--baseline FILE] [--write] [--json]
+ *   deno run -A scripts/rule_regression.ts [roots…] [--baseline FILE] [--write] [--headers] [--json]
  *
- * Roots default to ../shared/leaderboard (the 300 trials the rules were tuned on), the baseline to
- * tests/support/rule_baseline.json. `--write` records the current catches as the new baseline (do it only
- * on a commit whose rules you want to hold later ones to). Exits 1 when a baseline catch is lost.
+ * Roots default to ../shared/leaderboard (the 300 trials the rules were tuned on) and, when present and not
+ * writing, ../shared/leaderboard-extra; the baseline to tests/support/rule_baseline.json. `--write` records the
+ * current catches as the new baseline (do it only on a commit whose rules you want to hold later ones to).
+ * `--headers` rewrites each rule file's "Fires in passing trials" sentence from the replay. Exits 1 when a
+ * baseline catch is lost.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Arm } from "../lib/ledger.ts";
 import { checkMatches, packetName, type ReplayReport, replayTrees } from "../lib/replay.ts";
+import { RULES } from "../rules/mod.ts";
 
 const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..");
 /** The tuning packets beside the repository. */
 export const TUNING = join(ROOT, "..", "shared", "leaderboard");
+/** The packets the rules were not tuned on, beside the repository. */
+export const EXTRA = join(ROOT, "..", "shared", "leaderboard-extra");
 /** The committed baseline. */
 export const BASELINE = join(ROOT, "tests", "support", "rule_baseline.json");
 const ARM: Arm = "checklist";
@@ -92,6 +97,60 @@ export function snapshotJson(snap: Snapshot): string {
   return `{\n  "arm": ${JSON.stringify(snap.arm)},\n  "trials": {\n${rows.join(",\n")}\n  }\n}\n`;
 }
 
+/** Per rule, the passing trials it fired in, counted per packet (trials the guard could not observe left out). */
+export function passingByPacket(
+  report: ReplayReport,
+  arm: Arm = ARM,
+): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = {};
+  for (const t of report.trials) {
+    const r = t.arms[arm];
+    if (!t.passed || !t.observable || !r) continue;
+    for (const id of Object.keys(r.rules)) {
+      const row = out[id] ??= {};
+      row[packetName(t.packet)] = (row[packetName(t.packet)] ?? 0) + 1;
+    }
+  }
+  return out;
+}
+
+/** The sentence a rule's header states its measured passing-trial fires in (one per rule, kept current). */
+export function passingSentence(counts: Record<string, number> | undefined, report: ReplayReport): string {
+  const list = Object.entries(counts ?? {}).sort(([a], [b]) => a.localeCompare(b)).map(([p, n]) =>
+    `${p} ${n}`
+  );
+  const trials = report.trials.length + report.unreadable.length;
+  return `Fires in passing trials (replay, checklist arm, ${report.packets.length} packets, ${trials} trials): ` +
+    `${list.length ? list.join(", ") : "none"}.`;
+}
+
+/** A rule file's header (its first JSDoc block) as one line of text. */
+export function headerText(source: string): string {
+  const m = /\/\*\*([\s\S]*?)\*\//.exec(source);
+  return (m?.[1] ?? "").split("\n").map((l) => l.replace(/^\s*\* ?/, "").trim()).filter(Boolean).join(" ");
+}
+
+const SENTENCE = /\n \* Fires in passing trials \([^)]*\):[\s\S]*?\.(?=\n)/;
+
+/** The source with its header's passing-fires sentence replaced (or added last), wrapped at 110 columns. */
+export function withSentence(source: string, sentence: string): string {
+  const lines: string[] = [];
+  for (const word of sentence.split(" ")) {
+    const last = lines.at(-1);
+    if (last !== undefined && (last + " " + word).length <= 110) lines[lines.length - 1] = last + " " + word;
+    else lines.push((lines.length ? " *   " : " * ") + word);
+  }
+  const block = "\n" + lines.join("\n");
+  if (SENTENCE.test(source)) return source.replace(SENTENCE, block);
+  const end = source.indexOf("\n */");
+  return source.slice(0, end) + block + source.slice(end);
+}
+
+/** The file of a rule, by its kebab-case name. */
+export function ruleFile(name: string): string {
+  return join(ROOT, "rules", `${name.replaceAll("-", "_")}.ts`);
+}
+
 /** Reads a snapshot file (the snapshotJson form); throws with what is wrong and how to make one. */
 export function readSnapshot(path: string): Snapshot {
   let data: { arm?: Arm; trials?: Record<string, string> };
@@ -125,7 +184,7 @@ export async function main(args: string[]): Promise<number> {
   const at = args.indexOf("--baseline");
   const baselinePath = at >= 0 ? args[at + 1] : BASELINE;
   const roots = args.filter((a, i) => !a.startsWith("--") && !(at >= 0 && i === at + 1));
-  if (!roots.length) roots.push(TUNING);
+  if (!roots.length) roots.push(TUNING, ...(existsSync(EXTRA) && !write ? [EXTRA] : []));
   for (const r of roots) {
     if (!existsSync(r)) {
       console.error(`Cannot replay ${r}: no such directory. Pass a packet or trials root.`);
@@ -134,6 +193,16 @@ export async function main(args: string[]): Promise<number> {
   }
   const report = await replayTrees(roots, { arms: [ARM], out: null });
   const current = snapshot(report);
+  if (args.includes("--headers")) {
+    const passing = passingByPacket(report);
+    for (const rule of RULES) {
+      const file = ruleFile(rule.meta.name);
+      const source = readFileSync(file, "utf8");
+      const next = withSentence(source, passingSentence(passing[rule.meta.id], report));
+      if (next !== source) writeFileSync(file, next);
+    }
+    console.log(`rule headers: passing-trial fires written from ${report.trials.length} trials`);
+  }
   if (write) {
     writeFileSync(baselinePath, snapshotJson(current));
     const caught = Object.values(current.trials).reduce((n, t) => n + t.caught.length, 0);

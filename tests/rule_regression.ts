@@ -2,17 +2,24 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { RULES } from "../rules/mod.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   BASELINE,
+  EXTRA,
+  headerText,
   lostCatches,
+  passingByPacket,
   passingFires,
+  passingSentence,
   readSnapshot,
+  ruleFile,
   type Snapshot,
   snapshot,
   snapshotJson,
   TUNING,
+  withSentence,
 } from "../scripts/rule_regression.ts";
 import { replayTrees } from "../lib/replay.ts";
 
@@ -58,15 +65,41 @@ s("a missing or shapeless baseline says how to write one", () => {
   assert.throws(() => readSnapshot(join(dir, "bad.json")), /no "trials" object/);
 });
 
-s("the tuning packets keep every catch of the committed baseline", async () => {
+s("withSentence adds the passing-fires sentence once, wrapped, and replaces it in place", () => {
+  const source = "/**\n * A rule.\n */\nexport const x = 1;\n";
+  const long = "Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): " +
+    "2026-07-06-cuilinke-hermes-medguard 1, 2026-07-06-sonnet-5-claude-code 4, 2026-07-24-gpt-5-6-sol-codex 2.";
+  const once = withSentence(source, long);
+  assert.ok(once.split("\n").every((l) => l.length <= 110));
+  assert.ok(headerText(once).endsWith(long));
+  const twice = withSentence(once, long.replace("4", "5"));
+  assert.is(headerText(twice), "A rule. " + long.replace("4", "5"));
+});
+
+s("the real packets: every baseline catch kept, and every rule header states its passing fires", async () => {
   if (!existsSync(TUNING)) {
     console.log(`  (skipped: ${TUNING} is absent)`);
     return;
   }
+  const extra = existsSync(EXTRA);
+  const report = await replayTrees([TUNING, ...(extra ? [EXTRA] : [])], { arms: ["checklist"], out: null });
   const baseline = readSnapshot(BASELINE);
-  const current = snapshot(await replayTrees([TUNING], { arms: ["checklist"], out: null }));
-  assert.equal(Object.keys(current.trials).length, Object.keys(baseline.trials).length);
+  const current = snapshot(report);
+  for (const trial of Object.keys(baseline.trials)) assert.ok(current.trials[trial], `${trial} was replayed`);
   assert.equal(lostCatches(baseline, current), []);
+  if (!extra) {
+    console.log(`  (rule headers not checked: ${EXTRA} is absent)`);
+    return;
+  }
+  const passing = passingByPacket(report);
+  for (const rule of RULES) {
+    const header = headerText(readFileSync(ruleFile(rule.meta.name), "utf8"));
+    const sentence = passingSentence(passing[rule.meta.id], report);
+    assert.ok(
+      header.includes(sentence),
+      `${rule.meta.id}: the header should say "${sentence}" (deno run -A scripts/rule_regression.ts --headers)`,
+    );
+  }
 });
 
 s.run();
