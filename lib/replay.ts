@@ -507,16 +507,22 @@ export function summarize(trials: TrialReplay[], unreadable: number, arm: Arm): 
   return s;
 }
 
-/** The per-arm summaries of each packet, in path order. */
+/** The per-arm summaries of each packet: in the order of the paths given (`roots`), then by path. */
 export function packetSummaries(
   trials: readonly TrialReplay[],
   unreadable: readonly Unreadable[],
   arms: readonly Arm[],
+  roots: readonly string[] = [],
 ): PacketSummary[] {
   const bad = groupByPacket(unreadable);
-  const packets = new Set([...groupByPacket(trials).keys(), ...bad.keys()]);
   const byPacket = groupByPacket(trials);
-  return [...packets].sort().map((packet) => {
+  const rootOf = (packet: string) => {
+    const at = roots.findIndex((r) => (resolve(packet) + sep).startsWith(resolve(r) + sep));
+    return at < 0 ? roots.length : at;
+  };
+  const packets = [...new Set([...byPacket.keys(), ...bad.keys()])]
+    .sort((a, b) => rootOf(a) - rootOf(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return packets.map((packet) => {
     const summary: Partial<Record<Arm, ReplaySummary>> = {};
     for (const arm of arms) {
       summary[arm] = summarize(byPacket.get(packet) ?? [], bad.get(packet)?.length ?? 0, arm);
@@ -582,7 +588,7 @@ export async function replayTrees(paths: string[], opts: ReplayOptions = {}): Pr
   const report: ReplayReport = {
     arms,
     summary,
-    packets: packetSummaries(trials, unreadable, arms),
+    packets: packetSummaries(trials, unreadable, arms, paths),
     trials,
     unreadable,
   };
