@@ -206,6 +206,54 @@ for (const [name, calls, ok] of OBSERVED) {
   s(`observability: ${name}`, () => assert.is(observability(calls).observable, ok));
 }
 
+const call = (id: string, tool: string, batch: number, extra: Partial<ToolEvent> = {}): ToolEvent => ({
+  ...local("x", {}),
+  id,
+  tool,
+  raw: tool,
+  text: "{}",
+  batch,
+  ...extra,
+});
+const order = (calls: ToolEvent[]) =>
+  trialEvents("s", "", calls).slice(1, -1).map((e) => `${e.event.word} ${e.call!.id}`);
+
+s("a turn's read-only calls run together, each mutating call alone (Claude Code)", () => {
+  const calls = [
+    call("r1", "p2p.list", 1),
+    call("r2", "review.get_md_review_data", 1),
+    call("m1", "determination.finalize", 1),
+    call("m2", "payer_letter_center.generate_approval", 1),
+  ];
+  assert.equal(order(calls), [
+    "pre r1",
+    "pre r2",
+    "post r1",
+    "post r2",
+    "pre m1",
+    "post m1",
+    "pre m2",
+    "post m2",
+  ]);
+});
+
+s("a codex script's calls run one after the other: a letter right after finalize is not letter-first", () => {
+  const calls = [
+    call("f", "determination.finalize", 7, {
+      sequential: true,
+      input: { case_id: "CASE-3903B8ED", decision: "approved" },
+    }),
+    call("l", "payer_letter_center.generate_approval", 7, {
+      sequential: true,
+      input: { case_id: "CASE-3903B8ED" },
+    }),
+  ];
+  assert.equal(order(calls), ["pre f", "post f", "pre l", "post l"]);
+  const prompt = "# MD Review\n- Use only payer namespaces: `review`";
+  const { result } = replayArm("s", prompt, calls, "checklist", { rules: ["UM-10"] });
+  assert.equal(Object.keys(result.rules), []);
+});
+
 s("workers and in-process give the same summary", async () => {
   const a = await replayTrees([packet], { arms: ["checklist"], rules: ["PP-01"], out: null, workers: 0 });
   const b = await replayTrees([packet], { arms: ["checklist"], rules: ["PP-01"], out: null, workers: 2 });
