@@ -55,7 +55,7 @@ export interface ToolEvent {
   batch: number;
   /**
    * True when the harness ran the call on its own, after the one before it in the batch returned (codex
-   * scripts await each call); otherwise batch calls run as Claude Code runs them (names.ts: read-only ones
+   * scripts await each call); otherwise batch calls run as Claude Code runs them (replay.ts: read-only ones
    * concurrently, each mutating one alone).
    */
   sequential?: boolean;
@@ -570,7 +570,7 @@ function expandCodex(
     const tool = c.tool!;
     const mine = own.length === mcp.length ? own[n] : mcp.length === 1 && own.length === 1 ? own[0] : null;
     // An output the calls share goes to each of them: replayed one after the other, an earlier call's result
-    // then shows what later calls returned too (optimistic for grounding, never a false block).
+    // then shows what later calls returned too (optimistic for grounding).
     const text = mine ? mine.text : output;
     const isError = mine
       ? mine.isError || ERROR_HEAD.test(mine.text)

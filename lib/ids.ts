@@ -40,7 +40,7 @@ export function extractIds(text: string): string[] {
     const token = m[0];
     if (token.length > 64 || !isIdLike(token)) continue;
     found.add(normalizeId(token));
-    if (/__|[-_.]/.test(token)) {
+    if (/[-_.]/.test(token)) {
       for (const part of partsOf(token)) if (isIdLike(part)) found.add(normalizeId(part));
     }
     if (found.size >= MAX_TOKENS) break;
