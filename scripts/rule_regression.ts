@@ -44,12 +44,12 @@ export interface Snapshot {
 /** The closure gate's row name in a snapshot. */
 export const CLOSURE = "closure";
 
-/** The snapshot of a replay report: every trial's fires and catches on the arm. */
+/** The snapshot of a replay report: every observable trial's fires and catches on the arm. */
 export function snapshot(report: ReplayReport, arm: Arm = ARM): Snapshot {
   const trials: Record<string, TrialFires> = {};
   for (const t of report.trials) {
     const r = t.arms[arm];
-    if (!r) continue;
+    if (!r || !t.observable) continue;
     const fires = Object.keys(r.rules).sort();
     const caught = t.passed
       ? []
@@ -97,19 +97,12 @@ export function snapshotJson(snap: Snapshot): string {
   return `{\n  "arm": ${JSON.stringify(snap.arm)},\n  "trials": {\n${rows.join(",\n")}\n  }\n}\n`;
 }
 
-/** Per rule, the passing trials it fired in, counted per packet (trials the guard could not observe left out). */
-export function passingByPacket(
-  report: ReplayReport,
-  arm: Arm = ARM,
-): Record<string, Record<string, number>> {
+/** Per rule, the passing trials it fired in, counted per packet (the first part of a snapshot key). */
+export function passingByPacket(snap: Snapshot): Record<string, Record<string, number>> {
   const out: Record<string, Record<string, number>> = {};
-  for (const t of report.trials) {
-    const r = t.arms[arm];
-    if (!t.passed || !t.observable || !r) continue;
-    for (const id of Object.keys(r.rules)) {
-      const row = out[id] ??= {};
-      row[packetName(t.packet)] = (row[packetName(t.packet)] ?? 0) + 1;
-    }
+  for (const [rule, trials] of Object.entries(passingFires(snap))) {
+    const row = out[rule] = {} as Record<string, number>;
+    for (const trial of trials) row[trial.split("/")[0]] = (row[trial.split("/")[0]] ?? 0) + 1;
   }
   return out;
 }
@@ -194,7 +187,7 @@ export async function main(args: string[]): Promise<number> {
   const report = await replayTrees(roots, { arms: [ARM], out: null });
   const current = snapshot(report);
   if (args.includes("--headers")) {
-    const passing = passingByPacket(report);
+    const passing = passingByPacket(current);
     for (const rule of RULES) {
       const file = ruleFile(rule.meta.name);
       const source = readFileSync(file, "utf8");
