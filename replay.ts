@@ -1,9 +1,10 @@
 /**
  * Replay recorded χ-Bench trials through the guard: `deno task replay <path>... [--arm A[,B]] [--rules ID,…]
  * [--out DIR] [--json] [--by-packet] [--workers N]`. Writes one ledger per trial and arm plus summary.json
- * (with per-packet summaries), prints a table per arm (with --by-packet, also one column per packet), or with
- * --json the summary of the first arm; then, when the critic arm is replayed, the critic judges' figures
- * overall and per packet. Exits 1 only when nothing could be read.
+ * (with per-packet summaries), prints a table per arm and, when the trials span several packets (or with
+ * --by-packet), one column per packet; with --json, the summary of the first arm. When the critic arm is
+ * replayed, the critic judges' figures follow, overall and per packet. Exits 1 only when nothing could be
+ * read.
  */
 import { basename, join, resolve } from "node:path";
 import { type Arm, ARMS } from "./lib/ledger.ts";
@@ -26,8 +27,8 @@ const USAGE = `Usage: deno task replay <path>... [options]
   --name NAME      the <name> in the default --out (default: the path's base name)
   --no-ledgers     write nothing
   --json           print the first arm's summary as JSON (other arms: summary.json)
-  --by-packet      also report every packet (the folder holding results.csv/submission.json) on its own;
-                   with --json, adds "by_packet" to the summary
+  --by-packet      report every packet (the folder holding results.csv/submission.json) on its own even
+                   when there is one (it is shown for several anyway); with --json, adds "by_packet"
   --workers N      worker threads (default: the core count)`;
 
 /** Parsed command line. */
@@ -158,12 +159,14 @@ export function formatByPacket(arm: Arm, packets: PacketSummary[]): string {
 }
 
 /**
- * The full human report: a table per arm (and per packet with `byPacket`), then the trials that were not
- * observable or not readable, and unresolved codex arguments.
+ * The full human report: a table per arm, then per packet (for several packets, or with `byPacket`), then
+ * the trials that were not observable or not readable, and unresolved codex arguments.
  */
 export function formatReport(report: ReplayReport, opts: { byPacket?: boolean } = {}): string {
   const parts = report.arms.map((arm) => formatSummary(arm, report.summary[arm]!));
-  if (opts.byPacket) parts.push(...report.arms.map((arm) => formatByPacket(arm, report.packets)));
+  if (opts.byPacket || report.packets.length > 1) {
+    parts.push(...report.arms.map((arm) => formatByPacket(arm, report.packets)));
+  }
   const hidden = report.trials.filter((t) => !t.observable);
   if (hidden.length) {
     parts.push(

@@ -26,7 +26,7 @@ import {
 import { agentTexts, parseTrajectory, type ToolEvent } from "../lib/atif.ts";
 import { detectSeat } from "../lib/seat.ts";
 import { main, parseArgs } from "../replay.ts";
-import { FIXTURE_ANSWER, writeTrials } from "./support/atif_fixture.ts";
+import { FIXTURE_ANSWER, fixtureTrials, writeTrials } from "./support/atif_fixture.ts";
 
 const s = suite("replay");
 const root = mkdtempSync(join(tmpdir(), "replay-"));
@@ -163,6 +163,15 @@ s("--by-packet: a column per packet, and by_packet in --json", async () => {
   const parsed = JSON.parse(json.stdout);
   assert.equal(Object.keys(parsed.by_packet), ["packet"]);
   assert.is(parsed.by_packet.packet.trials, parsed.trials);
+});
+
+s("several packets: the per-packet table is printed without asking, one column each", async () => {
+  const second = join(root, "packet2");
+  writeTrials(second, fixtureTrials().slice(0, 1));
+  const { stdout } = await captured([packet, second, "--arm", "checklist", "--no-ledgers", "--workers", "0"]);
+  assert.match(stdout, /P1 packet: 9 trials/);
+  assert.match(stdout, /P2 packet2: 1 trials, 0 passed, 1 failed/);
+  assert.match(stdout, /\| PP-01 \| 1\/1\/0 \| 1\/1\/0 \|/);
 });
 
 s("packetOf: the folder with results.csv or submission.json, else the given root, else the parent", () => {
