@@ -167,7 +167,7 @@ export function formatReport(report: ReplayReport, opts: { byPacket?: boolean } 
   if (opts.byPacket || report.packets.length > 1) {
     parts.push(...report.arms.map((arm) => formatByPacket(arm, report.packets)));
   }
-  const hidden = report.trials.filter((t) => !t.observable);
+  const hidden = report.trials.filter((t) => t.observable === false);
   if (hidden.length) {
     parts.push(
       `not observable (${hidden.length}; counted in no fire, block or rescue figure):\n` +

@@ -53,8 +53,8 @@ export interface ArmResult {
 /** One replayed trial. */
 export interface TrialReplay {
   dir: string;
-  /** The packet the trial belongs to (see `packetOf`). */
-  packet: string;
+  /** The packet the trial belongs to (see `packetOf`); set by replayTrial. */
+  packet?: string;
   name: string;
   domain: string;
   harness: string;
@@ -64,7 +64,7 @@ export interface TrialReplay {
   toolCalls: { all: number; mcp: number };
   unresolved: UnresolvedCall[];
   /** False when the agent reached the simulator outside MCP, so the guard saw only part of the trial. */
-  observable: boolean;
+  observable?: boolean;
   /** Why the trial is not observable (the first off-channel call), when it is not. */
   unobservable?: string;
   arms: Partial<Record<Arm, ArmResult>>;

@@ -49,7 +49,7 @@ export function snapshot(report: ReplayReport, arm: Arm = ARM): Snapshot {
   const trials: Record<string, TrialFires> = {};
   for (const t of report.trials) {
     const r = t.arms[arm];
-    if (!r || !t.observable) continue;
+    if (!r || t.observable === false) continue;
     const fires = Object.keys(r.rules).sort();
     const caught = t.passed
       ? []
@@ -58,7 +58,7 @@ export function snapshot(report: ReplayReport, arm: Arm = ARM): Snapshot {
       fires.push(CLOSURE);
       if (!t.passed) caught.push(CLOSURE);
     }
-    trials[`${packetName(t.packet)}/${t.domain}/${t.name}`] = { passed: t.passed, fires, caught };
+    trials[`${packetName(t.packet ?? "")}/${t.domain}/${t.name}`] = { passed: t.passed, fires, caught };
   }
   return { arm, trials: Object.fromEntries(Object.entries(trials).sort(([a], [b]) => a.localeCompare(b))) };
 }
