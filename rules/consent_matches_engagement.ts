@@ -6,6 +6,7 @@
  * measured and rejected: 11 PASSING hermes trials recorded consent after the patient simulator had failed
  * (no member reply at all), and a block there would have turned a passing run into a disenrolment. Never
  * fired on the 700 replayed trials.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { objectArg } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

@@ -5,6 +5,7 @@
  * the chart before opening the case, got that error and recovered, so a block there would only cost a call.
  * Known limitation: never fired on the 700 replayed trials (no write came before the open); kept as the
  * enforcement of P-CM-01 at no measured cost.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { okCalls, shown } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";

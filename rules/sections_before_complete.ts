@@ -5,6 +5,7 @@
  * form of the payload is not a reason to block).
  * Known limitation: never fired on the 700 replayed trials (every successful completion had all four
  * sections); kept as the enforcement of P-CM-06 at no measured cost.
+ * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { objectArg, okOnCase } from "../lib/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/rule.ts";
