@@ -1,49 +1,70 @@
 /**
- * The dashboard's routes: Arms, Trials, Trial, Rules, Live and search, server-rendered; a route returns
- * its fragment when `HX-Request` is set (with `Vary: HX-Request`). Read-only apart from `POST /ingest`,
- * which takes ledger records with a bearer token and a size limit.
+ * The dashboard's routes: Arms, Matrix, Trials, Trial, Rules, Live and search, server-rendered; a route
+ * returns its fragment when `HX-Request` is set (with `Vary: HX-Request`). Read-only apart from `POST
+ * /ingest`, which takes ledger records with a bearer token and a size limit enforced while reading. Only
+ * loopback host names are answered without the token (DNS-rebinding protection).
  *
- * `deno task dashboard --logs DIR... --results DIR [--port N] [--host H] [--token T] [--control ARM] [--handbook DIR]`
+ * `deno task dashboard --logs DIR... --results DIR... [--port N] [--host H] [--token T] [--control ARM]
+ *  [--recipe A|B|C] [--prices FILE] [--experiments DIR] [--handbook DIR]`
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { resolve } from "node:path";
-import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
 import { RULES } from "../rules/mod.ts";
 import { CHECKS } from "../rules/checks.ts";
-import { taskPrompt, toolEvents } from "../lib/atif.ts";
+import { toolEvents } from "../lib/atif.ts";
 import type { LedgerRecord } from "../lib/ledger.ts";
-import { armSummaries, findAggregates, type Row, type Sources, Store } from "./store.ts";
-import { RowSearch } from "./search.ts";
+import { type Prices, pricesFrom, type Recipe, RECIPES } from "../lib/cost.ts";
+import { findAggregates, type Sources, Store } from "./store.ts";
+import { SLICE_BYTES } from "./ledgers.ts";
+import { matchChecks, matchRules, RowSearch } from "./search.ts";
 import { htmxSource } from "./static/htmx.ts";
 import { type OpenedHandbook, openHandbook, searchHandbook } from "../lib/handbook.ts";
+import { ablationProgress, Figures, replayFigures, taskMatrix } from "./figures.ts";
+import { readExperiments } from "./experiments.ts";
+import { buildTranscript, checkLinks, ledgerTranscript } from "./transcript.ts";
+import { parseQuery, tablePage } from "./table.ts";
 import {
+  AggregatePage,
+  ArmsFigures,
   ArmsPage,
   CSS,
   HandbookPage,
   HandbookResults,
+  LedgerPage,
+  LiveNow,
   LivePage,
-  LiveRows,
+  MatrixPage,
   MessagePage,
   type RuleFires,
   RulesPage,
+  Scorecard,
   SearchPage,
   SearchResults,
+  SYNTHETIC_NOTICE,
   Timeline,
-  type TrialFilter,
   TrialPage,
-  TrialRows,
   TrialsPage,
+  TrialsView,
 } from "./views.tsx";
 
 /** Dashboard options beyond the sources. */
 export interface AppOptions {
-  /** Bearer token for /ingest; when `requireToken`, for every request. */
+  /** Bearer token for /ingest; when `requireToken`, for every request; with any other Host, required too. */
   token?: string;
   /** True when bound beyond loopback: every request must carry the token. */
   requireToken?: boolean;
-  /** The control arm for paired differences (default `stock`, else the first arm). */
+  /** Host names answered without the token besides localhost, 127.0.0.1 and [::1] (the bound host). */
+  hosts?: string[];
+  /** The control arm for paired differences (default `stock` when present). */
   control?: string;
+  /** Cost recipe for every figure (default B) and the prices (default data/prices.yaml). */
+  recipe?: Recipe;
+  prices?: Prices;
+  /** chi-bench experiment config dirs, for the Live page's expected totals. */
+  experiments?: string[];
   /** Largest accepted /ingest body in bytes. */
   ingestLimit?: number;
   /** The handbook folder for the Handbook search page (none: the page says how to configure it). */
@@ -51,16 +72,24 @@ export interface AppOptions {
   /** Store refresh throttles (tests set 0 to see every change at once). */
   scanMs?: number;
   tailMs?: number;
+  /** Ledger bytes a request may read before answering (the background reads the rest). */
+  tailBudget?: number;
+  /** How long a page waits for the figures before answering with a placeholder that polls. */
+  figureWaitMs?: number;
 }
 
-/** The most rows the Trials page renders at once. */
-export const PAGE_ROWS = 1000;
 /** Default /ingest body limit: 1 MiB. */
 export const INGEST_LIMIT = 1 << 20;
+
+/** The prices this repository ships (chi-bench's prices.yaml format). */
+export const PRICES_FILE = join(import.meta.dirname ?? ".", "..", "data", "prices.yaml");
 
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
   "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/** Host names a loopback dashboard answers without a token. */
+export const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "::1"];
 
 function timingSafeEqual(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
@@ -74,6 +103,14 @@ function bearer(c: Context): string {
   return h.startsWith("Bearer ") ? h.slice(7).trim() : "";
 }
 
+/** The host name of a Host header value, without port or IPv6 brackets, lower-cased. */
+export function hostName(header: string): string {
+  const h = header.trim().toLowerCase();
+  if (h.startsWith("[")) return h.slice(1, h.indexOf("]") > 0 ? h.indexOf("]") : undefined);
+  const colon = h.lastIndexOf(":");
+  return colon > 0 && h.indexOf(":") === colon ? h.slice(0, colon) : h;
+}
+
 function isRecord(value: unknown): value is LedgerRecord {
   if (!value || typeof value !== "object" || Array.isArray(value)) return false;
   const r = value as Record<string, unknown>;
@@ -81,30 +118,120 @@ function isRecord(value: unknown): value is LedgerRecord {
     typeof r.event === "string" && typeof r.decision === "string";
 }
 
+/** Reads a request body up to `limit` bytes, stopping (and cancelling the stream) as soon as it is exceeded. */
+export async function readLimited(req: Request, limit: number): Promise<Uint8Array | null> {
+  const reader = req.body?.getReader();
+  if (!reader) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+/** Prices from a prices.yaml, or an empty table with why (costs then show as unknown). */
+export function loadPrices(path = PRICES_FILE): { prices: Prices; note: string | null } {
+  try {
+    return { prices: pricesFrom(parseYaml(readFileSync(path, "utf8"))), note: null };
+  } catch (err) {
+    return {
+      prices: {},
+      note: `Cannot read prices ${path}: ${
+        (err as Error).message
+      }. Costs show as unknown; pass --prices FILE.`,
+    };
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
 /** Builds the app over a store (or sources): routes only, no listening socket. */
-export function createApp(sources: Sources | Store, opts: AppOptions = {}): { app: Hono; store: Store } {
-  const store = sources instanceof Store ? sources : new Store(sources);
+export function createApp(
+  sources: Sources | Store,
+  opts: AppOptions = {},
+): { app: Hono; store: Store; figures: Figures } {
+  const recipe = opts.recipe ?? "B";
+  const priced = opts.prices ? { prices: opts.prices, note: null } : loadPrices();
+  const store = sources instanceof Store
+    ? sources
+    : new Store({ ...sources, recipe, prices: sources.prices ?? priced.prices });
+  const figures = new Figures(store, {
+    recipe,
+    prices: store.sources.prices ?? priced.prices,
+    control: opts.control,
+  });
   const search = new RowSearch();
   const app = new Hono();
+  const allowed = new Set([...LOOPBACK_HOSTS, ...(opts.hosts ?? []).map(hostName)]);
   let htmx: string | null = null;
-  const refresh = () => store.refresh({ scanMs: opts.scanMs, tailMs: opts.tailMs });
+  const refresh = () =>
+    store.refresh({ scanMs: opts.scanMs, tailMs: opts.tailMs, budget: opts.tailBudget ?? 4 * SLICE_BYTES });
+  let noticeAt = -1;
+  let noticeText: string | null = null;
+  const notice = (): string | null => {
+    if (noticeAt !== store.version) {
+      noticeAt = store.version;
+      const parts = [store.rows().some((r) => r.synthetic) ? SYNTHETIC_NOTICE : null, priced.note];
+      noticeText = parts.filter(Boolean).join(" ") || null;
+    }
+    return noticeText;
+  };
+  const waitFigures = async () => {
+    const pending = figures.get();
+    const wait = opts.figureWaitMs ?? 1500;
+    return await Promise.race([pending, sleep(wait).then(() => null)]) ?? figures.current();
+  };
+
+  const tokenOk = (c: Context): boolean => {
+    if (!opts.token) return false;
+    const cookie = /(?:^|;\s*)fiable_token=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1] ?? "";
+    let fromCookie = "";
+    try {
+      fromCookie = decodeURIComponent(cookie);
+    } catch {
+      fromCookie = "";
+    }
+    const given = bearer(c) || c.req.query("token") || fromCookie;
+    return timingSafeEqual(given, opts.token);
+  };
 
   app.use("*", async (c, next) => {
-    if (opts.requireToken && c.req.path !== "/ingest") {
-      const cookie = /(?:^|;\s*)fiable_token=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1] ?? "";
-      const given = bearer(c) || c.req.query("token") || decodeURIComponent(cookie);
-      if (!opts.token || !timingSafeEqual(given, opts.token)) {
-        return c.text(
+    const host = hostName(c.req.header("host") ?? new URL(c.req.url).host);
+    const needToken = opts.requireToken || !allowed.has(host);
+    if (needToken && c.req.path !== "/ingest" && !tokenOk(c)) {
+      return opts.requireToken
+        ? c.text(
           "Cannot show the dashboard: a token is required on this address. Open it with ?token=<token>.",
           401,
+        )
+        : c.text(
+          `Cannot serve host "${
+            host.slice(0, 100)
+          }": without a token this dashboard answers only localhost, ` +
+            "127.0.0.1 and [::1], so a page on another site cannot read it. Open it at http://127.0.0.1:<port>/ " +
+            "or start it with --token and pass ?token=<token>.",
+          403,
         );
-      }
-      if (c.req.query("token")) {
-        c.header(
-          "set-cookie",
-          `fiable_token=${encodeURIComponent(opts.token)}; HttpOnly; SameSite=Strict; Path=/`,
-        );
-      }
+    }
+    if (needToken && c.req.query("token") && opts.token) {
+      c.header(
+        "set-cookie",
+        `fiable_token=${encodeURIComponent(opts.token)}; HttpOnly; SameSite=Strict; Path=/`,
+      );
     }
     await next();
     c.header("Vary", "HX-Request");
@@ -128,119 +255,197 @@ export function createApp(sources: Sources | Store, opts: AppOptions = {}): { ap
     c.header("Content-Type", "text/css; charset=utf-8");
     return c.body(CSS);
   });
-
   app.get("/favicon.ico", (c) => c.body(null, 204));
 
-  app.get("/", (c) => {
+  app.get("/", async (c) => {
     refresh();
-    return c.html(
-      <ArmsPage
-        arms={armSummaries(store.rows(), opts.control)}
-        rows={store.rows().length}
-        aggregates={findAggregates(store.sources.results)}
-      />,
+    const state = await waitFigures();
+    const fragment = (
+      <ArmsFigures
+        state={state}
+        stale={!state || state.version !== store.trialsVersion}
+        replay={replayFigures(store.rows())}
+        orphans={store.orphanReplays.length}
+      />
     );
+    if (hx(c) || c.req.query("part") === "figures") return c.html(fragment);
+    return c.html(
+      <ArmsPage figures={fragment} saved={findAggregates(store.sources.results)} notice={notice()} />,
+    );
+  });
+
+  app.get("/aggregate/:id", (c) => {
+    const file = findAggregates(store.sources.results).find((f) => f.id === c.req.param("id"));
+    if (!file) {
+      return notFound(c, "Cannot show this aggregate: none has that id. Pick one from the Arms page.");
+    }
+    return c.html(<AggregatePage file={file} notice={notice()} />);
+  });
+
+  app.get("/matrix", async (c) => {
+    refresh();
+    const state = await waitFigures();
+    const matrix = state?.result ? taskMatrix(state.result) : null;
+    return c.html(<MatrixPage matrix={matrix} pending={!state} notice={notice()} />);
   });
 
   app.get("/trials", (c) => {
     refresh();
-    const q = c.req.query();
-    const filter: TrialFilter = {
-      arm: q.arm || undefined,
-      domain: q.domain || undefined,
-      outcome: q.outcome || undefined,
-      rule: q.rule || undefined,
-    };
+    const query = parseQuery(c.req.query());
     const all = store.rows();
-    const rows = all.filter((r) =>
-      (!filter.arm || r.arm === filter.arm) && (!filter.domain || r.domain === filter.domain) &&
-      (!filter.outcome || r.outcome === filter.outcome) && (!filter.rule || r.rules.includes(filter.rule))
+    const view = (
+      <TrialsView page={tablePage(all, query)} query={query} recipe={`recipe ${recipe}`} oob={hx(c)} />
     );
-    const shown = rows.slice(0, PAGE_ROWS);
-    if (hx(c)) return c.html(<TrialRows rows={shown} total={rows.length} />);
-    const uniq = (f: (r: Row) => string[]) => [...new Set(all.flatMap(f))].sort();
+    if (hx(c)) return c.html(view);
+    const uniq = (f: (r: (typeof all)[number]) => string[]) => [...new Set(all.flatMap(f))].sort();
     const options = {
       arm: uniq((r) => [r.arm]),
       domain: uniq((r) => [r.domain]),
       outcome: uniq((r) => [r.outcome]),
-      rule: uniq((r) => r.rules),
+      rule: uniq((r) => [...r.rules, ...r.replays.flatMap((m) => m.rules)]),
     };
-    return c.html(<TrialsPage rows={shown} total={rows.length} filter={filter} options={options} />);
+    return c.html(<TrialsPage view={view} query={query} options={options} notice={notice()} />);
   });
+
+  const notFound = (c: Context, message: string) =>
+    c.html(<MessagePage title="Not found" message={message} />, 404);
 
   app.get("/trials/:id", (c) => {
     refresh();
     const row = store.row(c.req.param("id"));
     if (!row) {
-      return c.html(
-        <MessagePage
-          title="Not found"
-          message="Cannot show this trial: no trial has that id. Pick one from the Trials page."
-        />,
-        404,
-      );
+      return notFound(c, "Cannot show this trial: no trial has that id. Pick one from the Trials page.");
     }
-    const records = store.records(row);
-    const live = store.live().some((r) => r.id === row.id);
-    let prompt = "";
-    let calls;
-    if (!records.length) {
-      const t = store.trajectory(row);
-      if (t) {
-        prompt = taskPrompt(t);
-        calls = toolEvents(t).calls;
-      }
-    }
-    const timeline = <Timeline row={row} records={records} prompt={prompt} calls={calls} live={live} />;
+    const q = c.req.query();
+    const overlays = store.replayArms(row);
+    const overlay = q.replay === "none"
+      ? null
+      : overlays.includes(q.replay ?? "")
+      ? q.replay!
+      : overlays[0] ?? null;
+    const small = store.small(row);
+    const trajectory = store.trajectory(row);
+    const records = small ? store.records(row) : [];
+    const overlayRecords = overlay ? store.replayRecords(row, overlay) : [];
+    const items = !small && !trajectory
+      ? ledgerTranscript(store.ledgerPage(row, 0).map((n) => n.record))
+      : buildTranscript({
+        trajectory,
+        calls: trajectory ? toolEvents(trajectory).calls : [],
+        records,
+        overlay: overlayRecords,
+      });
+    const pages = Math.max(1, Math.ceil(items.length / 250));
+    const page = Math.min(pages, Math.max(1, Number.parseInt(q.page ?? "1", 10) || 1));
+    const live = row.outcome === "running" && store.live().some((r) => r.id === row.id);
+    const timeline = <Timeline row={row} items={items} page={page} overlay={overlay} live={live && small} />;
     if (hx(c)) return c.html(timeline);
+    const banner = small ? null : (
+      <p class="notice" id="big-ledger">
+        This trial's guard ledger is {(row.ledgerBytes / 2 ** 20).toFixed(1)} MB ({store.ledgerLines(row)}
+        {" "}
+        lines
+        {row.indexing !== null ? " read so far" : ""}): too big to merge into the transcript, so{" "}
+        {trajectory
+          ? "the transcript shows the trajectory alone"
+          : "only its first 500 lines are shown here"}.{" "}
+        <a href={`/trials/${row.id}/ledger`}>Read the ledger page by page</a>.
+      </p>
+    );
     return c.html(
-      <TrialPage row={row} book={{ rules: RULES.map((r) => r.meta), checks: CHECKS }} timeline={timeline} />,
+      <TrialPage
+        row={row}
+        timeline={timeline}
+        scorecard={
+          <Scorecard
+            row={row}
+            book={{ rules: RULES.map((r) => r.meta), checks: CHECKS }}
+            links={checkLinks(items, row.failedChecks, RULES.map((r) => r.meta))}
+            overlay={overlay}
+            recipe={`recipe ${recipe}`}
+          />
+        }
+        total={items.length}
+        page={page}
+        overlay={overlay}
+        overlays={overlays}
+        banner={banner}
+        notice={notice()}
+      />,
+    );
+  });
+
+  app.get("/trials/:id/ledger", (c) => {
+    refresh();
+    const row = store.row(c.req.param("id"));
+    if (!row) {
+      return notFound(c, "Cannot show this ledger: no trial has that id. Pick one from the Trials page.");
+    }
+    const page = Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1);
+    return c.html(
+      <LedgerPage
+        row={row}
+        records={store.ledgerPage(row, page - 1)}
+        page={page}
+        lines={store.ledgerLines(row)}
+        indexing={row.indexing}
+        notice={notice()}
+      />,
     );
   });
 
   app.get("/rules", (c) => {
     refresh();
     const rows = store.rows();
-    const meta = new Map<string, RuleFires>();
-    for (const r of RULES) {
-      meta.set(r.meta.id, {
-        id: r.meta.id,
-        name: r.meta.name,
-        seat: r.meta.seat,
-        protects: r.meta.protects,
-        failed: 0,
-        passed: 0,
-        other: 0,
-      });
-    }
+    const fires = new Map<string, RuleFires>();
+    const entry = (id: string): RuleFires => {
+      let f = fires.get(id);
+      if (!f) {
+        const meta = RULES.find((r) => r.meta.id === id)?.meta;
+        f = {
+          id,
+          name: meta?.name ?? (id === "STOP-GATE" ? "closure gate" : ""),
+          seat: meta?.seat ?? "all",
+          protects: meta?.protects ?? [],
+          failed: 0,
+          passed: 0,
+          other: 0,
+          replay: {},
+        };
+        fires.set(id, f);
+      }
+      return f;
+    };
+    for (const r of RULES) entry(r.meta.id);
     const failures = new Map<string, number>();
+    const replayArms = new Set<string>();
     for (const row of rows) {
       for (const id of row.rules) {
-        const f = meta.get(id) ??
-          {
-            id,
-            name: id === "STOP-GATE" ? "closure gate" : "",
-            seat: "all",
-            protects: [],
-            failed: 0,
-            passed: 0,
-            other: 0,
-          };
+        const f = entry(id);
         if (row.outcome === "failed") f.failed++;
         else if (row.outcome === "passed") f.passed++;
         else f.other++;
-        meta.set(id, f);
       }
-      if (row.source === "trial" || row.source === "live") {
+      for (const m of row.replays) {
+        replayArms.add(m.arm);
+        if (row.outcome !== "passed" && row.outcome !== "failed") continue;
+        for (const id of m.rules) {
+          const r = entry(id).replay[m.arm] ??= { failed: 0, passed: 0 };
+          row.outcome === "passed" ? r.passed++ : r.failed++;
+        }
+      }
+      if (row.source === "trial") {
         for (const id of row.failedChecks) failures.set(id, (failures.get(id) ?? 0) + 1);
       }
     }
     return c.html(
       <RulesPage
-        fires={[...meta.values()]}
+        fires={[...fires.values()]}
+        replayArms={[...replayArms].sort()}
         checks={CHECKS}
         rules={RULES.map((r) => r.meta)}
         failures={failures}
+        notice={notice()}
       />,
     );
   });
@@ -248,9 +453,21 @@ export function createApp(sources: Sources | Store, opts: AppOptions = {}): { ap
   app.get("/live", (c) => {
     refresh();
     const now = Date.now();
-    const rows = store.live(now);
-    if (hx(c)) return c.html(<LiveRows rows={rows} now={now} />);
-    return c.html(<LivePage rows={rows} now={now} />);
+    const experiments = readExperiments(opts.experiments ?? []);
+    figures.get();
+    const fragment = (
+      <LiveNow
+        progress={ablationProgress(store.rows(), experiments.slices, figures.current()?.result ?? null, now)}
+        configured={experiments.slices.length > 0}
+        problems={experiments.problems}
+        blocks={store.latestBlocks(now)}
+        rows={store.live(now)}
+        now={now}
+        recipe={`recipe ${recipe}`}
+      />
+    );
+    if (hx(c)) return c.html(fragment);
+    return c.html(<LivePage now={fragment} notice={notice()} />);
   });
 
   app.get("/search", (c) => {
@@ -258,9 +475,10 @@ export function createApp(sources: Sources | Store, opts: AppOptions = {}): { ap
     const query = (c.req.query("q") ?? "").slice(0, 200);
     search.sync(store.version, store.rows(), (r) => store.searchText(r));
     const hits = search.search(query);
-    const fragment = <SearchResults hits={hits} query={query} />;
-    if (hx(c)) return c.html(fragment);
-    return c.html(<SearchPage hits={hits} query={query} />);
+    const rules = query.trim() ? matchRules(query) : [];
+    const checks = query.trim() ? matchChecks(query, store.rows()) : [];
+    if (hx(c)) return c.html(<SearchResults hits={hits} query={query} rules={rules} checks={checks} />);
+    return c.html(<SearchPage hits={hits} query={query} rules={rules} checks={checks} notice={notice()} />);
   });
 
   let handbook: OpenedHandbook | undefined;
@@ -270,7 +488,9 @@ export function createApp(sources: Sources | Store, opts: AppOptions = {}): { ap
     const note = !opts.handbook ? undefined : handbook?.index ? undefined : handbook?.note;
     const hits = query && handbook?.index ? searchHandbook(handbook.index, query, { limit: 20 }) : [];
     if (hx(c)) return c.html(<HandbookResults hits={hits} query={query} note={note} />);
-    return c.html(<HandbookPage hits={hits} query={query} note={note} dir={opts.handbook} />);
+    return c.html(
+      <HandbookPage hits={hits} query={query} note={note} dir={opts.handbook} notice={notice()} />,
+    );
   });
 
   app.post("/ingest", async (c) => {
@@ -285,19 +505,11 @@ export function createApp(sources: Sources | Store, opts: AppOptions = {}): { ap
     }
     const limit = opts.ingestLimit ?? INGEST_LIMIT;
     const declared = Number(c.req.header("content-length") ?? 0);
-    if (declared > limit) {
-      return c.text(
-        `Cannot ingest ${declared} bytes: the limit is ${limit}. Send one record per request.`,
-        413,
-      );
-    }
-    const body = new Uint8Array(await c.req.arrayBuffer());
-    if (body.length > limit) {
-      return c.text(
-        `Cannot ingest ${body.length} bytes: the limit is ${limit}. Send one record per request.`,
-        413,
-      );
-    }
+    const tooBig = (n: string) =>
+      c.text(`Cannot ingest ${n} bytes: the limit is ${limit}. Send one record per request.`, 413);
+    if (declared > limit) return tooBig(String(declared));
+    const body = await readLimited(c.req.raw, limit);
+    if (!body) return tooBig(`more than ${limit}`);
     let parsed: unknown;
     try {
       parsed = JSON.parse(new TextDecoder().decode(body));
@@ -320,10 +532,8 @@ export function createApp(sources: Sources | Store, opts: AppOptions = {}): { ap
     "*",
     (c) => c.text("Cannot change anything here: the dashboard is read-only apart from POST /ingest.", 405),
   );
-  app.notFound((c) =>
-    c.html(<MessagePage title="Not found" message="Cannot find this page. Use the navigation above." />, 404)
-  );
-  return { app, store };
+  app.notFound((c) => notFound(c, "Cannot find this page. Use the navigation above."));
+  return { app, store, figures };
 }
 
 /** Parsed command line. */
@@ -335,16 +545,22 @@ export interface ServeArgs {
   token?: string;
   control?: string;
   handbook?: string;
+  recipe?: Recipe;
+  prices?: string;
+  experiments?: string[];
 }
 
+const VALUE_FLAGS = ["--port", "--host", "--token", "--control", "--handbook", "--recipe", "--prices"];
+
 /**
- * Parses `--logs DIR... --results DIR... --port N --host H --token T --control ARM --handbook DIR`; throws a
- * usage message.
+ * Parses `--logs DIR... --results DIR... --experiments DIR... --port N --host H --token T --control ARM
+ * --recipe R --prices FILE --handbook DIR`; throws a usage message.
  */
 export function parseArgs(args: string[], env: Record<string, string | undefined> = {}): ServeArgs {
   const out: ServeArgs = {
     logs: [],
     results: [],
+    experiments: [],
     port: 8787,
     host: "127.0.0.1",
     token: env.FIABLE_LIVE_TOKEN || undefined,
@@ -354,7 +570,8 @@ export function parseArgs(args: string[], env: Record<string, string | undefined
     const a = args[i];
     if (a === "--logs") list = out.logs;
     else if (a === "--results") list = out.results;
-    else if (a === "--port" || a === "--host" || a === "--token" || a === "--control" || a === "--handbook") {
+    else if (a === "--experiments") list = out.experiments!;
+    else if (VALUE_FLAGS.includes(a)) {
       const v = args[++i];
       if (v === undefined) throw new Error(`Cannot start the dashboard: ${a} needs a value.`);
       if (a === "--port") {
@@ -365,23 +582,35 @@ export function parseArgs(args: string[], env: Record<string, string | undefined
       } else if (a === "--host") out.host = v;
       else if (a === "--token") out.token = v;
       else if (a === "--handbook") out.handbook = resolve(v);
-      else out.control = v;
+      else if (a === "--prices") out.prices = resolve(v);
+      else if (a === "--recipe") {
+        const r = v.toUpperCase();
+        if (!RECIPES.includes(r as Recipe)) {
+          throw new Error(
+            `Cannot start the dashboard: --recipe "${v}" is unknown. Use one of ${RECIPES.join(", ")}.`,
+          );
+        }
+        out.recipe = r as Recipe;
+      } else out.control = v;
       list = null;
     } else if (a.startsWith("--")) {
       throw new Error(
-        `Cannot start the dashboard: ${a} is unknown. Use --logs, --results, --port, --host, --token, --control or --handbook.`,
+        `Cannot start the dashboard: ${a} is unknown. Use --logs, --results, --experiments, --port, --host, ` +
+          "--token, --control, --recipe, --prices or --handbook.",
       );
     } else if (list) list.push(resolve(a));
-    else {throw new Error(
+    else {
+      throw new Error(
         `Cannot start the dashboard: "${a}" follows no option. Put directories after --logs or --results.`,
-      );}
+      );
+    }
   }
   if (!out.logs.length && !out.results.length) {
     throw new Error(
       "Cannot start the dashboard: no sources. Pass --logs DIR (trial trees, ledgers) and/or --results DIR.",
     );
   }
-  for (const dir of [...out.logs, ...out.results]) {
+  for (const dir of [...out.logs, ...out.results, ...out.experiments!, ...(out.prices ? [out.prices] : [])]) {
     if (!existsSync(dir)) throw new Error(`Cannot read ${dir}: it does not exist. Check the path.`);
   }
   return out;
@@ -389,32 +618,56 @@ export function parseArgs(args: string[], env: Record<string, string | undefined
 
 /** True for loopback host names. */
 export function isLoopback(host: string): boolean {
-  return host === "127.0.0.1" || host === "localhost" || host === "::1" || host.startsWith("127.");
+  const h = hostName(host);
+  return h === "127.0.0.1" || h === "localhost" || h === "::1" || h.startsWith("127.");
 }
 
-/** Starts the server; returns it with the URL it serves. */
+/** Starts the server; returns it with the URL it serves. Scans and big ledgers are read in the background. */
 export function serve(
   a: ServeArgs,
   opts: AppOptions = {},
-): { server: Deno.HttpServer; url: string; store: Store } {
+): { server: Deno.HttpServer; url: string; store: Store; figures: Figures } {
   const remote = !isLoopback(a.host);
   if (remote && !a.token) {
     throw new Error(
       `Cannot bind ${a.host} without a token: every request must carry one off loopback. Pass --token or set FIABLE_LIVE_TOKEN.`,
     );
   }
-  const { app, store } = createApp({ logs: a.logs, results: a.results }, {
+  const priced = a.prices ? loadPrices(a.prices) : undefined;
+  if (priced?.note) throw new Error(priced.note);
+  const scanMs = opts.scanMs ?? 3000;
+  const { app, store, figures } = createApp({ logs: a.logs, results: a.results }, {
     token: a.token,
     requireToken: remote,
+    hosts: [a.host],
     control: a.control,
     handbook: a.handbook,
+    recipe: a.recipe,
+    prices: priced?.prices,
+    experiments: a.experiments,
+    tailBudget: 256 << 10,
     ...opts,
+    // Requests never rescan the trees; the timer below does, so no request pays for a walk of 10,000 dirs.
+    scanMs: Infinity,
   });
-  store.refresh();
-  const timer = setInterval(() => {
-    if (!store.fillToolCalls(10)) clearInterval(timer);
-  }, 50);
-  Deno.unrefTimer(timer);
+  store.refresh({ scanMs: 0, tailMs: 0, budget: 0 });
+  figures.get();
+  let stopped = false;
+  let version = store.trialsVersion;
+  const scan = setInterval(() => {
+    store.refresh({ scanMs: 0, tailMs: 0, budget: 0 });
+    if (store.trialsVersion !== version) {
+      version = store.trialsVersion;
+      figures.get();
+    }
+  }, scanMs);
+  Deno.unrefTimer(scan);
+  const pump = () => {
+    if (stopped) return;
+    const more = store.pump(SLICE_BYTES);
+    Deno.unrefTimer(setTimeout(pump, more ? 0 : 200));
+  };
+  pump();
   let url = "";
   const server = Deno.serve({
     hostname: a.host,
@@ -423,9 +676,13 @@ export function serve(
       url = `http://${a.host.includes(":") ? `[${a.host}]` : a.host}:${port}/`;
     },
   }, app.fetch);
+  server.finished.then(() => {
+    stopped = true;
+    clearInterval(scan);
+  });
   const addr = server.addr as Deno.NetAddr;
   url ||= `http://${a.host}:${addr.port}/`;
-  return { server, url, store };
+  return { server, url, store, figures };
 }
 
 /** Entry: parse args, serve, print the URL. */

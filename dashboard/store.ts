@@ -1,24 +1,35 @@
 /**
- * The dashboard's read model: trial dirs (result, scorecard, trajectory), ledgers — live ones that grow,
- * tailed from the last byte read — replay ledgers, and records posted to `/ingest`. Rows are keyed by an
- * opaque hash id, so a URL can only name a row the store found under its configured roots, never a path.
+ * The dashboard's read model: trial dirs (result, scorecard, trajectory, their guard ledgers), ledger files
+ * elsewhere (live ones that grow, tailed from the last byte read), replay ledgers, and records posted to
+ * `/ingest`. Ledger records are grouped by their `session` field. A replay ledger (records marked `replay`)
+ * is never a trial of its own: its would-be decisions are attached to the original trial. Rows are keyed by
+ * an opaque hash id, so a URL can only name a row the store found under its roots, never a path.
  */
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
-import { basename, dirname, join, relative, sep } from "node:path";
-import { type LedgerRecord, parseLedger } from "../lib/ledger.ts";
-import { findTrials, readScorecard, readTrial, type TrialRef } from "../lib/trials.ts";
-import { countToolCalls, readTrajectory, type Trajectory } from "../lib/atif.ts";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import type { LedgerRecord } from "../lib/ledger.ts";
+import { findTrials, readScorecard, readTrial, type TrialRef, type TrialSummary } from "../lib/trials.ts";
+import { readTrajectory, type Trajectory } from "../lib/atif.ts";
+import { type Prices, type Recipe, trialCost } from "../lib/cost.ts";
+import type { ToolCount } from "../lib/tool_counts.ts";
 import {
-  type Estimate,
-  maxAttempts,
-  pairedBootstrap,
-  type PairedDiff,
-  passAt1,
-  passHatKMean,
-  type TaskOutcome,
-} from "../lib/stats.ts";
+  type BlockEvent,
+  type LedgerStats,
+  LedgerTail,
+  type NumberedRecord,
+  PAGE_LINES,
+  SLICE_BYTES,
+  SMALL_LEDGER_BYTES,
+  StatsFold,
+} from "./ledgers.ts";
 
-/** Where the dashboard reads from. */
+export { GATE, ledgerStats, LedgerTail, StatsFold } from "./ledgers.ts";
+export type { LedgerStats } from "./ledgers.ts";
+
+/** Bytes read per step while pumping a backlog. */
+const CHUNK = 256 << 10;
+
+/** Where the dashboard reads from, and how it prices trials. */
 export interface Sources {
   /** Trial trees and ledger dirs (`--logs`). */
   logs: string[];
@@ -26,14 +37,28 @@ export interface Sources {
   results: string[];
   /** Seconds since its last write for a ledger to count as live. */
   liveWindow?: number;
+  /** Cost recipe for per-trial cost (the same the Arms page names); default B. */
+  recipe?: Recipe;
+  prices?: Prices;
 }
 
-/** Where a row's guard data came from. */
-export type RowSource = "trial" | "live" | "replay" | "ingest";
-/** A row's outcome; `running` while a ledger has no verified trial behind it. */
+/** Where a row's data came from: a trial dir, a ledger with no trial dir yet, or records posted live. */
+export type RowSource = "trial" | "live" | "ingest";
+/** A row's outcome; `running` while no verified result exists. */
 export type Outcome = "passed" | "failed" | "unscored" | "running";
 
-/** One trial as the dashboard lists it: a trial dir, a ledger, or both. */
+/** What replaying the trial through one arm would have done. */
+export interface ReplayMark {
+  arm: string;
+  blocked: boolean;
+  /** Rules that would have blocked (STOP-GATE for the closure gate). */
+  rules: string[];
+  denies: number;
+  stopBlocks: number;
+  closure: string[];
+}
+
+/** One trial as the dashboard lists it. */
 export interface Row {
   id: string;
   arm: string;
@@ -44,192 +69,43 @@ export interface Row {
   seat: string | null;
   outcome: Outcome;
   reward: number | null;
+  /** Cost under the store's recipe (null: unpriced or unknown). */
   cost: number | null;
+  /** The harness's own `agent_result.cost_usd`. */
+  reportedCost: number | null;
+  model: string | null;
+  /** Tool calls counted from the trajectory (null until counted, or without one). */
   toolCalls: number | null;
+  /** Calls the guard saw (pre records in its ledger). */
+  guardedCalls: number;
   blocks: number;
   shadows: number;
   releases: number;
   errors: number;
+  gaps: number;
+  restarts: number;
   rules: string[];
   failedChecks: string[];
   trialDir: string | null;
   trajectory: string | null;
   scorecard: string | null;
-  ledger: string | null;
-  session: string | null;
+  /** True when a guard ledger was found for the trial. */
+  guarded: boolean;
+  /** Bytes of guard ledger behind the row. */
+  ledgerBytes: number;
+  /** Share of the ledger indexed so far, while a big one is still being read. */
+  indexing: number | null;
+  sessions: string[];
+  replays: ReplayMark[];
+  /** True for the demo's synthetic sample trials. */
+  synthetic: boolean;
   /** Epoch ms of the last ledger write (0 without a ledger). */
   updated: number;
+  started: number | null;
+  finished: number | null;
 }
 
-/** Ledger counts folded from records. */
-export interface LedgerStats {
-  toolCalls: number;
-  blocks: number;
-  shadows: number;
-  releases: number;
-  errors: number;
-  rules: string[];
-  seat: string | null;
-  arm: string | null;
-  session: string | null;
-}
-
-/** The closure gate's pseudo rule ID in rule statistics. */
-export const GATE = "STOP-GATE";
-
-/** An incremental fold of ledger records into counts and search text, so no record stays in memory. */
-export class StatsFold {
-  private rules = new Set<string>();
-  private text = new Set<string>();
-  private textSize = 0;
-  private pre = 0;
-  private post = 0;
-  private blocks = 0;
-  private shadows = 0;
-  private releases = 0;
-  private errors = 0;
-  private seat: string | null = null;
-  private arm: string | null = null;
-  private session: string | null = null;
-
-  /** Folds one record in. */
-  add(r: LedgerRecord): void {
-    this.arm ??= typeof r.arm === "string" ? r.arm : null;
-    this.session ??= typeof r.session === "string" ? r.session : null;
-    if (typeof r.seat === "string") this.seat = r.seat;
-    if (r.event === "pre") this.pre++;
-    if (r.event === "post" || r.event === "post-fail") this.post++;
-    if (r.decision === "deny" || r.decision === "block") this.blocks++;
-    if (r.decision === "shadow") this.shadows++;
-    if (r.decision === "release") this.releases++;
-    if (r.decision === "error") this.errors++;
-    const hits = Array.isArray(r.rules) ? r.rules : [];
-    if (
-      r.decision === "deny" || r.decision === "shadow" || r.decision === "release" || r.decision === "block"
-    ) {
-      for (const h of hits) if (h && typeof h.id === "string") this.rules.add(h.id);
-      if (r.event === "stop" && r.decision !== "release") this.rules.add(GATE);
-    }
-    for (
-      const piece of [
-        r.tool,
-        r.case,
-        r.reason,
-        ...(r.obligations ?? []),
-        ...hits.map((h) => h?.message),
-      ]
-    ) {
-      if (typeof piece !== "string" || !piece || this.textSize > 4000 || this.text.has(piece)) continue;
-      this.text.add(piece.slice(0, 500));
-      this.textSize += Math.min(piece.length, 500);
-    }
-  }
-
-  /** The counts so far. */
-  stats(): LedgerStats {
-    return {
-      toolCalls: this.pre || this.post,
-      blocks: this.blocks,
-      shadows: this.shadows,
-      releases: this.releases,
-      errors: this.errors,
-      rules: [...this.rules].sort(),
-      seat: this.seat,
-      arm: this.arm,
-      session: this.session,
-    };
-  }
-
-  /** Tools, cases, block reasons and obligations seen, for search (capped). */
-  searchText(): string {
-    return [...this.text].join(" ");
-  }
-}
-
-/** Counts blocks, shadows, releases, errors and the rules that fired in a ledger. */
-export function ledgerStats(records: readonly LedgerRecord[]): LedgerStats {
-  const fold = new StatsFold();
-  for (const r of records) fold.add(r);
-  return fold.stats();
-}
-
-/**
- * A ledger file read incrementally: each refresh reads only the bytes appended since the last one and folds
- * them into counts. Records are not kept (600 replay ledgers would not fit the memory budget); `records()`
- * reads the file when a timeline needs it.
- */
-export class LedgerTail {
-  fold = new StatsFold();
-  count = 0;
-  corrupt = 0;
-  mtime = 0;
-  private offset = 0;
-  private rest = "";
-
-  constructor(readonly path: string) {}
-
-  /** Reads what was appended; true when new records arrived. A file that shrank is read again from the start. */
-  refresh(): boolean {
-    let st;
-    try {
-      st = statSync(this.path);
-    } catch {
-      return false;
-    }
-    if (st.size < this.offset) {
-      this.fold = new StatsFold();
-      this.count = 0;
-      this.corrupt = 0;
-      this.offset = 0;
-      this.rest = "";
-    }
-    this.mtime = st.mtimeMs;
-    if (st.size === this.offset) return false;
-    const fd = openSync(this.path, "r");
-    try {
-      const buf = new Uint8Array(st.size - this.offset);
-      let got = 0;
-      while (got < buf.length) {
-        const n = readSync(fd, buf, got, buf.length - got, this.offset + got);
-        if (n <= 0) break;
-        got += n;
-      }
-      this.offset += got;
-      const text = this.rest + new TextDecoder().decode(buf.subarray(0, got));
-      const cut = text.lastIndexOf("\n");
-      this.rest = cut < 0 ? text : text.slice(cut + 1);
-      const parsed = parseLedger(cut < 0 ? "" : text.slice(0, cut));
-      for (const r of parsed.records) this.fold.add(r);
-      this.count += parsed.records.length;
-      this.corrupt += parsed.corrupt;
-      return parsed.records.length > 0;
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  /** Every complete record in the file up to the last byte folded. */
-  records(): LedgerRecord[] {
-    if (!this.offset) return [];
-    const fd = openSync(this.path, "r");
-    try {
-      const buf = new Uint8Array(this.offset);
-      let got = 0;
-      while (got < buf.length) {
-        const n = readSync(fd, buf, got, buf.length - got, got);
-        if (n <= 0) break;
-        got += n;
-      }
-      const text = new TextDecoder().decode(buf.subarray(0, got));
-      const cut = text.lastIndexOf("\n");
-      return parseLedger(cut < 0 ? "" : text.slice(0, cut)).records;
-    } finally {
-      closeSync(fd);
-    }
-  }
-}
-
-/** FNV-1a of a string as 10 hex digits: a row's opaque URL id. */
+/** FNV-1a of a string as 14 hex digits: a row's opaque URL id. */
 export function rowId(key: string): string {
   let h1 = 0x811c9dc5, h2 = 0x01000193;
   for (let i = 0; i < key.length; i++) {
@@ -250,8 +126,8 @@ export function armOfPath(root: string, dir: string): string {
   return parts[0] ?? (basename(root) || "trials");
 }
 
-function walkJsonl(dir: string, out: string[], depth = 0): void {
-  if (depth > 8) return;
+function walkJsonl(dir: string, out: string[], skip: Set<string>, depth = 0): void {
+  if (depth > 8 || skip.has(dir)) return;
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -259,12 +135,12 @@ function walkJsonl(dir: string, out: string[], depth = 0): void {
     return;
   }
   for (const name of names) {
-    if (name.startsWith(".") || name === "node_modules") continue;
+    if (name.startsWith(".") || name === "node_modules" || name === "sessions") continue;
     const path = join(dir, name);
     if (name.endsWith(".jsonl")) out.push(path);
     else if (!name.includes(".")) {
       try {
-        if (statSync(path).isDirectory()) walkJsonl(path, out, depth + 1);
+        if (statSync(path).isDirectory()) walkJsonl(path, out, skip, depth + 1);
       } catch {
         // vanished while walking
       }
@@ -272,14 +148,72 @@ function walkJsonl(dir: string, out: string[], depth = 0): void {
   }
 }
 
+/** Reads a JSON file, or null when it is missing or invalid. */
+export function readJsonFile(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    return null;
+  }
+}
+
 interface TrialInfo {
   ref: TrialRef;
   arm: string;
+  summary: TrialSummary;
   outcome: Outcome;
-  reward: number | null;
   cost: number | null;
   failedChecks: string[];
-  toolCalls: number | null;
+  synthetic: boolean;
+}
+
+const SEAT_DOMAIN: Record<string, string> = { provider: "pa_provider", payer: "pa_um", cm: "cm" };
+
+function merged(stats: LedgerStats[]): Omit<LedgerStats, "session" | "first" | "closure"> {
+  const sum = (k: "denies" | "stopBlocks" | "shadows" | "releases" | "errors" | "gaps" | "restarts") =>
+    stats.reduce((a, s) => a + s[k], 0);
+  const set = (k: "enforced" | "shadowed" | "rules") => [...new Set(stats.flatMap((s) => s[k]))].sort();
+  return {
+    records: stats.reduce((a, s) => a + s.records, 0),
+    toolCalls: stats.reduce((a, s) => a + s.toolCalls, 0),
+    denies: sum("denies"),
+    stopBlocks: sum("stopBlocks"),
+    blocks: sum("denies") + sum("stopBlocks"),
+    shadows: sum("shadows"),
+    releases: sum("releases"),
+    errors: sum("errors"),
+    gaps: sum("gaps"),
+    restarts: sum("restarts"),
+    enforced: set("enforced"),
+    shadowed: set("shadowed"),
+    rules: set("rules"),
+    seat: stats.find((s) => s.seat)?.seat ?? null,
+    arm: stats.find((s) => s.arm)?.arm ?? null,
+    replay: stats.some((s) => s.replay),
+    last: stats.map((s) => s.last).filter((t): t is string => !!t).sort().pop() ?? null,
+  };
+}
+
+/** Arms that enforce rules: their replays count denies and stop blocks; others count shadow decisions. */
+export function enforces(arm: string): boolean {
+  return arm === "checklist" || arm === "critic";
+}
+
+function markOf(arm: string, s: ReturnType<typeof merged>, closure: string[]): ReplayMark {
+  const enforcing = enforces(arm);
+  return {
+    arm,
+    blocked: enforcing ? s.denies + s.stopBlocks > 0 : s.shadows > 0,
+    rules: enforcing ? s.enforced : s.shadowed,
+    denies: s.denies,
+    stopBlocks: s.stopBlocks,
+    closure,
+  };
+}
+
+/** A ledger file and the session a row takes from it (null: every session, a trial's own ledger). */
+interface LedgerPart {
+  tail: LedgerTail;
   session: string | null;
 }
 
@@ -287,58 +221,123 @@ interface TrialInfo {
 export class Store {
   private trials = new Map<string, TrialInfo>();
   private tails = new Map<string, LedgerTail>();
+  private owner = new Map<string, string>();
   private ingested = new Map<string, LedgerRecord[]>();
   private ingestTimes = new Map<string, number>();
+  private ingestFolds = new Map<string, StatsFold>();
   private byId = new Map<string, Row>();
+  private parts = new Map<string, LedgerPart[]>();
+  private replayParts = new Map<string, Map<string, LedgerPart[]>>();
+  private ingestKeys = new Map<string, string[]>();
   private list: Row[] = [];
-  private lastScan = 0;
-  private lastTail = 0;
+  private lastScan = -Infinity;
+  private lastTail = -Infinity;
   private dirty = true;
+  private tailVersions = new Map<string, number>();
+  /** Replay sessions whose trial is not under --logs. */
+  orphanReplays: string[] = [];
+  /** Tool-call counts by trajectory path (filled by the figures worker). */
+  toolCounts = new Map<string, ToolCount>();
   /** Bumped on every rebuild, so derived indexes know when to rebuild. */
   version = 0;
+  /** Bumped when the set or state of trial dirs changed (the figures depend on nothing else). */
+  trialsVersion = 0;
 
   constructor(readonly sources: Sources) {}
 
-  /** Rescans roots at most every `scanMs`, re-reads grown ledgers at most every `tailMs`. */
-  refresh(opts: { scanMs?: number; tailMs?: number; now?: number } = {}): void {
+  /**
+   * Rescans roots at most every `scanMs`, reads grown ledgers at most every `tailMs` (at most `budget` bytes
+   * this call; `pump()` reads the rest), rebuilds rows when anything changed.
+   */
+  refresh(opts: { scanMs?: number; tailMs?: number; now?: number; budget?: number } = {}): void {
     const now = opts.now ?? Date.now();
     if (now - this.lastScan >= (opts.scanMs ?? 3000)) {
       this.scan();
       this.lastScan = now;
-      this.lastTail = 0;
+      this.lastTail = -Infinity;
     }
     if (now - this.lastTail >= (opts.tailMs ?? 200)) {
-      for (const tail of this.tails.values()) if (tail.refresh()) this.dirty = true;
+      this.tail(opts.budget ?? 4 * SLICE_BYTES, now);
       this.lastTail = now;
     }
     if (this.dirty) this.build();
   }
 
+  /**
+   * Reads more of the ledgers still behind, in small chunks, until `budget` bytes or `ms` milliseconds are
+   * spent (so a request waiting behind it waits little); true while some remain.
+   */
+  pump(budget = SLICE_BYTES, ms = 15): boolean {
+    const t0 = performance.now();
+    let left = budget;
+    let more = false;
+    for (const tail of this.tails.values()) {
+      while (tail.behind && left > 0 && performance.now() - t0 < ms) {
+        left -= tail.refresh(Math.min(left, CHUNK));
+      }
+      if (tail.behind) more = true;
+      if (left <= 0 || performance.now() - t0 >= ms) break;
+    }
+    this.markChanged();
+    if (this.dirty) this.build();
+    return more || [...this.tails.values()].some((t) => t.behind);
+  }
+
+  private tail(budget: number, now: number): void {
+    const window = (this.sources.liveWindow ?? 600) * 1000;
+    let left = budget;
+    for (const tail of this.tails.values()) {
+      const active = tail.behind || tail.mtime === 0 || now - tail.mtime <= window;
+      if (!active) continue;
+      // Every active ledger gets a little, so a small live append is never starved by a big backlog.
+      left -= tail.refresh(Math.max(64 << 10, left));
+    }
+    this.markChanged();
+  }
+
+  private markChanged(): void {
+    for (const [path, tail] of this.tails) {
+      if (this.tailVersions.get(path) !== tail.version) {
+        this.tailVersions.set(path, tail.version);
+        this.dirty = true;
+      }
+    }
+  }
+
+  private rootOf(dir: string): string {
+    return this.sources.logs.find((r) => dir === r || dir.startsWith(r.endsWith(sep) ? r : r + sep)) ??
+      dirname(dir);
+  }
+
   private scan(): void {
-    const refs = findTrials(this.sources.logs);
-    for (const ref of refs) {
+    for (const ref of findTrials(this.sources.logs)) {
       const known = this.trials.get(ref.dir);
       if (known && known.outcome !== "running") continue;
-      const root = this.sources.logs.find((r) =>
-        ref.dir === r || ref.dir.startsWith(r.endsWith(sep) ? r : r + sep)
-      ) ??
-        dirname(ref.dir);
-      this.trials.set(ref.dir, this.readTrialInfo(ref, armOfPath(root, ref.dir)));
-      for (const l of ref.ledgers) if (!this.tails.has(l)) this.tails.set(l, new LedgerTail(l));
+      const info = this.readTrialInfo(ref, armOfPath(this.rootOf(ref.dir), ref.dir));
+      if (!known || known.outcome !== info.outcome || known.ref.ledgers.join() !== ref.ledgers.join()) {
+        this.trialsVersion++;
+      }
+      this.trials.set(ref.dir, info);
+      for (const l of ref.ledgers) {
+        if (!this.tails.has(l)) this.tails.set(l, new LedgerTail(l));
+        this.owner.set(l, ref.dir);
+      }
       this.dirty = true;
     }
     const jsonl: string[] = [];
-    for (const root of [...this.sources.results, ...this.sources.logs]) walkJsonl(root, jsonl);
+    const trialDirs = new Set(this.trials.keys());
+    for (const root of [...this.sources.results, ...this.sources.logs]) walkJsonl(root, jsonl, trialDirs);
     for (const path of jsonl) {
       if (!this.tails.has(path)) {
         this.tails.set(path, new LedgerTail(path));
         this.dirty = true;
       }
     }
+    for (const tail of this.tails.values()) tail.refresh(0);
   }
 
   private readTrialInfo(ref: TrialRef, arm: string): TrialInfo {
-    const s = readTrial(ref);
+    const summary = readTrial(ref);
     let failedChecks: string[] = [];
     if (ref.scorecard) {
       try {
@@ -347,44 +346,25 @@ export class Store {
         failedChecks = [];
       }
     }
-    let toolCalls: number | null = null;
-    let session: string | null = null;
-    if (ref.trajectory && ref.trajectory.endsWith(".json")) {
-      try {
-        const t = readTrajectory(ref.trajectory);
-        toolCalls = countToolCalls(t).all;
-        session = t.sessionId || null;
-      } catch {
-        // unreadable trajectory: shown as unknown
-      }
-    }
-    const outcome: Outcome = !s.readable
+    const outcome: Outcome = !summary.readable
       ? "running"
-      : s.passed === null
+      : summary.passed === null
       ? "unscored"
-      : s.passed
+      : summary.passed
       ? "passed"
       : "failed";
-    return { ref, arm, outcome, reward: s.reward, cost: s.costUsd, failedChecks, toolCalls, session };
-  }
-
-  /** Fills tool-call counts from compressed trajectories, a few per call, so startup stays quick. */
-  fillToolCalls(budget = 20): number {
-    let done = 0;
-    for (const info of this.trials.values()) {
-      if (done >= budget) break;
-      if (info.toolCalls !== null || !info.ref.trajectory) continue;
-      try {
-        const t = readTrajectory(info.ref.trajectory);
-        info.toolCalls = countToolCalls(t).all;
-        info.session = t.sessionId || null;
-      } catch {
-        info.toolCalls = -1;
-      }
-      done++;
-      this.dirty = true;
-    }
-    return done;
+    const raw = summary.readable ? readJsonFile(ref.result) as Record<string, unknown> | null : null;
+    return {
+      ref,
+      arm,
+      summary,
+      outcome,
+      cost: summary.readable
+        ? trialCost(summary, this.sources.recipe ?? "B", this.sources.prices ?? {})
+        : null,
+      failedChecks,
+      synthetic: raw?.source === "fiable-samples",
+    };
   }
 
   /** Appends one posted record to its session's in-memory live ledger. */
@@ -397,173 +377,204 @@ export class Store {
         if (oldest) {
           this.ingested.delete(oldest);
           this.ingestTimes.delete(oldest);
+          this.ingestFolds.delete(oldest);
         }
       }
       list = [];
       this.ingested.set(session, list);
+      this.ingestFolds.set(session, new StatsFold());
     }
-    if (list.length < 50_000) list.push(record);
+    if (list.length < 50_000) {
+      list.push(record);
+      this.ingestFolds.get(session)!.add(record);
+    }
     this.ingestTimes.set(session, now);
     this.dirty = true;
   }
 
+  /** Every trial dir found, with its summary (for the figures). */
+  trialInfos(): { dir: string; arm: string; summary: TrialSummary; trajectory: string | null }[] {
+    return [...this.trials.values()].map((t) => ({
+      dir: t.ref.dir,
+      arm: t.arm,
+      summary: t.summary,
+      trajectory: t.ref.trajectory,
+    }));
+  }
+
   private build(): void {
     const rows: Row[] = [];
-    const byName = new Map<string, TrialInfo>();
-    const bySession = new Map<string, TrialInfo>();
-    const owned = new Set<string>();
-    for (const info of this.trials.values()) {
-      byName.set(info.ref.name, info);
-      if (info.session) bySession.set(info.session, info);
-      for (const l of info.ref.ledgers) owned.add(l);
+    const bySession = new Map<string, LedgerPart[]>();
+    const replays = new Map<string, Map<string, LedgerPart[]>>();
+    for (const tail of this.tails.values()) {
+      if (this.owner.has(tail.path)) continue;
+      for (const [session, fold] of tail.sessions) {
+        const part = { tail, session };
+        if (tail.replay) {
+          const arm = fold.stats().arm ?? basename(dirname(tail.path));
+          const arms = replays.get(session) ?? new Map<string, LedgerPart[]>();
+          arms.set(arm, [...(arms.get(arm) ?? []), part]);
+          replays.set(session, arms);
+        } else bySession.set(session, [...(bySession.get(session) ?? []), part]);
+      }
     }
-    const trialRow = (info: TrialInfo, extra: Partial<Row> = {}): Row => ({
+    this.parts = new Map();
+    this.replayParts = new Map();
+    this.ingestKeys = new Map();
+    const usedSessions = new Set<string>();
+    const usedReplays = new Set<string>();
+    const statsOf = (parts: LedgerPart[]) =>
+      parts.flatMap((p) =>
+        p.session === null
+          ? [...p.tail.sessions.values()].map((f) => f.stats())
+          : [p.tail.sessions.get(p.session)?.stats()].filter((s): s is LedgerStats => !!s)
+      );
+    for (const info of this.trials.values()) {
+      const own: LedgerPart[] = info.ref.ledgers.map((l) => this.tails.get(l)).filter((t): t is LedgerTail =>
+        !!t
+      ).map((tail) => ({ tail, session: null }));
+      const ownSessions = own.flatMap((p) => [...p.tail.sessions.keys()]);
+      const keys = [info.ref.name, ...ownSessions];
+      const parts = [...own];
+      for (const key of keys) {
+        const extra = bySession.get(key);
+        if (extra && !usedSessions.has(key)) {
+          parts.push(...extra);
+          usedSessions.add(key);
+        }
+      }
+      const stats = statsOf(parts);
+      const ingestKeys = keys.filter((k) => this.ingested.has(k));
+      for (const k of ingestKeys) {
+        stats.push(this.ingestFolds.get(k)!.stats());
+        usedSessions.add(`ingest:${k}`);
+      }
+      const m = merged(stats);
+      const replayArms = new Map<string, LedgerPart[]>();
+      for (const key of keys) {
+        for (const [arm, list] of replays.get(key) ?? []) {
+          replayArms.set(arm, [...(replayArms.get(arm) ?? []), ...list]);
+          usedReplays.add(key);
+        }
+      }
+      const marks = [...replayArms].sort(([a], [b]) => a.localeCompare(b)).map(([arm, list]) => {
+        const all = statsOf(list);
+        return markOf(arm, merged(all), all.find((x) => x.closure.length)?.closure ?? []);
+      });
+      const s = info.summary;
+      const id = rowId(`trial:${info.ref.dir}`);
+      const bytes = parts.reduce((a, p) => a + p.tail.size, 0);
+      const behind = parts.some((p) => p.tail.behind);
+      const count = info.ref.trajectory ? this.toolCounts.get(info.ref.trajectory) : undefined;
+      const ingestTime = Math.max(0, ...ingestKeys.map((k) => this.ingestTimes.get(k) ?? 0));
+      rows.push({
+        id,
+        arm: info.arm,
+        source: "trial",
+        name: info.ref.name,
+        task: s.task,
+        domain: s.domain,
+        seat: m.seat,
+        outcome: info.outcome,
+        reward: s.reward,
+        cost: info.cost,
+        reportedCost: s.costUsd,
+        model: s.model,
+        toolCalls: count && "all" in count ? count.all : null,
+        guardedCalls: m.toolCalls,
+        blocks: m.blocks,
+        shadows: m.shadows,
+        releases: m.releases,
+        errors: m.errors,
+        gaps: m.gaps,
+        restarts: m.restarts,
+        rules: m.rules,
+        failedChecks: info.failedChecks,
+        trialDir: info.ref.dir,
+        trajectory: info.ref.trajectory,
+        scorecard: info.ref.scorecard,
+        guarded: parts.length > 0 || ingestKeys.length > 0,
+        ledgerBytes: bytes,
+        indexing: behind ? Math.min(...parts.map((p) => p.tail.progress)) : null,
+        sessions: [
+          ...new Set([...ownSessions, ...parts.map((p) => p.session).filter((x): x is string => !!x)]),
+        ],
+        replays: marks,
+        synthetic: info.synthetic,
+        updated: Math.max(ingestTime, ...parts.map((p) => p.tail.mtime), 0),
+        started: s.trial.start !== null ? s.trial.start * 1000 : null,
+        finished: s.trial.end !== null ? s.trial.end * 1000 : null,
+      });
+      this.parts.set(id, parts);
+      this.replayParts.set(id, replayArms);
+      this.ingestKeys.set(id, ingestKeys);
+    }
+    const blank = (name: string, stats: ReturnType<typeof merged>, source: RowSource): Row => ({
       id: "",
-      arm: info.arm,
-      source: "trial",
-      name: info.ref.name,
-      task: info.ref.task,
-      domain: info.ref.domain,
-      seat: null,
-      outcome: info.outcome,
-      reward: info.reward,
-      cost: info.cost,
-      toolCalls: info.toolCalls !== null && info.toolCalls >= 0 ? info.toolCalls : null,
-      blocks: 0,
-      shadows: 0,
-      releases: 0,
-      errors: 0,
-      rules: [],
-      failedChecks: info.failedChecks,
-      trialDir: info.ref.dir,
-      trajectory: info.ref.trajectory,
-      scorecard: info.ref.scorecard,
-      ledger: null,
-      session: info.session,
-      updated: 0,
-      ...extra,
-    });
-    const fromLedger = (stats: LedgerStats) => ({
+      arm: stats.arm ?? "live",
+      source,
+      name,
+      task: name,
+      domain: (stats.seat && SEAT_DOMAIN[stats.seat]) ?? "unknown",
       seat: stats.seat,
-      toolCalls: stats.toolCalls,
+      outcome: "running",
+      reward: null,
+      cost: null,
+      reportedCost: null,
+      model: null,
+      toolCalls: null,
+      guardedCalls: stats.toolCalls,
       blocks: stats.blocks,
       shadows: stats.shadows,
       releases: stats.releases,
       errors: stats.errors,
+      gaps: stats.gaps,
+      restarts: stats.restarts,
       rules: stats.rules,
+      failedChecks: [],
+      trialDir: null,
+      trajectory: null,
+      scorecard: null,
+      guarded: true,
+      ledgerBytes: 0,
+      indexing: null,
+      sessions: [name],
+      replays: [],
+      synthetic: false,
+      updated: 0,
+      started: null,
+      finished: null,
     });
-    for (const info of this.trials.values()) {
-      const own = info.ref.ledgers.map((l) => this.tails.get(l)).filter((t): t is LedgerTail => !!t);
-      if (!own.length) {
-        rows.push({ ...trialRow(info), id: rowId(`trial:${info.ref.dir}`) });
-        continue;
-      }
-      for (const tail of own) {
-        const stats = tail.fold.stats();
-        rows.push({
-          ...trialRow(info, fromLedger(stats)),
-          id: rowId(`live:${tail.path}`),
-          arm: stats.arm ?? info.arm,
-          source: "live",
-          ledger: tail.path,
-          session: stats.session ?? info.session,
-          updated: tail.mtime,
-        });
-      }
+    for (const [session, parts] of bySession) {
+      if (usedSessions.has(session)) continue;
+      const row = blank(session, merged(statsOf(parts)), "live");
+      row.id = rowId(`session:${session}`);
+      row.ledgerBytes = parts.reduce((a, p) => a + p.tail.size, 0);
+      row.indexing = parts.some((p) => p.tail.behind) ? Math.min(...parts.map((p) => p.tail.progress)) : null;
+      row.updated = Math.max(...parts.map((p) => p.tail.mtime));
+      rows.push(row);
+      this.parts.set(row.id, parts);
     }
-    for (const tail of this.tails.values()) {
-      if (owned.has(tail.path)) continue;
-      const stats = tail.fold.stats();
-      const stem = basename(tail.path, ".jsonl");
-      const info = byName.get(stem) ??
-        (stats.session ? bySession.get(stats.session) ?? byName.get(stats.session) : undefined);
-      const arm = stats.arm ?? basename(dirname(tail.path));
-      const inResults = this.sources.results.some((r) => tail.path.startsWith(r));
-      const source: RowSource = inResults ? "replay" : "live";
-      const base = info ? trialRow(info) : {
-        ...trialRow({
-          ref: {
-            dir: "",
-            name: stem,
-            domain: stats.seat === "cm"
-              ? "cm"
-              : stats.seat === "payer"
-              ? "pa_um"
-              : stats.seat === "provider"
-              ? "pa_provider"
-              : "unknown",
-            task: stem,
-            result: "",
-            scorecard: null,
-            reward: null,
-            trajectory: null,
-            ledgers: [],
-          },
-          arm,
-          outcome: "running",
-          reward: null,
-          cost: null,
-          failedChecks: [],
-          toolCalls: null,
-          session: stats.session,
-        }),
-        trialDir: null,
-      };
-      rows.push({
-        ...base,
-        ...fromLedger(stats),
-        id: rowId(`ledger:${tail.path}`),
-        arm: source === "replay" ? `${arm} (replay)` : arm,
-        source,
-        ledger: tail.path,
-        session: stats.session,
-        updated: tail.mtime,
-      });
+    for (const [session, fold] of this.ingestFolds) {
+      if (usedSessions.has(`ingest:${session}`)) continue;
+      const row = blank(session, merged([fold.stats()]), "ingest");
+      row.id = rowId(`ingest:${session}`);
+      row.updated = this.ingestTimes.get(session) ?? 0;
+      rows.push(row);
+      this.parts.set(row.id, []);
     }
-    for (const [session, records] of this.ingested) {
-      const stats = ledgerStats(records);
-      const info = bySession.get(session) ?? byName.get(session);
-      const base = info ? trialRow(info) : {
-        ...trialRow({
-          ref: {
-            dir: "",
-            name: session,
-            domain: "unknown",
-            task: session,
-            result: "",
-            scorecard: null,
-            reward: null,
-            trajectory: null,
-            ledgers: [],
-          },
-          arm: stats.arm ?? "live",
-          outcome: "running",
-          reward: null,
-          cost: null,
-          failedChecks: [],
-          toolCalls: null,
-          session,
-        }),
-        trialDir: null,
-      };
-      rows.push({
-        ...base,
-        ...fromLedger(stats),
-        id: rowId(`ingest:${session}`),
-        arm: stats.arm ?? base.arm,
-        source: "ingest",
-        ledger: null,
-        session,
-        updated: this.ingestTimes.get(session) ?? 0,
-      });
-    }
-    rows.sort((a, b) =>
-      a.arm.localeCompare(b.arm) || a.domain.localeCompare(b.domain) || a.name.localeCompare(b.name)
-    );
+    this.orphanReplays = [...replays.keys()].filter((k) => !usedReplays.has(k)).sort();
+    const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    rows.sort((a, b) => cmp(a.arm, b.arm) || cmp(a.domain, b.domain) || cmp(a.name, b.name));
     this.list = rows;
     this.byId = new Map(rows.map((r) => [r.id, r]));
     this.dirty = false;
     this.version++;
+  }
+
+  /** Marks the rows for rebuilding (after tool counts arrived). */
+  touch(): void {
+    this.dirty = true;
   }
 
   /** Every row, sorted by arm, domain and name. */
@@ -576,29 +587,105 @@ export class Store {
     return this.byId.get(id);
   }
 
-  /** The ledger records of a row (tailed file or ingested session). */
-  records(row: Row): readonly LedgerRecord[] {
-    if (row.source === "ingest" && row.session) return this.ingested.get(row.session) ?? [];
-    return row.ledger ? this.tails.get(row.ledger)?.records() ?? [] : [];
+  private ingestedOf(row: Row): LedgerRecord[] {
+    return (this.ingestKeys.get(row.id) ?? []).flatMap((s) => this.ingested.get(s) ?? []);
+  }
+
+  /** True when the row's ledger is small enough to read whole and merge into the transcript. */
+  small(row: Row): boolean {
+    return row.ledgerBytes <= SMALL_LEDGER_BYTES;
+  }
+
+  /** The ledger records of a row (all its files and ingested records), in time order. Small ledgers only. */
+  records(row: Row): LedgerRecord[] {
+    if (row.source === "ingest") return [...(this.ingested.get(row.name) ?? [])];
+    if (!this.small(row)) return [];
+    const out: LedgerRecord[] = [];
+    for (const p of this.parts.get(row.id) ?? []) {
+      for (const r of p.tail.records()) {
+        if (p.session === null || String(r.session) === p.session) out.push(r);
+      }
+    }
+    out.push(...this.ingestedOf(row));
+    const timed = out.map((r, i) => ({ r, i, t: typeof r.t === "string" ? r.t : "" }));
+    timed.sort((a, b) => (a.t && b.t && a.t !== b.t ? (a.t < b.t ? -1 : 1) : a.i - b.i));
+    return timed.map((x) => x.r);
+  }
+
+  /** Lines in the row's ledger files (for paging a big ledger). */
+  ledgerLines(row: Row): number {
+    return (this.parts.get(row.id) ?? []).reduce((a, p) => a + p.tail.lines, 0);
+  }
+
+  /** One page of a row's ledger (PAGE_LINES lines), read from disk across its files, whatever the size. */
+  ledgerPage(row: Row, page: number): NumberedRecord[] {
+    let from = page * PAGE_LINES;
+    const out: NumberedRecord[] = [];
+    let base = 0;
+    for (const p of this.parts.get(row.id) ?? []) {
+      if (out.length >= PAGE_LINES) break;
+      if (from < base + p.tail.lines) {
+        const got = p.tail.page(from - base, PAGE_LINES - out.length);
+        for (const n of got) {
+          if (p.session === null || String(n.record.session) === p.session) {
+            out.push({ line: n.line + base, record: n.record });
+          }
+        }
+        from = base + p.tail.lines;
+      }
+      base += p.tail.lines;
+    }
+    return out;
+  }
+
+  /** The replay arms recorded for a row's trial. */
+  replayArms(row: Row): string[] {
+    return [...(this.replayParts.get(row.id)?.keys() ?? [])].sort();
+  }
+
+  /** The replay records of one arm for a row's trial. */
+  replayRecords(row: Row, arm: string): LedgerRecord[] {
+    const out: LedgerRecord[] = [];
+    for (const p of this.replayParts.get(row.id)?.get(arm) ?? []) {
+      for (const r of p.tail.records()) {
+        if (p.session === null || String(r.session) === p.session) out.push(r);
+      }
+    }
+    return out;
   }
 
   /** The text a row is found by in search: its ledger's tools, cases, reasons and obligations. */
   searchText(row: Row): string {
-    if (row.source === "ingest" && row.session) {
-      const fold = new StatsFold();
-      for (const r of this.ingested.get(row.session) ?? []) fold.add(r);
-      return fold.searchText();
-    }
-    return row.ledger ? this.tails.get(row.ledger)?.fold.searchText() ?? "" : "";
+    if (row.source === "ingest") return this.ingestFolds.get(row.name)?.searchText() ?? "";
+    return (this.parts.get(row.id) ?? []).map((p) =>
+      p.session === null
+        ? [...p.tail.sessions.values()].map((f) => f.searchText()).join(" ")
+        : p.tail.sessions.get(p.session)?.searchText() ?? ""
+    ).join(" ");
   }
 
-  /** Rows whose ledger was written within the live window. */
+  /** Rows whose ledger was written within the live window, newest first. */
   live(now = Date.now()): Row[] {
     const window = (this.sources.liveWindow ?? 600) * 1000;
-    return this.list.filter((r) =>
-      (r.source === "live" || r.source === "ingest") && now - r.updated <= window
-    )
+    return this.list.filter((r) => r.guarded && r.updated > 0 && now - r.updated <= window)
       .sort((a, b) => b.updated - a.updated);
+  }
+
+  /** The latest enforced decisions (deny, stop block, release) in live ledgers, newest first. */
+  latestBlocks(now = Date.now(), limit = 20): (BlockEvent & { row: Row | undefined })[] {
+    const window = (this.sources.liveWindow ?? 600) * 1000;
+    const bySession = new Map<string, Row>();
+    for (const r of this.list) for (const s of [...r.sessions, r.name]) bySession.set(s, r);
+    const events: BlockEvent[] = [];
+    for (const tail of this.tails.values()) {
+      if (tail.replay || now - tail.mtime > window) continue;
+      for (const fold of tail.sessions.values()) events.push(...fold.blocks());
+    }
+    for (const [session, fold] of this.ingestFolds) {
+      if (now - (this.ingestTimes.get(session) ?? 0) <= window) events.push(...fold.blocks());
+    }
+    return events.sort((a, b) => (a.t < b.t ? 1 : a.t > b.t ? -1 : 0)).slice(0, limit)
+      .map((e) => ({ ...e, row: bySession.get(e.session) }));
   }
 
   /** The trajectory of a row's trial, or null. */
@@ -614,10 +701,9 @@ export class Store {
 
 /** One aggregate.ts result found under a results root. */
 export interface AggregateFile {
+  id: string;
   path: string;
-  control: string | null;
-  rows: Record<string, unknown>[];
-  comparisons: Record<string, unknown>[];
+  data: Record<string, unknown>;
 }
 
 /** Every `aggregate.json` (aggregate.ts output) up to three levels below the results roots. */
@@ -635,91 +721,11 @@ export function findAggregates(roots: readonly string[]): AggregateFile[] {
       if (name === "aggregate.json") {
         const data = readJsonFile(path) as Record<string, unknown> | null;
         if (data && Array.isArray(data.rows)) {
-          found.push({
-            path,
-            control: typeof data.control === "string" ? data.control : null,
-            rows: data.rows as Record<string, unknown>[],
-            comparisons: Array.isArray(data.comparisons) ? data.comparisons as Record<string, unknown>[] : [],
-          });
+          found.push({ id: rowId(`aggregate:${resolve(path)}`), path, data });
         }
       } else if (depth < 3 && !name.includes(".")) walk(path, depth + 1);
     }
   };
   for (const root of roots) walk(root, 0);
   return found;
-}
-
-/** Reads a JSON file, or null when it is missing or invalid. */
-export function readJsonFile(path: string): unknown {
-  try {
-    return JSON.parse(readFileSync(path, "utf8"));
-  } catch {
-    return null;
-  }
-}
-
-/** One arm's figures: pass@1 and pass^k with CIs, mean cost, tool calls and blocks, paired diff vs control. */
-export interface ArmSummary {
-  arm: string;
-  trials: number;
-  tasks: number;
-  passed: number;
-  pass1: Estimate;
-  passK: { k: number; est: Estimate }[];
-  cost: number | null;
-  toolCalls: number | null;
-  blocks: number;
-  diff: PairedDiff | null;
-  control: boolean;
-}
-
-function meanOf(values: (number | null)[]): number | null {
-  const xs = values.filter((v): v is number => v !== null);
-  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
-}
-
-/** Per-arm figures over scored trial rows (replays excluded: they replay another arm's outcomes). */
-export function armSummaries(rows: readonly Row[], control?: string): ArmSummary[] {
-  const groups = new Map<string, Row[]>();
-  for (const r of rows) {
-    if ((r.source !== "trial" && r.source !== "live") || (r.outcome !== "passed" && r.outcome !== "failed")) {
-      continue;
-    }
-    const list = groups.get(r.arm) ?? [];
-    list.push(r);
-    groups.set(r.arm, list);
-  }
-  const outcomes = (list: Row[]): TaskOutcome[] => {
-    const byTask = new Map<string, TaskOutcome>();
-    for (const r of list) {
-      const t = byTask.get(r.task) ?? { task: r.task, n: 0, c: 0 };
-      t.n++;
-      if (r.outcome === "passed") t.c++;
-      byTask.set(r.task, t);
-    }
-    return [...byTask.values()];
-  };
-  const arms = [...groups.keys()].sort();
-  const ctl = control && groups.has(control) ? control : groups.has("stock") ? "stock" : arms[0];
-  const ctlOutcomes = ctl ? outcomes(groups.get(ctl)!) : [];
-  return arms.map((arm) => {
-    const list = groups.get(arm)!;
-    const tasks = outcomes(list);
-    const kMax = Math.min(maxAttempts(tasks), 5);
-    const passK = [];
-    for (let k = 2; k <= kMax; k++) passK.push({ k, est: passHatKMean(tasks, k) });
-    return {
-      arm,
-      trials: list.length,
-      tasks: tasks.length,
-      passed: list.filter((r) => r.outcome === "passed").length,
-      pass1: passAt1(tasks),
-      passK,
-      cost: meanOf(list.map((r) => r.cost)),
-      toolCalls: meanOf(list.map((r) => r.toolCalls)),
-      blocks: list.reduce((a, r) => a + r.blocks, 0),
-      diff: arm === ctl ? null : pairedBootstrap(tasks, ctlOutcomes),
-      control: arm === ctl,
-    };
-  });
 }

@@ -1,0 +1,384 @@
+/**
+ * The dashboard's figures, one set per arm: aggregate.ts's own `aggregateArms` over the real arms below
+ * --logs (run in a child process, recomputed when the trials change), and what follows from it — the task × arm
+ * matrix with its flips against the control, what replays would have blocked, and a running ablation's
+ * progress against its experiment configs.
+ */
+import { fileURLToPath } from "node:url";
+import type { AggregateResult, ArmInput, Comparison, Row as AggRow } from "../lib/aggregate.ts";
+import type { Prices, Recipe } from "../lib/cost.ts";
+import type { Slice } from "./experiments.ts";
+import type { FiguresJob } from "./figures_child.ts";
+import { enforces, type Row, type Store } from "./store.ts";
+import type { ToolCount } from "../lib/tool_counts.ts";
+
+/** How each recipe prices a trial, in this project's words (docs/EVALUATION_PROTOCOL.md, Metrics). */
+export const RECIPE_TEXT: Record<Recipe, string> = {
+  A: "recipe A — cache-read tokens × cache price only, as chi-bench's own aggregator computes it",
+  B: "recipe B — uncached input, output and cache-read tokens at list prices",
+  C: "recipe C — input, output and cache tokens at list prices, cache tokens counted twice",
+};
+
+/** Issue 15's per-arm integrity (optional until it lands; rendered when present). */
+export interface Integrity {
+  trials?: number;
+  with_ledger?: number;
+  without_ledger?: number;
+  full_coverage?: number;
+  below_coverage?: number;
+  coverage_min?: number | null;
+  hook_modes?: Record<string, number>;
+  fail_open_errors?: number;
+  tool_calls?: number;
+  errors_per_100_calls?: number | null;
+  errors_flag?: boolean;
+  gaps?: number;
+  restarts?: number;
+  plan_injected?: number;
+  stop_blocks?: number;
+  marked?: boolean;
+  problems?: string[];
+}
+
+/** An aggregate row, possibly carrying issue 15's integrity object. */
+export type ArmRow = AggRow & { integrity?: Integrity };
+
+/** The figures as last computed. */
+export interface FiguresState {
+  /** The store's trialsVersion they were computed for. */
+  version: number;
+  result: AggregateResult | null;
+  error: string | null;
+  control: string | null;
+  /** Why there is no (or another) control, for the page. */
+  controlNote: string | null;
+  recipe: Recipe;
+  ms: number;
+}
+
+/** Figures settings. */
+export interface FiguresOptions {
+  recipe: Recipe;
+  prices: Prices;
+  control?: string;
+}
+
+/** Picks the control: --control when it is an arm, else `stock`, else none (with the reason). */
+export function pickControl(arms: string[], asked?: string): { control: string | null; note: string | null } {
+  if (asked) {
+    if (arms.includes(asked)) return { control: asked, note: null };
+    return {
+      control: null,
+      note: `Cannot compare against --control "${asked}": no such arm here. Use one of ${arms.join(", ")}.`,
+    };
+  }
+  if (arms.includes("stock")) return { control: "stock", note: null };
+  return {
+    control: null,
+    note: arms.length > 1 ? "No comparison: start the dashboard with --control ARM to compare arms." : null,
+  };
+}
+
+/** The arms below --logs as aggregate inputs: one per arm, its trial dirs as roots. */
+export function armInputs(store: Store): ArmInput[] {
+  const by = new Map<string, string[]>();
+  for (const t of store.trialInfos()) by.set(t.arm, [...(by.get(t.arm) ?? []), t.dir]);
+  return [...by].sort(([a], [b]) => a.localeCompare(b)).map(([name, roots]) => ({ name, roots }));
+}
+
+/** Computes the figures in a child process whenever the store's trials changed; callers await `get()`. */
+export class Figures {
+  private state: FiguresState | null = null;
+  private running: Promise<FiguresState> | null = null;
+  private runningFor = -1;
+
+  constructor(private store: Store, private opts: FiguresOptions) {}
+
+  /** The last figures computed, even if the trials changed since (null before the first). */
+  current(): FiguresState | null {
+    return this.state;
+  }
+
+  /** Figures for the store's current trials (computed once per trialsVersion). */
+  get(): Promise<FiguresState> {
+    const version = this.store.trialsVersion;
+    if (this.state && this.state.version === version) return Promise.resolve(this.state);
+    if (this.running && this.runningFor === version) return this.running;
+    this.runningFor = version;
+    const run = this.compute(version).then((state) => {
+      if (!this.state || state.version >= this.state.version) this.state = state;
+      if (this.running === run) this.running = null;
+      return state;
+    });
+    this.running = run;
+    return run;
+  }
+
+  private async compute(version: number): Promise<FiguresState> {
+    const t0 = performance.now();
+    const arms = armInputs(this.store);
+    const { control, note } = pickControl(arms.map((a) => a.name), this.opts.control);
+    const base = { version, control, controlNote: note, recipe: this.opts.recipe };
+    if (!arms.length) return { ...base, result: null, error: null, ms: 0 };
+    const job: FiguresJob = {
+      arms,
+      opts: { recipe: this.opts.recipe, prices: this.opts.prices, control: control ?? undefined },
+      known: [...this.store.toolCounts],
+      count: this.store.trialInfos().map((t) => t.trajectory).filter((p): p is string =>
+        !!p && !this.store.toolCounts.has(p)
+      ),
+    };
+    try {
+      const { result, fresh } = await inChild(job);
+      for (const [path, c] of fresh) this.store.toolCounts.set(path, c);
+      if (fresh.length) this.store.touch();
+      return { ...base, result, error: null, ms: performance.now() - t0 };
+    } catch (err) {
+      return { ...base, result: null, error: (err as Error).message, ms: performance.now() - t0 };
+    }
+  }
+}
+
+const CHILD = fileURLToPath(new URL("./figures_child.ts", import.meta.url));
+
+async function inChild(job: FiguresJob): Promise<{ result: AggregateResult; fresh: [string, ToolCount][] }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-read", "--no-prompt", CHILD],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(JSON.stringify(job)));
+  await writer.close();
+  const out = await child.output();
+  const text = new TextDecoder().decode(out.stdout);
+  let answer: { ok: boolean; error?: string; result?: AggregateResult; fresh?: [string, ToolCount][] };
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    const why = new TextDecoder().decode(out.stderr).trim().split("\n").slice(-3).join(" ");
+    throw new Error(
+      `Cannot compute the figures: the aggregate process failed (${why || `exit ${out.code}`}).`,
+    );
+  }
+  if (!answer.ok) throw new Error(`Cannot compute the figures: ${answer.error}`);
+  return { result: answer.result!, fresh: answer.fresh ?? [] };
+}
+
+/** The overall row of each arm. */
+export function overallRows(result: AggregateResult): ArmRow[] {
+  return result.rows.filter((r) => r.domain === "overall");
+}
+
+/** The overall comparison of an arm against the control, if any. */
+export function comparisonOf(
+  result: AggregateResult,
+  arm: string,
+  domain = "overall",
+): Comparison | undefined {
+  return result.comparisons.find((c) => c.arm === arm && c.domain === domain);
+}
+
+/** One cell of the task × arm matrix. */
+export interface MatrixCell {
+  arm: string;
+  n: number;
+  c: number;
+  /** Against the control (majority of attempts, as aggregate's gained/lost lists). */
+  flip: "gained" | "lost" | null;
+}
+
+/** One task's row. */
+export interface MatrixRow {
+  task: string;
+  domain: string;
+  cells: (MatrixCell | null)[];
+}
+
+/** The task × arm matrix: passes/attempts per cell, flips from aggregate's comparisons. */
+export interface Matrix {
+  arms: string[];
+  control: string | null;
+  rows: MatrixRow[];
+}
+
+/** Builds the matrix from the aggregate's per-domain task outcomes and its overall comparisons. */
+export function taskMatrix(result: AggregateResult): Matrix {
+  const arms = [...new Set(result.rows.map((r) => r.arm))];
+  const domainOf = new Map<string, string>();
+  const outcome = new Map<string, { n: number; c: number }>();
+  for (const r of result.rows) {
+    for (const t of r.tasks) {
+      if (r.domain !== "overall") domainOf.set(t.task, r.domain);
+      else outcome.set(`${r.arm}\u0000${t.task}`, { n: t.n, c: t.c });
+    }
+  }
+  const flips = new Map<string, "gained" | "lost">();
+  for (const c of result.comparisons) {
+    if (c.domain !== "overall") continue;
+    for (const t of c.gained) flips.set(`${c.arm}\u0000${t}`, "gained");
+    for (const t of c.lost) flips.set(`${c.arm}\u0000${t}`, "lost");
+  }
+  const order = ["pa_provider", "pa_um", "cm"];
+  const tasks = [...new Set([...outcome.keys()].map((k) => k.split("\u0000")[1]))].sort((a, b) => {
+    const da = order.indexOf(domainOf.get(a) ?? ""), db = order.indexOf(domainOf.get(b) ?? "");
+    return (da < 0 ? 9 : da) - (db < 0 ? 9 : db) || a.localeCompare(b);
+  });
+  return {
+    arms,
+    control: result.control,
+    rows: tasks.map((task) => ({
+      task,
+      domain: domainOf.get(task) ?? "unknown",
+      cells: arms.map((arm) => {
+        const o = outcome.get(`${arm}\u0000${task}`);
+        return o ? { arm, ...o, flip: flips.get(`${arm}\u0000${task}`) ?? null } : null;
+      }),
+    })),
+  };
+}
+
+/** What one replay arm would have blocked on one real arm's trials (counts are trials). */
+export interface ReplayFigure {
+  replay: string;
+  arm: string;
+  trials: number;
+  failed: number;
+  passed: number;
+  blockedFailed: number;
+  blockedPassed: number;
+  gateFailed: number;
+  gatePassed: number;
+  rules: { id: string; failed: number; passed: number }[];
+}
+
+/** Would-have-blocked figures from the replay ledgers attached to scored trials, per replay arm × real arm. */
+export function replayFigures(rows: readonly Row[]): ReplayFigure[] {
+  const out = new Map<string, ReplayFigure & { byRule: Map<string, { failed: number; passed: number }> }>();
+  for (const row of rows) {
+    if (row.outcome !== "passed" && row.outcome !== "failed") continue;
+    const passed = row.outcome === "passed";
+    for (const m of row.replays) {
+      const key = `${m.arm}\u0000${row.arm}`;
+      let f = out.get(key);
+      if (!f) {
+        f = {
+          replay: m.arm,
+          arm: row.arm,
+          trials: 0,
+          failed: 0,
+          passed: 0,
+          blockedFailed: 0,
+          blockedPassed: 0,
+          gateFailed: 0,
+          gatePassed: 0,
+          rules: [],
+          byRule: new Map(),
+        };
+        out.set(key, f);
+      }
+      f.trials++;
+      if (passed) f.passed++;
+      else f.failed++;
+      if (m.blocked) passed ? f.blockedPassed++ : f.blockedFailed++;
+      const gate = enforces(m.arm) ? m.stopBlocks > 0 : m.rules.includes("STOP-GATE");
+      if (gate) passed ? f.gatePassed++ : f.gateFailed++;
+      for (const id of m.rules) {
+        const r = f.byRule.get(id) ?? { failed: 0, passed: 0 };
+        passed ? r.passed++ : r.failed++;
+        f.byRule.set(id, r);
+      }
+    }
+  }
+  return [...out.values()].sort((a, b) => a.replay.localeCompare(b.replay) || a.arm.localeCompare(b.arm))
+    .map(({ byRule, ...f }) => ({
+      ...f,
+      rules: [...byRule].map(([id, r]) => ({ id, ...r })).sort((a, b) =>
+        b.passed - a.passed || b.failed - a.failed || a.id.localeCompare(b.id)
+      ),
+    }));
+}
+
+/** A running ablation's state for one arm. */
+export interface ArmProgress {
+  arm: string;
+  /** Trials finished (scored or not). */
+  done: number;
+  scored: number;
+  running: number;
+  /** From the experiment configs; null without them. */
+  expected: number | null;
+  passAt1: number | null;
+  /** Σ cost so far under the recipe (mean × trials whose cost is known). */
+  costSoFar: number | null;
+  costKnown: number;
+}
+
+/** The whole ablation: per arm, and the ETA from the finish rate so far. */
+export interface Progress {
+  arms: ArmProgress[];
+  done: number;
+  expected: number | null;
+  /** Seconds until every expected trial is done at the rate so far; null when unknown. */
+  eta: number | null;
+  /** Trials per hour so far. */
+  rate: number | null;
+  /** Notes on assumptions (task counts defaulted). */
+  notes: string[];
+}
+
+function inside(dir: string, root: string): boolean {
+  return dir === root || dir.startsWith(root.endsWith("/") ? root : root + "/");
+}
+
+/** Progress of the arms against the experiment configs (when given), with running pass@1 and cost. */
+export function ablationProgress(
+  rows: readonly Row[],
+  slices: readonly Slice[],
+  figures: AggregateResult | null,
+  now: number,
+): Progress {
+  const roots = slices.map((s) => s.trialsDir).filter((d): d is string => !!d);
+  const trialRows = rows.filter((r) =>
+    r.source === "trial" && (!roots.length || (r.trialDir && roots.some((d) => inside(r.trialDir!, d))))
+  );
+  const armOf = (r: Row): string => {
+    const s = slices.find((x) => x.trialsDir && r.trialDir && inside(r.trialDir, x.trialsDir));
+    return s ? s.arm : r.arm;
+  };
+  const names = [...new Set([...slices.map((s) => s.arm), ...trialRows.map(armOf)])].sort();
+  const overall = new Map(figures ? overallRows(figures).map((r) => [r.arm, r]) : []);
+  const arms = names.map((arm): ArmProgress => {
+    const mine = trialRows.filter((r) => armOf(r) === arm);
+    const own = slices.filter((s) => s.arm === arm);
+    const fig = overall.get(arm);
+    return {
+      arm,
+      done: mine.filter((r) => r.outcome !== "running").length,
+      scored: mine.filter((r) => r.outcome === "passed" || r.outcome === "failed").length,
+      running: mine.filter((r) => r.outcome === "running").length +
+        rows.filter((r) => r.source !== "trial" && r.arm === arm && r.outcome === "running").length,
+      expected: own.length ? own.reduce((a, s) => a + s.expected, 0) : null,
+      passAt1: fig?.pass_at_1 ?? null,
+      costSoFar: fig && fig.mean_cost_usd !== null ? fig.mean_cost_usd * fig.n_cost_known : null,
+      costKnown: fig?.n_cost_known ?? 0,
+    };
+  });
+  const done = arms.reduce((a, x) => a + x.done, 0);
+  const expected = slices.length ? slices.reduce((a, s) => a + s.expected, 0) : null;
+  const starts = trialRows.map((r) => r.started).filter((t): t is number => t !== null);
+  const start = starts.length ? Math.min(...starts) : null;
+  const hours = start !== null ? (now - start) / 3.6e6 : null;
+  const rate = hours && hours > 0 && done ? done / hours : null;
+  const eta = rate && expected !== null ? Math.max(0, expected - done) / rate * 3600 : null;
+  const notes: string[] = [];
+  const defaulted = slices.filter((s) => s.tasksFrom === "default");
+  if (defaulted.length) {
+    notes.push(
+      `${defaulted.length} config(s) name neither n_tasks nor a readable dataset folder: counted as 25 tasks ` +
+        "each (χ-Bench v1.0.0 has 25 per domain).",
+    );
+  }
+  return { arms, done, expected, eta, rate, notes };
+}
