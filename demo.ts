@@ -1,16 +1,17 @@
 /**
  * The demo: writes the built-in sample trials, verifies the guard ran in them, replays them through the guard,
- * aggregates the two arms and serves the dashboard over all of it, printing the URL. No network, no keys, no
- * data from outside the repo.
+ * aggregates the two arms and serves the dashboard over all of it, printing each step as the command that does
+ * the same and the URL. No network, no keys, no data from outside the repo. The sample pass rates are
+ * illustrative only.
  *
  * `deno task demo [--out DIR] [--port N] [--no-serve]`
  */
 import { rmSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { writeSamples } from "./lib/samples.ts";
 import { aggregateArms } from "./lib/aggregate.ts";
 import { writeOutputs } from "./aggregate.ts";
-import { serve } from "./dashboard/server.tsx";
+import { loadPrices, serve } from "./dashboard/server.tsx";
 import { replayTrees } from "./lib/replay.ts";
 import { verifyTrees } from "./lib/verify.ts";
 
@@ -45,6 +46,34 @@ export interface DemoData {
   replay: string;
   trials: number;
   lines: string[];
+  /** The commands that reproduce each step from a shell (verify, replay, aggregate, dashboard). */
+  commands: string[];
+}
+
+const ROOT = import.meta.dirname ?? ".";
+
+/** A path as `deno task` (which runs in the repository root) takes it: relative to the root when below it. */
+function shown(path: string): string {
+  const rel = relative(ROOT, path);
+  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
+}
+
+/** The commands equivalent to what `prepare` did, and the dashboard it serves. */
+export function demoCommands(
+  data: Omit<DemoData, "commands" | "lines" | "trials">,
+  arms: string[],
+): string[] {
+  return [
+    `deno task verify ${shown(data.samples)}`,
+    `deno task replay ${shown(join(data.samples, "stock"))} --arm checklist,critic --out ${
+      shown(data.replay)
+    }`,
+    `deno task aggregate ${arms.map((a) => `--arm ${a}=${shown(join(data.samples, a))}`).join(" ")} ` +
+    `--control stock --out ${shown(data.results)}`,
+    `deno task dashboard --logs ${shown(data.samples)} --results ${shown(data.results)} ${
+      shown(data.replay)
+    } --control stock`,
+  ];
 }
 
 /** Writes samples, replays them (arms checklist and critic) and aggregates stock vs checklist; no server. */
@@ -82,11 +111,12 @@ export async function prepare(out: string): Promise<DemoData> {
   );
   const result = aggregateArms(
     Object.entries(written.arms).map(([name, dir]) => ({ name, roots: [dir] })),
-    { control: "stock" },
+    { control: "stock", prices: loadPrices().prices },
   );
   writeOutputs(results, result);
   lines.push(`aggregated ${Object.keys(written.arms).join(" vs ")} into ${results}`);
-  return { samples, results, replay, trials: written.trials, lines };
+  const commands = demoCommands({ samples, results, replay }, Object.keys(written.arms));
+  return { samples, results, replay, trials: written.trials, lines, commands };
 }
 
 /** Entry. */
@@ -100,23 +130,20 @@ export async function main(args: string[]): Promise<number> {
   }
   const data = await prepare(parsed.out);
   for (const line of data.lines) console.log(line);
+  console.log("\nThe same steps from a shell:");
+  for (const command of data.commands) console.log(`  ${command}`);
+  console.log(
+    "\nThe sample trials are synthetic (scripted agents, some run through the guard itself): their pass rates\n" +
+      "only illustrate the dashboard and say nothing about the guard on χ-Bench.\n",
+  );
   if (!parsed.serve) return 0;
   let started;
+  const sources = { logs: [data.samples], results: [data.results, data.replay], control: "stock" };
   try {
-    started = serve({
-      logs: [data.samples],
-      results: [data.results, data.replay],
-      port: parsed.port,
-      host: "127.0.0.1",
-    });
+    started = serve({ ...sources, port: parsed.port, host: "127.0.0.1" });
   } catch (err) {
     if (!(err instanceof Deno.errors.AddrInUse)) throw err;
-    started = serve({
-      logs: [data.samples],
-      results: [data.results, data.replay],
-      port: 0,
-      host: "127.0.0.1",
-    });
+    started = serve({ ...sources, port: 0, host: "127.0.0.1" });
   }
   console.log(`fiable dashboard: ${started.url}  (Ctrl-C to stop)`);
   await started.server.finished;
