@@ -1,38 +1,97 @@
-/** The dashboard through `app.request()`: pages, fragments, filters, escaping, path traversal, ingest, tokens. */
+/**
+ * The dashboard through `app.request()`: pages and fragments, the one set of figures (aggregate.ts's), replays
+ * as overlays never arms, the matrix, the sortable paged table, transcripts for every harness, big ledgers,
+ * search, the live view, escaping, path traversal, the Host allow-list and /ingest's streamed size limit.
+ */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp, isLoopback, parseArgs, serve } from "../dashboard/server.tsx";
+import {
+  createApp,
+  hostName,
+  isLoopback,
+  loadPrices,
+  parseArgs,
+  readLimited,
+  serve,
+} from "../dashboard/server.tsx";
 import { postLive } from "../lib/live.ts";
-import { armOfPath, ledgerStats, LedgerTail, rowId } from "../dashboard/store.ts";
-import { HOSTILE, liveRecord, PAYLOADS, writeFixture } from "./support/dashboard_fixture.ts";
+import { armOfPath, ledgerStats, LedgerTail, type Row, rowId } from "../dashboard/store.ts";
+import { PAGE_LINES, SMALL_LEDGER_BYTES } from "../dashboard/ledgers.ts";
+import { ablationProgress, armInputs, pickControl, replayFigures, taskMatrix } from "../dashboard/figures.ts";
+import { sliceOf } from "../dashboard/experiments.ts";
+import { filterRows, parseQuery, sortRows, tablePage } from "../dashboard/table.ts";
+import { indexTerms, matchChecks, matchRules, queryTerms } from "../dashboard/search.ts";
+import {
+  buildTranscript,
+  checkLinks,
+  keyArgs,
+  ledgerTranscript,
+  scriptArgs,
+} from "../dashboard/transcript.ts";
+import { niceTicks, overlaps, placeLabels } from "../dashboard/charts.tsx";
+import { aggregateArms } from "../lib/aggregate.ts";
+import { findTrials } from "../lib/trials.ts";
+import { replayTrees } from "../lib/replay.ts";
+import { parseTrajectory, toolEvents } from "../lib/atif.ts";
+import { RULES } from "../rules/mod.ts";
+import { demoCommands, main as demoMain } from "../demo.ts";
+import {
+  HOSTILE,
+  liveRecord,
+  PAYLOADS,
+  writeAblation,
+  writeBigLedgerTrial,
+  writeFixture,
+} from "./support/dashboard_fixture.ts";
+import { writeTrials } from "./support/atif_fixture.ts";
 import { KNOWN, writeHandbook } from "./support/handbook_fixture.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "fiable-dash-"));
 const fx = writeFixture(dir);
+// Replay output under --logs, as a user would leave it: it must never become an arm.
+const replayOut = join(fx.logs, "replay-out");
+await replayTrees([join(fx.logs, "stock")], { arms: ["checklist", "critic"], out: replayOut, workers: 1 });
 const TOKEN = "test-token-0123456789";
-const { app, store } = createApp({ logs: [fx.logs, join(dir, "live")], results: [] }, {
+const WAIT = { figureWaitMs: 120_000 };
+const { app, store } = createApp({ logs: [fx.logs, join(dir, "live")], results: [join(dir, "results")] }, {
   token: TOKEN,
   scanMs: 0,
   tailMs: 0,
+  control: "stock",
+  ...WAIT,
 });
 const hx = { headers: { "HX-Request": "true" } };
+const RULE_META = RULES.map((r) => r.meta);
 
 async function get(
   path: string,
   init?: RequestInit,
+  on = app,
 ): Promise<{ status: number; text: string; res: Response }> {
-  const res = await app.request(path, init);
+  const res = await on.request(path, init);
   return { status: res.status, text: await res.text(), res };
 }
 
-function hostileId(): string {
+function rows(): readonly Row[] {
   store.refresh({ scanMs: 0, tailMs: 0 });
-  const row = store.rows().find((r) => r.name === HOSTILE);
-  if (!row) throw new Error("fixture: hostile trial not found");
-  return row.id;
+  return store.rows();
+}
+
+function rowNamed(name: string): Row {
+  const row = rows().find((r) => r.name === name);
+  if (!row) throw new Error(`fixture: trial ${name} not found`);
+  return row;
 }
 
 /** No payload survives unescaped: no live tag or attribute it tried to inject. */
@@ -44,15 +103,29 @@ function inert(html: string): void {
   assert.not.match(html, /href="javascript:/);
 }
 
+function text(html: string): string {
+  return html.replace(/<[^>]+>/g, " ").replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/\s+/g, " ");
+}
+
+function pct(v: number | null): string {
+  return v === null ? "—" : `${(v * 100).toFixed(1)}%`;
+}
+
 const pages = suite("dashboard pages");
 
 for (
-  const [path, marker] of [["/", 'id="arms"'], ["/trials", 'id="trials-rows"'], ["/rules", 'id="coverage"'], [
-    "/live",
-    'id="live-rows"',
-  ]]
+  const [path, marker] of [
+    ["/", 'id="arms"'],
+    ["/matrix", 'id="matrix"'],
+    ["/trials", 'id="trials-rows"'],
+    ["/rules", 'id="coverage"'],
+    ["/live", 'id="live-rows"'],
+    ["/search?q=afib", 'id="search-results"'],
+    ["/handbook", 'id="handbook-results"'],
+  ]
 ) {
-  pages(`${path} renders the full page with Vary: HX-Request`, async () => {
+  pages(`${path} renders the full page with Vary: HX-Request and a CSP`, async () => {
     const { status, text, res } = await get(path);
     assert.is(status, 200);
     assert.match(text, "<html");
@@ -63,10 +136,12 @@ for (
 }
 
 for (
-  const [path, start] of [["/trials", '<tbody id="trials-rows"'], ["/live", '<tbody id="live-rows"'], [
-    "/search?q=checklist",
-    '<ul id="search-results"',
-  ]]
+  const [path, start] of [
+    ["/trials", '<div id="trials-view"'],
+    ["/live", '<section id="live-now"'],
+    ["/search?q=checklist", '<ul id="search-results"'],
+    ["/", '<section id="arms-figures"'],
+  ]
 ) {
   pages(`${path} with HX-Request returns only its fragment`, async () => {
     const { status, text } = await get(path, hx);
@@ -75,6 +150,11 @@ for (
     assert.not.match(text, "<html");
   });
 }
+
+pages("a trial with HX-Request returns only its transcript", async () => {
+  const { text } = await get(`/trials/${rows().find((r) => r.trajectory)!.id}`, hx);
+  assert.ok(text.startsWith('<ol id="timeline"'), text.slice(0, 80));
+});
 
 pages("htmx is served from the npm package, not a CDN", async () => {
   const { status, text, res } = await get("/static/htmx.min.js");
@@ -86,87 +166,6 @@ pages("htmx is served from the npm package, not a CDN", async () => {
   assert.not.match(page.text, /https?:\/\/(unpkg|cdn)/);
 });
 
-pages("Arms shows both sample arms, the control and both charts", async () => {
-  const { text } = await get("/");
-  assert.match(text, "stock</a> (control)");
-  assert.match(text, ">checklist</a>");
-  assert.match(text, 'id="pass-chart"');
-  assert.match(text, 'id="cost-chart"');
-});
-
-pages("Arms shows aggregate.ts results found under --results", async () => {
-  const results = join(dir, "results", "demo");
-  mkdirSync(results, { recursive: true });
-  writeFileSync(
-    join(results, "aggregate.json"),
-    JSON.stringify({
-      control: "stock",
-      rows: [{
-        arm: "stock",
-        domain: "overall",
-        n_trials: 9,
-        n_tasks: 9,
-        pass_at_1: 0.25,
-        mean_cost_usd: 1.5,
-      }],
-      comparisons: [{
-        arm: "checklist",
-        control: "stock",
-        domain: "overall",
-        diff: 0.125,
-        lo: 0,
-        hi: 0.25,
-        n_shared: 9,
-        gained: ["a"],
-        lost: [],
-        p_mcnemar: 0.5,
-      }],
-    }),
-  );
-  const withResults = createApp({ logs: [fx.logs], results: [join(dir, "results")] }).app;
-  const text = await (await withResults.request("/")).text();
-  assert.match(text, "aggregate.ts:");
-  assert.match(text, "12.5 pts");
-  assert.match(text, "0.500");
-});
-
-pages("Trials filters by arm, outcome and rule", async () => {
-  const stock = await get("/trials?arm=stock", hx);
-  const rows = [...stock.text.matchAll(/<tr><td><a href="\/trials\/[0-9a-f]+" class="trial-link">/g)].length;
-  assert.ok(rows > 0);
-  assert.not.match(stock.text, "<td>checklist</td>");
-  const failed = await get("/trials?outcome=failed", hx);
-  assert.not.match(failed.text, ">passed<");
-  const rule = store.rows().find((r) => r.rules.length)?.rules[0];
-  assert.ok(rule, "some sample trial fires a rule");
-  const byRule = await get(`/trials?rule=${encodeURIComponent(rule!)}`, hx);
-  assert.match(byRule.text, rule!);
-});
-
-pages("Trial shows timeline, block reasons with checks, the plan and the scorecard", async () => {
-  const row = store.rows().find((r) => r.source === "live" && r.blocks > 0 && r.failedChecks.length) ??
-    store.rows().find((r) => r.source === "live" && r.blocks > 0)!;
-  const { status, text } = await get(`/trials/${row.id}`);
-  assert.is(status, 200);
-  assert.match(text, 'id="timeline"');
-  assert.match(text, 'id="scorecard"');
-  assert.match(text, "plan given to the agent");
-  assert.match(text, 'class="badge d-deny"');
-  assert.match(text, /<span class="checks">\s*→/);
-});
-
-pages("Trial without a ledger falls back to its trajectory", async () => {
-  const row = store.rows().find((r) => r.source === "trial" && r.trajectory)!;
-  const { text } = await get(`/trials/${row.id}`);
-  assert.match(text, '<code class="tool">');
-});
-
-pages("Rules counts fires and maps every check", async () => {
-  const { text } = await get("/rules");
-  assert.match(text, 'id="rule-fires"');
-  assert.match(text, "provider_pre_submission.provider_determination_present");
-});
-
 pages("a history restore gets the full page even with HX-Request", async () => {
   const { text } = await get("/trials", {
     headers: { "HX-Request": "true", "HX-History-Restore-Request": "true" },
@@ -174,30 +173,716 @@ pages("a history restore gets the full page even with HX-Request", async () => {
   assert.match(text, "<html");
 });
 
-pages("search without htmx renders a page of hits", async () => {
-  const { text } = await get("/search?q=cm_care_plan");
-  assert.match(text, "<html");
-  assert.match(text, "/trials/");
-});
-
-pages("search finds trials by rule and by tool", async () => {
-  const { text } = await get("/search?q=cm_care_plan", hx);
-  assert.match(text, "/trials/");
-  const none = await get("/search?q=zzzznothing", hx);
-  assert.match(none.text, "No trial matches");
-});
-
 pages.run();
+
+const arms = suite("dashboard arms: one set of figures, aggregate.ts's");
+
+arms(
+  "every arm's pass@1, CI, cost and Δ are exactly aggregate.ts's, with the cost recipe named",
+  async () => {
+    const { text: html } = await get("/");
+    const table = html.slice(
+      html.indexOf('<table id="arms"'),
+      html.indexOf("</table>", html.indexOf('id="arms"')),
+    );
+    const expected = aggregateArms(armInputs(store), { control: "stock", prices: loadPrices().prices });
+    const overall = expected.rows.filter((r) => r.domain === "overall");
+    assert.is((table.match(/<tr class=/g) ?? []).length, overall.length, "one row per arm");
+    for (const r of overall) {
+      const tr = text(table.slice(table.indexOf(`>${r.arm}</a>`) + 1));
+      const ci = `${pct(r.pass_at_1_ci.value)} [${pct(r.pass_at_1_ci.lo)}, ${pct(r.pass_at_1_ci.hi)}]`;
+      assert.ok(tr.startsWith(r.arm), r.arm);
+      assert.match(tr.slice(0, 400), ci);
+      if (r.mean_cost_usd !== null) assert.match(tr.slice(0, 400), `$${r.mean_cost_usd.toFixed(2)}`);
+    }
+    for (const tr of table.split("<tr class=").slice(1)) {
+      assert.is((text(tr).match(/\d%\s\[/g) ?? []).length, 1, "one pass@1 interval per arm");
+    }
+    const checklist = expected.comparisons.find((c) => c.arm === "checklist" && c.domain === "overall")!;
+    assert.match(text(table), `+${(checklist.diff! * 100).toFixed(1)} pts`);
+    assert.match(html, "cost / trial (recipe B)");
+    assert.match(text(html), "cost per trial is recipe B — uncached input, output and cache-read tokens");
+    assert.not.match(html, "harness-reported", "the Arms page shows one cost per arm");
+  },
+);
+
+arms("--control is honoured: against checklist, stock's difference is the opposite sign", async () => {
+  const { app: other } = createApp({ logs: [fx.logs], results: [] }, { control: "checklist", ...WAIT });
+  const html = text((await get("/", undefined, other)).text);
+  const expected = aggregateArms(armInputs(store), { control: "checklist", prices: loadPrices().prices });
+  const stock = expected.comparisons.find((c) => c.arm === "stock" && c.domain === "overall")!;
+  assert.ok(stock.diff! < 0);
+  assert.match(html, `Δ pass@1 vs checklist`);
+  assert.match(html, `${(stock.diff! * 100).toFixed(1)} pts`);
+  const { app: bad } = createApp({ logs: [fx.logs], results: [] }, { control: "nosuch", ...WAIT });
+  assert.match(text((await get("/", undefined, bad)).text), 'Cannot compare against --control "nosuch"');
+});
+
+arms(
+  "replay output under --logs is never an arm: only real arms, would-have-blocked figures apart",
+  async () => {
+    const html = (await get("/")).text;
+    const table = html.slice(
+      html.indexOf('<table id="arms"'),
+      html.indexOf("</table>", html.indexOf('id="arms"')),
+    );
+    const names = [...table.matchAll(/<a href="\/trials\?arm=([^"]+)">/g)].map((m) =>
+      decodeURIComponent(m[1])
+    );
+    assert.equal(names.sort(), ["checklist", "hostile", "stock"]);
+    assert.not.match(table, "replay");
+    assert.match(html, 'id="replay-figures"');
+    const replay = html.slice(html.indexOf('id="replay-figures"'));
+    assert.match(text(replay), "critic stock");
+    assert.match(text(replay), "checklist stock");
+    assert.is(rows().filter((r) => r.source === "trial").length, findTrials([fx.logs]).length);
+    assert.ok(rows().filter((r) => r.arm === "stock").every((r) => r.replays.length === 2));
+  },
+);
+
+arms("would-have-blocked figures count replayed trials by their real outcome", () => {
+  const figures = replayFigures(rows());
+  const checklist = figures.find((f) => f.replay === "checklist" && f.arm === "stock")!;
+  const stock = rows().filter((r) => r.arm === "stock");
+  assert.is(checklist.trials, stock.length);
+  assert.is(checklist.failed, stock.filter((r) => r.outcome === "failed").length);
+  assert.is(
+    checklist.blockedFailed,
+    stock.filter((r) => r.outcome === "failed" && r.replays.find((m) => m.arm === "checklist")!.blocked)
+      .length,
+  );
+});
+
+arms(
+  "saved aggregate results are listed and shown with the same table; integrity renders when present",
+  async () => {
+    const results = join(dir, "results", "saved");
+    mkdirSync(results, { recursive: true });
+    const result = aggregateArms(armInputs(store), { control: "stock", prices: loadPrices().prices });
+    const withIntegrity = {
+      ...result,
+      rows: result.rows.map((r) =>
+        r.arm === "checklist" && r.domain === "overall"
+          ? {
+            ...r,
+            integrity: {
+              trials: 9,
+              with_ledger: 8,
+              without_ledger: 1,
+              full_coverage: 7,
+              below_coverage: 2,
+              coverage_min: 0.5,
+              hook_modes: { http: 7, command: 1 },
+              fail_open_errors: 3,
+              tool_calls: 120,
+              errors_per_100_calls: 2.5,
+              errors_flag: true,
+              gaps: 1,
+              restarts: 2,
+              plan_injected: 9,
+              stop_blocks: 3,
+              marked: true,
+              problems: ["2 trials below full coverage"],
+            },
+          }
+          : r
+      ),
+    };
+    writeFileSync(join(results, "aggregate.json"), JSON.stringify(withIntegrity));
+    const home = (await get("/")).text;
+    const link = /href="(\/aggregate\/[0-9a-f]+)"/.exec(home)?.[1];
+    assert.ok(link, "the saved aggregate is listed");
+    const page = text((await get(link!)).text);
+    assert.match(page, "Run integrity");
+    assert.match(page, "⚠ not fully guarded");
+    assert.match(page, "7 of 9");
+    assert.match(page, "http 7 · command 1");
+    assert.match(page, "⚠ above 1 per 100");
+    assert.match(page, "2 trials below full coverage");
+    writeFileSync(join(results, "aggregate.json"), JSON.stringify({ rows: [{ arm: 1 }] }));
+    const broken = /href="(\/aggregate\/[0-9a-f]+)"/.exec((await get("/")).text)![1];
+    assert.match((await get(broken)).text, "Cannot show");
+    rmSync(results, { recursive: true, force: true });
+  },
+);
+
+arms("pickControl: --control, else stock, else none with the reason", () => {
+  assert.equal(pickControl(["a", "stock"], "a"), { control: "a", note: null });
+  assert.equal(pickControl(["a", "stock"]), { control: "stock", note: null });
+  assert.is(pickControl(["a", "b"]).control, null);
+  assert.match(pickControl(["a", "b"], "c").note ?? "", "Cannot compare against --control");
+});
+
+arms.run();
+
+const matrix = suite("dashboard matrix");
+
+matrix("one row per task, one column per arm, cells passes/attempts linking to their trials", async () => {
+  const html = (await get("/matrix")).text;
+  const result = aggregateArms(armInputs(store), { control: "stock", prices: loadPrices().prices });
+  const m = taskMatrix(result);
+  assert.equal(m.arms, ["checklist", "hostile", "stock"]);
+  for (const row of m.rows) {
+    for (const [i, cell] of row.cells.entries()) {
+      if (!cell) continue;
+      const href = `/trials?arm=${encodeURIComponent(m.arms[i])}&amp;task=${encodeURIComponent(row.task)}`;
+      assert.match(html, `${href}"`);
+      const filtered = (await get(href.replaceAll("&amp;", "&"), hx)).text;
+      assert.is((filtered.match(/class="trial-link"/g) ?? []).length, cell.n, `${row.task} × ${m.arms[i]}`);
+    }
+  }
+});
+
+matrix("tasks that flipped against the control are marked, as aggregate.ts's gained/lost lists", async () => {
+  const html = (await get("/matrix")).text;
+  const result = aggregateArms(armInputs(store), { control: "stock", prices: loadPrices().prices });
+  const c = result.comparisons.find((x) => x.arm === "checklist" && x.domain === "overall")!;
+  const flips = [...html.matchAll(/data-flip="(gained|lost)"/g)].length;
+  assert.is(flips, c.gained.length + c.lost.length);
+  assert.ok(c.gained.length > 0, "the samples have a gained task");
+});
+
+matrix.run();
+
+const table = suite("dashboard trials table");
+
+table("filters by arm, outcome, rule, task, failed check, replay and name", async () => {
+  const stock = (await get("/trials?arm=stock", hx)).text;
+  assert.ok((stock.match(/class="trial-link"/g) ?? []).length > 0);
+  assert.not.match(stock, "<td>checklist</td>");
+  assert.not.match((await get("/trials?outcome=failed", hx)).text, ">passed<");
+  const rule = rows().find((r) => r.rules.length)!.rules[0];
+  const q = (over: Record<string, string>) => parseQuery(over);
+  assert.ok(filterRows(rows(), q({ rule })).every((r) => r.rules.includes(rule)));
+  const check = rows().find((r) => r.failedChecks.length)!.failedChecks[0];
+  assert.ok(filterRows(rows(), q({ check })).length > 0);
+  assert.ok(filterRows(rows(), q({ check })).every((r) => r.failedChecks.includes(check)));
+  assert.ok(filterRows(rows(), q({ replay: "yes" })).every((r) => r.replays.some((m) => m.blocked)));
+  const afib = filterRows(rows(), q({ q: "AFIB" }));
+  assert.ok(afib.length > 0 && afib.every((r) => r.task.includes("afib")));
+});
+
+table("sorts by every column both ways, unknown values last", () => {
+  const all = rows();
+  for (
+    const [col, key] of [
+      ["name", (r: Row) => r.name],
+      ["cost", (r: Row) => r.cost],
+      ["calls", (r: Row) => r.toolCalls],
+      ["blocks", (r: Row) => r.blocks],
+      ["arm", (r: Row) => r.arm],
+      ["task", (r: Row) => r.task],
+      ["domain", (r: Row) => r.domain],
+    ] as const
+  ) {
+    for (const dir of ["asc", "desc"] as const) {
+      const values = sortRows(all, col, dir).map((r) => (key as (r: Row) => string | number | null)(r));
+      const known = values.filter((v) => v !== null) as (string | number)[];
+      assert.ok(values.slice(known.length).every((v) => v === null), `${col} ${dir}: nulls last`);
+      for (let i = 1; i < known.length; i++) {
+        const ok = dir === "asc" ? known[i - 1] <= known[i] : known[i - 1] >= known[i];
+        assert.ok(ok, `${col} ${dir} at ${i}: ${known[i - 1]} then ${known[i]}`);
+      }
+    }
+  }
+  for (const col of ["outcome", "rules", "replay"] as const) {
+    assert.is(sortRows(all, col, "asc").length, all.length);
+  }
+});
+
+table("pages: rows a–b of N, next and previous links, the last page when asked past it", async () => {
+  const total = rows().length;
+  const p2 = tablePage(rows(), parseQuery({ size: "5", page: "2" }));
+  assert.is(p2.first, 5);
+  assert.is(p2.rows.length, 5);
+  assert.is(p2.pages, Math.ceil(total / 5));
+  assert.is(tablePage(rows(), parseQuery({ size: "5", page: "999" })).page, p2.pages);
+  const html = (await get("/trials?size=5&page=2&sort=cost&dir=desc", hx)).text;
+  assert.match(text(html), `rows 6–10 of ${total}`);
+  assert.match(html, 'rel="next"');
+  assert.match(html, 'rel="prev"');
+  assert.match(html, 'aria-sort="descending"');
+  assert.match(html, 'hx-swap-oob="true"');
+});
+
+table.run();
+
+const transcript = suite("dashboard transcript");
+
+transcript(
+  "a guarded trial: prompt, the agent's steps with tokens, key arguments, the guard's decisions",
+  async () => {
+    const row = rows().find((r) => r.arm === "checklist" && r.blocks > 0 && r.failedChecks.length) ??
+      rows().find((r) => r.arm === "checklist" && r.blocks > 0)!;
+    const html = (await get(`/trials/${row.id}`)).text;
+    const t = text(html);
+    assert.match(html, 'class="ev prompt"');
+    assert.match(t, "task prompt");
+    assert.match(t, /step \d+ in \d/);
+    assert.match(html, '<span class="k">case_id</span>');
+    assert.match(html, 'class="call call-deny');
+    assert.match(t, "the block reason as the model read it");
+    assert.match(html, /<span class="checks">\s*→/);
+    assert.match(t, "plan given to the agent");
+    assert.match(html, 'id="scorecard"');
+  },
+);
+
+transcript("each failed check links to transcript entries that exist on the page they point to", async () => {
+  for (const row of rows().filter((r) => r.failedChecks.length && r.trajectory).slice(0, 6)) {
+    const html = (await get(`/trials/${row.id}`)).text;
+    const links = [...html.matchAll(/class="step-link" href="([^"]+)"/g)].map((m) =>
+      m[1].replaceAll("&amp;", "&")
+    );
+    assert.ok(links.length > 0, `${row.name} links its failed checks`);
+    for (const link of links.slice(0, 3)) {
+      const [path, anchor] = link.split("#");
+      assert.match((await get(path)).text, `id="${anchor}"`);
+    }
+  }
+});
+
+transcript("a replayed trial shows the replay's would-be decisions on its own transcript", async () => {
+  const row = rows().find((r) => r.arm === "stock" && r.replays.find((m) => m.arm === "checklist")?.blocked)!;
+  const page = (await get(`/trials/${row.id}`)).text;
+  assert.match(page, "replay (checklist) would have:");
+  assert.match(page, 'class="overlays"');
+  assert.match((await get(`/trials/${row.id}?replay=critic`)).text, "replay (critic) would have:");
+  assert.not.match((await get(`/trials/${row.id}?replay=none`)).text, "would have:");
+});
+
+transcript(
+  "Claude Code v1.2 and v1.7, codex exec scripts and openai-agents all read as transcripts",
+  async () => {
+    const root = mkdtempSync(join(tmpdir(), "fiable-dash-harness-"));
+    try {
+      writeTrials(root);
+      const { app: h, store: s } = createApp({ logs: [root], results: [] }, {
+        scanMs: 0,
+        tailMs: 0,
+        ...WAIT,
+      });
+      s.refresh({ scanMs: 0 });
+      const want: Record<string, string[]> = {
+        aaaaaaa: ["auth.submit_authorization", "case_id", "submitted"],
+        ccccccc: ["determination.finalize", "decision", "approved"],
+        ddddddd: ["cm_intake.open_case", "referral_id", "codex script", "CM-CASE-CM_AFIB_001"],
+        fffffff: ["cm_care_plan.finalize", "case_id", "bad state"],
+        ggggggg: ["auth.finalize_provider_determination", "final_action", "submit_pa"],
+      };
+      for (const [suffix, words] of Object.entries(want)) {
+        const row = s.rows().find((r) => r.name.endsWith(suffix))!;
+        const { status, text: html } = await get(`/trials/${row.id}`, undefined, h);
+        assert.is(status, 200, suffix);
+        assert.match(html, 'class="ev prompt"', suffix);
+        for (const w of words) assert.match(text(html), w, `${suffix}: ${w}`);
+      }
+      const broken = s.rows().find((r) => r.name.endsWith("eeeeeee"))!;
+      assert.is((await get(`/trials/${broken.id}`, undefined, h)).status, 200);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+);
+
+const PACKETS = [join("..", "shared", "leaderboard"), join("..", "shared", "leaderboard-extra")]
+  .map((p) => join(import.meta.dirname ?? ".", "..", p));
+
+transcript(
+  "a real trial of every harness in the packets renders as a transcript (skips without them)",
+  async () => {
+    const roots = PACKETS.flatMap((p) => existsSync(p) ? readdirSync(p).map((n) => join(p, n)) : [])
+      .filter((p) => existsSync(join(p, "results.csv")) || existsSync(join(p, "submission.json")));
+    if (!roots.length) {
+      console.log("  (skipped: ../shared/leaderboard packets are absent)");
+      return;
+    }
+    const seen = new Set<string>();
+    for (const root of roots) {
+      const ref = findTrials([root]).find((r) => r.trajectory);
+      if (!ref) continue;
+      const { app: p, store: s } = createApp({ logs: [ref.dir], results: [] }, { scanMs: 0, ...WAIT });
+      s.refresh({ scanMs: 0 });
+      const row = s.rows()[0];
+      const t = s.trajectory(row)!;
+      seen.add(t.harness);
+      const html = (await get(`/trials/${row.id}`, undefined, p)).text;
+      assert.match(html, 'class="ev prompt"', root);
+      assert.match(html, 'class="call', root);
+      const calls = toolEvents(t).calls.filter((c) => c.tool);
+      if (calls.length) assert.match(html, calls[0].tool!, root);
+    }
+    assert.ok(seen.has("claude-code") && seen.has("codex") && seen.has("openai-agents"), [...seen].join(","));
+  },
+);
+
+transcript("guard lifecycle records and unknown events or decisions render without breaking", async () => {
+  const root = mkdtempSync(join(tmpdir(), "fiable-dash-guard-"));
+  try {
+    const ledger = join(root, "session-g.jsonl");
+    const base = { v: 1, t: "2026-07-20T10:00:00.000Z", session: "session-g", arm: "checklist" };
+    writeFileSync(
+      ledger,
+      [
+        { ...base, event: "guard", decision: "restart", note: "supervisor restart" },
+        {
+          ...base,
+          event: "guard",
+          decision: "gap",
+          gap: {
+            since: "2026-07-20T10:00:01Z",
+            until: "2026-07-20T10:00:09Z",
+            missed: 3,
+            tools: ["triage.get"],
+          },
+        },
+        { ...base, event: 'weird"><b>', decision: "zzz<i>", note: "from the future" },
+      ].map((r) => JSON.stringify(r)).join("\n") + "\n",
+    );
+    const { app: g, store: s } = createApp({ logs: [root], results: [] }, { scanMs: 0, tailMs: 0, ...WAIT });
+    s.refresh({ scanMs: 0 });
+    const row = s.rows()[0];
+    assert.is(row.gaps, 1);
+    assert.is(row.restarts, 1);
+    const html = (await get(`/trials/${row.id}`, undefined, g)).text;
+    assert.match(text(html), "guard restart the guard came (back) up for this ledger");
+    assert.match(text(html), "3 missed · triage.get");
+    assert.match(text(html), "from the future");
+    assert.not.match(html, "<b>");
+    assert.not.match(html, "<i>");
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+transcript("key arguments: known ones first, then ids and codes, at most six, values clipped", () => {
+  assert.equal(keyArgs({ note: "x", final_action: "submit_pa", case_id: "CASE-1" }), [
+    ["case_id", "CASE-1"],
+    ["final_action", "submit_pa"],
+  ]);
+  assert.equal(keyArgs({ cpt_codes: ["73721", "73722"] }), [["cpt_codes", "73721, 73722"]]);
+  assert.is(keyArgs({ case_id: "x".repeat(200) })[0][1].length, 80);
+  assert.is(keyArgs(Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`a${i}_id`, "v"]))).length, 6);
+  assert.equal(keyArgs({ file_path: "/workspace/SKILL.md" }), [["file_path", "/workspace/SKILL.md"]]);
+  assert.equal(scriptArgs('const r = await tools.exec_command({cmd:"ls -la /x", workdir: "/w"});'), [[
+    "cmd",
+    "ls -la /x",
+  ]]);
+  assert.equal(scriptArgs("// note\nconst rows = [];"), [["script", "const rows = [];"]]);
+});
+
+transcript("a ledger alone makes a transcript; a result echoed as a user message is not shown twice", () => {
+  const base = { v: 1 as const, t: "2026-07-20T10:00:00.000Z", session: "s", arm: "checklist" as const };
+  const items = ledgerTranscript([
+    {
+      ...base,
+      event: "pre",
+      decision: "allow",
+      tool: "triage.get",
+      tool_use_id: "t1",
+      input: { case_id: "C" },
+    },
+    { ...base, event: "post", decision: "record", tool: "triage.get", tool_use_id: "t1", result: "ok" },
+    { ...base, event: "stop", decision: "block", obligations: ["UM-LETTER: no letter"] },
+  ]);
+  assert.is(items.length, 2);
+  assert.is(items[0].kind === "agent" && items[0].calls[0].result, "ok");
+  const t = parseTrajectory(
+    [
+      JSON.stringify({
+        _atif_header: { schema_version: "ATIF-v1.2", session_id: "s", agent: { name: "openai-agents" } },
+      }),
+      JSON.stringify({ source: "user", message: "# Task" }),
+      JSON.stringify({
+        source: "agent",
+        message: "",
+        tool_calls: [{ tool_call_id: "c1", function_name: "triage__get", arguments: { case_id: "C" } }],
+        observation: { results: [{ source_call_id: "c1", content: "RESULT TEXT" }] },
+      }),
+      JSON.stringify({ source: "user", message: "RESULT TEXT" }),
+    ].join("\n"),
+  );
+  const built = buildTranscript({ trajectory: t, calls: toolEvents(t).calls, records: [] });
+  assert.equal(built.map((i) => i.kind), ["prompt", "agent"]);
+  const links = checkLinks(built, ["triage.route_matches"], RULE_META);
+  assert.equal(links.get("triage.route_matches")!.map((l) => l.label), ["step 2"]);
+});
+
+transcript.run();
+
+const big = suite("dashboard big ledgers");
+
+big("a trial whose ledger is too big to merge shows the trajectory and pages the ledger", async () => {
+  const root = mkdtempSync(join(tmpdir(), "fiable-dash-big-"));
+  try {
+    const lines = Math.ceil(SMALL_LEDGER_BYTES / 200) + 2000;
+    const { dir: trial } = writeBigLedgerTrial(root, lines);
+    const { app: b, store: s } = createApp({ logs: [root], results: [] }, { scanMs: 0, tailMs: 0, ...WAIT });
+    s.refresh({ scanMs: 0, budget: 1 << 20 });
+    const row = s.rows().find((r) => r.trialDir === trial)!;
+    assert.ok(row.indexing !== null, "still indexing after one budgeted refresh");
+    const first = await get(`/trials/${row.id}`, undefined, b);
+    assert.is(first.status, 200);
+    assert.match(first.text, 'id="big-ledger"');
+    assert.ok(first.text.length < 200_000, `first view is ${first.text.length} bytes`);
+    while (s.pump(4 << 20));
+    assert.is(s.ledgerLines(s.row(row.id)!), lines);
+    const page = (await get(`/trials/${row.id}/ledger?page=3`, undefined, b)).text;
+    assert.match(page, `id="line-${2 * PAGE_LINES}"`);
+    assert.match(page, `id="line-${3 * PAGE_LINES - 1}"`);
+    assert.not.match(page, `id="line-${3 * PAGE_LINES}"`);
+    assert.is(s.row(row.id)!.blocks, Math.floor(lines / 1000));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+big("a tail reads at most its budget per refresh and pages from checkpoints", () => {
+  const path = join(dir, "paged.jsonl");
+  writeFileSync(path, Array.from({ length: 1600 }, (_, i) => liveRecord("p", i)).join(""));
+  const tail = new LedgerTail(path);
+  const read = tail.refresh(10_000);
+  assert.ok(read <= 10_000);
+  assert.ok(tail.behind);
+  while (tail.behind) tail.refresh(50_000);
+  assert.is(tail.lines, 1600);
+  const got = tail.page(1234, 3);
+  assert.equal(got.map((n) => n.line), [1234, 1235, 1236]);
+  assert.match(JSON.stringify(got[0].record), "live marker 1234");
+});
+
+big.run();
+
+const search = suite("dashboard search");
+
+search(
+  "finds trials by part of a task name, by trial suffix, by rule id and name, by partial check id",
+  async () => {
+    const afib = rowNamed(rows().find((r) => r.task.includes("afib"))!.name);
+    assert.match((await get("/search?q=afib", hx)).text, `/trials/${afib.id}`);
+    const suffix = afib.name.split("__")[1];
+    assert.match((await get(`/search?q=${suffix.slice(0, 5)}`, hx)).text, `/trials/${afib.id}`);
+    const locked = rows().find((r) =>
+      r.rules.includes("GLOBAL-01") || r.replays.some((m) => m.rules.includes("GLOBAL-01"))
+    );
+    const lock = (await get("/search?q=case-lock", hx)).text;
+    assert.match(lock, 'href="/trials?rule=GLOBAL-01"');
+    if (locked) assert.match(lock, `/trials/${locked.id}`);
+    const failing = rows().find((r) => r.failedChecks.some((c) => c.includes("provider_determination")));
+    const partial = (await get("/search?q=provider_determination", hx)).text;
+    assert.match(partial, "provider_pre_submission.provider_determination_present");
+    if (failing) assert.match(partial, `/trials/${failing.id}`);
+    assert.match((await get("/search?q=zzzznothing", hx)).text, "No trial matches");
+  },
+);
+
+search("index and query terms: whole words and their parts; queries by parts", () => {
+  assert.ok(indexTerms("cm_afib_moderate__Hx7aB2c").includes("afib"));
+  assert.ok(indexTerms("cm_afib_moderate__Hx7aB2c").includes("cm_afib_moderate__Hx7aB2c"));
+  assert.equal(queryTerms("case-lock"), ["case", "lock"]);
+  assert.equal(matchRules("case-lock").map((r) => r.id), ["GLOBAL-01"]);
+  assert.ok(
+    matchChecks("determination_present", []).includes(
+      "provider_pre_submission.provider_determination_present",
+    ),
+  );
+});
+
+search.run();
+
+const live = suite("dashboard live");
+
+live(
+  "a running ablation: done / expected per arm from the configs, pass@1 and cost so far, ETA, blocks",
+  async () => {
+    const root = mkdtempSync(join(tmpdir(), "fiable-dash-ablation-"));
+    try {
+      const ab = writeAblation(root);
+      const { app: l, store: s, figures } = createApp({ logs: [ab.logs], results: [] }, {
+        scanMs: 0,
+        tailMs: 0,
+        experiments: [ab.configs],
+        ...WAIT,
+      });
+      s.refresh({ scanMs: 0 });
+      await figures.get();
+      const html = text((await get("/live", undefined, l)).text);
+      assert.match(html, `36 trials done of ${ab.expected} expected`);
+      assert.match(html, /ETA \d+ h/);
+      assert.match(html, "stock 18 / 225");
+      assert.match(html, "checklist 18 / 225 1");
+      assert.match(html, /\d+\.\d% \$\d+\.\d\d over 18 trials/);
+      appendFileSync(ab.runningLedger, liveRecord("running-session", 41));
+      const after = (await get("/live", hx, l)).text;
+      assert.match(after, "live marker 41");
+      assert.match(after, "cm_afib_moderate_anxious_001__Running");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+);
+
+live("without configs the page says how to get expected totals", async () => {
+  assert.match(text((await get("/live")).text), "start the dashboard with --experiments");
+});
+
+live("experiment configs: n_tasks, else the dataset's tasks matching the globs, else 25", () => {
+  const root = mkdtempSync(join(tmpdir(), "fiable-dash-exp-"));
+  try {
+    for (const t of ["cm_afib_a", "cm_afib_b", "cm_copd_a"]) {
+      mkdirSync(join(root, "data", "care_management", "tasks", t), { recursive: true });
+      writeFileSync(join(root, "data", "care_management", "tasks", t, "task.toml"), "");
+    }
+    const yaml = (extra: string) =>
+      `dataset: data/care_management/tasks\nn_attempts: 3\ntrials_dir: logs/x/critic/cm\nagent_kwargs:\n  arm: critic\n${extra}`;
+    const counted = sliceOf("a.yaml", yaml("include_task_name: ['cm_afib_*']\n"), root)!;
+    assert.equal([counted.arm, counted.domain, counted.tasks, counted.expected, counted.tasksFrom], [
+      "critic",
+      "cm",
+      2,
+      6,
+      "dataset",
+    ]);
+    assert.is(sliceOf("b.yaml", yaml("n_tasks: 1\n"), root)!.expected, 3);
+    assert.is(sliceOf("c.yaml", yaml(""), null)!.tasks, 25);
+    assert.is(sliceOf("d.yaml", "name: not a config\n", null), null);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+live("ETA from the finish rate so far", () => {
+  const now = Date.parse("2026-07-20T12:00:00Z");
+  const row = (i: number): Row => ({
+    ...rows()[0],
+    arm: "stock",
+    source: "trial",
+    trialDir: `/c/logs/stock/cm/t${i}`,
+    outcome: "passed",
+    started: now - 3_600_000 + i * 60_000,
+  });
+  const p = ablationProgress(
+    [row(0), row(1)],
+    [{
+      file: "x",
+      arm: "stock",
+      domain: "cm",
+      trialsDir: "/c/logs/stock/cm",
+      attempts: 1,
+      tasks: 6,
+      tasksFrom: "n_tasks",
+      expected: 6,
+    }],
+    null,
+    now,
+  );
+  assert.is(p.done, 2);
+  assert.is(p.expected, 6);
+  assert.is(Math.round(p.rate!), 2);
+  assert.is(Math.round(p.eta! / 3600), 2);
+});
+
+live("a record appended to a ledger file shows up in the transcript and on Live", async () => {
+  const row = () => rows().find((r) => r.sessions.includes("live-session-1"));
+  assert.ok(row(), "the live ledger is listed");
+  appendFileSync(fx.liveLedger, liveRecord("live-session-1", 2));
+  const fragment = await get(`/trials/${row()!.id}`, hx);
+  assert.match(fragment.text, "live marker 2");
+  assert.ok(fragment.text.startsWith('<ol id="timeline"'));
+  assert.match(fragment.text, 'hx-trigger="every 1s"');
+  const now = (await get("/live", hx)).text;
+  assert.match(now, "UM-TEST");
+  assert.match(now, 'id="blocks"');
+});
+
+live("a half-written line waits for its newline; a shrunk file is read again", () => {
+  const path = join(dir, "partial.jsonl");
+  appendFileSync(path, liveRecord("p", 1) + liveRecord("p", 2).slice(0, 40));
+  const tail = new LedgerTail(path);
+  tail.refresh();
+  assert.is(tail.lines, 1);
+  appendFileSync(path, liveRecord("p", 2).slice(40));
+  tail.refresh();
+  assert.is(tail.lines, 2);
+  assert.is(tail.records().length, 2);
+  assert.is(tail.corrupt, 0);
+  writeFileSync(path, liveRecord("q", 1));
+  tail.refresh();
+  assert.equal([...tail.sessions.keys()], ["q"]);
+});
+
+live("ledger stats count denies, stop blocks, rules and the gate, per session", () => {
+  const tail = new LedgerTail(fx.ledger);
+  tail.refresh();
+  const s = ledgerStats(tail.records());
+  assert.equal(tail.sessions.get("hostile-session")!.stats(), s);
+  assert.is(s.blocks, 2);
+  assert.equal(s.rules, ["CM-01", "STOP-GATE"]);
+  assert.is(s.seat, "cm");
+});
+
+live.run();
+
+const words = suite("dashboard words");
+
+words("no page points to files outside the repository", async () => {
+  const paths = ["/", "/matrix", "/trials", "/rules", "/live", "/search?q=afib", "/handbook"];
+  for (const r of rows().slice(0, 12)) paths.push(`/trials/${r.id}`, `/trials/${r.id}/ledger`);
+  for (const path of paths) {
+    const html = (await get(path)).text;
+    for (const outside of ["harness.md", "checks.md", "failure-analysis.md", "../shared", "anchors.md"]) {
+      assert.not.match(html, outside, `${path} mentions ${outside}`);
+    }
+  }
+});
+
+words("the demo's synthetic trials carry a caveat on every page; real trials do not", async () => {
+  for (const path of ["/", "/matrix", "/trials", "/rules", "/live"]) {
+    assert.match((await get(path)).text, 'id="notice"', path);
+  }
+  const root = mkdtempSync(join(tmpdir(), "fiable-dash-real-"));
+  try {
+    writeTrials(root);
+    const { app: r } = createApp({ logs: [root], results: [] }, WAIT);
+    assert.not.match((await get("/trials", undefined, r)).text, "synthetic");
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+words("the demo prints the commands that do what it did", async () => {
+  const cmds = demoCommands({ samples: "/x/s", results: "/x/a", replay: "/x/r" }, ["stock", "checklist"]);
+  assert.equal(cmds, [
+    "deno task replay /x/s/stock --arm checklist,critic --out /x/r",
+    "deno task aggregate --arm stock=/x/s/stock --arm checklist=/x/s/checklist --control stock --out /x/a",
+    "deno task dashboard --logs /x/s --results /x/a /x/r --control stock",
+  ]);
+  const out = mkdtempSync(join(tmpdir(), "fiable-dash-demo-"));
+  const printed: string[] = [];
+  const log = console.log;
+  console.log = (...a: unknown[]) => printed.push(a.join(" "));
+  try {
+    assert.is(await demoMain(["--no-serve", "--out", out]), 0);
+  } finally {
+    console.log = log;
+    rmSync(out, { recursive: true, force: true });
+  }
+  const all = printed.join("\n");
+  assert.match(all, "The same steps from a shell:");
+  assert.match(all, "deno task aggregate --arm stock=");
+  assert.match(all, "illustrate the dashboard");
+});
+
+words.run();
 
 const security = suite("dashboard security");
 
 security("payloads in arguments, results, reasons, votes and plans are escaped on every page", async () => {
-  const id = hostileId();
-  for (const path of [`/trials/${id}`, `/trials/${id}`, "/trials", "/rules", "/live", `/search?q=hostile`]) {
-    const { status, text } = await get(
-      path,
-      path.startsWith("/trials/") && path === `/trials/${id}` ? undefined : undefined,
-    );
+  const id = rowNamed(HOSTILE).id;
+  for (
+    const path of [`/trials/${id}`, `/trials/${id}/ledger`, "/trials", "/rules", "/live", `/search?q=hostile`]
+  ) {
+    const { status, text } = await get(path);
     assert.is(status, 200, path);
     inert(text);
   }
@@ -212,6 +897,8 @@ for (
     "/trials/..%2F..%2F..%2Fetc%2Fpasswd",
     "/trials/../../etc/passwd",
     "/trials/%2e%2e%2f%2e%2e%2fdeno.json",
+    "/trials/..%2Fx/ledger",
+    "/aggregate/..%2F..%2Fdeno.json",
     "/static/..%2F..%2Fdeno.json",
     "/static/../deno.json",
     `/trials/${encodeURIComponent(fx.ledger)}`,
@@ -227,7 +914,7 @@ for (
 
 security("row ids are opaque hashes", () => {
   assert.match(rowId("trial:/x/../y"), /^[0-9a-f]{14}$/);
-  for (const r of store.rows()) assert.match(r.id, /^[0-9a-f]{14}$/);
+  for (const r of rows()) assert.match(r.id, /^[0-9a-f]{14}$/);
 });
 
 security("read-only: every write but /ingest is refused", async () => {
@@ -239,11 +926,34 @@ security("read-only: every write but /ingest is refused", async () => {
   }
 });
 
-const ingest = (body: string, token = TOKEN) =>
+security("only loopback host names are answered without the token (DNS rebinding)", async () => {
+  for (const host of ["localhost:8787", "127.0.0.1:8787", "[::1]:8787", "LOCALHOST"]) {
+    assert.is((await get("http://x/trials", { headers: { host } })).status, 200, host);
+  }
+  const evil = await get("/trials", { headers: { host: "attacker.example:8787" } });
+  assert.is(evil.status, 403);
+  assert.match(evil.text, "Cannot serve host");
+  assert.not.match(evil.text, "trial-link");
+  const withToken = await get(`/trials?token=${TOKEN}`, { headers: { host: "attacker.example" } });
+  assert.is(withToken.status, 200);
+  const bare = createApp({ logs: [fx.logs], results: [] }, { hosts: ["dash.internal"] }).app;
+  assert.is((await bare.request("/", { headers: { host: "dash.internal:80" } })).status, 200);
+  assert.is((await bare.request("/", { headers: { host: "other.internal" } })).status, 403);
+  assert.equal(["localhost", "::1", "127.0.0.1", "a.b"].map(hostName), [
+    "localhost",
+    "::1",
+    "127.0.0.1",
+    "a.b",
+  ]);
+  assert.is(hostName("[::1]:80"), "::1");
+});
+
+const ingest = (body: BodyInit, token = TOKEN, extra: RequestInit = {}) =>
   get("/ingest", {
     method: "POST",
     body,
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    ...extra,
   });
 
 security("ingest needs the bearer token", async () => {
@@ -257,13 +967,56 @@ security("ingest refuses oversize, non-JSON and non-record bodies", async () => 
   assert.is((await ingest(JSON.stringify({ hello: 1 }))).status, 400);
 });
 
-security("an ingested record appears on Live and in its trial's timeline", async () => {
+security("a chunked ingest body is cut off at the limit, not read whole", async () => {
+  let pulled = 0;
+  const chunk = new Uint8Array(64 << 10).fill(32);
+  const stream = new ReadableStream<Uint8Array>({
+    pull(c) {
+      pulled += chunk.length;
+      if (pulled > 400 << 20) c.close();
+      else c.enqueue(chunk);
+    },
+  });
+  const { status } = await ingest(stream, TOKEN, { duplex: "half" } as RequestInit);
+  assert.is(status, 413);
+  assert.ok(pulled <= (1 << 20) + 4 * chunk.length, `read ${pulled} bytes of a 400 MB body`);
+  const small = new Request("http://localhost/", { method: "POST", body: "abc" });
+  assert.equal(await readLimited(small, 10), new TextEncoder().encode("abc"));
+});
+
+security("a chunked ingest over the network gets 413 without the server reading it all", async () => {
+  const started = serve({ logs: [fx.logs], results: [], port: 0, host: "127.0.0.1", token: TOKEN });
+  try {
+    let sent = 0;
+    const chunk = new Uint8Array(256 << 10).fill(32);
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        sent += chunk.length;
+        if (sent > 400 << 20) c.close();
+        else c.enqueue(chunk);
+      },
+    });
+    const res = await fetch(`${started.url}ingest`, {
+      method: "POST",
+      body,
+      headers: { authorization: `Bearer ${TOKEN}` },
+      duplex: "half",
+    } as RequestInit).catch((err) => err as Error);
+    if (res instanceof Response) {
+      assert.is(res.status, 413);
+      await res.body?.cancel();
+    }
+    assert.ok(sent < 64 << 20, `the client got to send ${sent >> 20} MB of 400 MB`);
+  } finally {
+    await started.server.shutdown();
+  }
+});
+
+security("an ingested record appears on Live and in its trial's transcript", async () => {
   assert.is((await ingest(liveRecord("ingested-session-7", 1))).status, 204);
-  const live = await get("/live", hx);
-  assert.match(live.text, "ingested-session-7");
-  const row = store.rows().find((r) => r.session === "ingested-session-7")!;
-  const page = await get(`/trials/${row.id}`);
-  assert.match(page.text, "live marker 1");
+  assert.match((await get("/live", hx)).text, "ingested-session-7");
+  const row = rows().find((r) => r.sessions.includes("ingested-session-7"))!;
+  assert.match((await get(`/trials/${row.id}`)).text, "live marker 1");
 });
 
 security("the guard's live poster (lib/live.ts) lands in a served dashboard", async () => {
@@ -271,7 +1024,9 @@ security("the guard's live poster (lib/live.ts) lands in a served dashboard", as
   try {
     await postLive(started.url, TOKEN, JSON.parse(liveRecord("posted-session-9", 3)));
     started.store.refresh({ scanMs: 1e9, tailMs: 0 });
-    assert.ok(started.store.rows().some((r) => r.session === "posted-session-9" && r.source === "ingest"));
+    assert.ok(
+      started.store.rows().some((r) => r.sessions.includes("posted-session-9") && r.source === "ingest"),
+    );
   } finally {
     await started.server.shutdown();
   }
@@ -300,46 +1055,28 @@ security("off loopback every request needs the token", async () => {
 
 security.run();
 
-const live = suite("dashboard live ledgers");
+const charts = suite("dashboard charts");
 
-live("a record appended to a ledger file shows up in the timeline and on Live", async () => {
-  const row = () => store.rows().find((r) => r.session === "live-session-1");
-  await get("/live");
-  const before = row();
-  assert.ok(before, "the live ledger is listed");
-  appendFileSync(fx.liveLedger, liveRecord("live-session-1", 2));
-  const fragment = await get(`/trials/${before!.id}`, hx);
-  assert.match(fragment.text, "live marker 2");
-  assert.ok(fragment.text.startsWith('<ol id="timeline"'));
-  assert.match(fragment.text, 'hx-trigger="every 1s"');
-  const rows = await get("/live", hx);
-  assert.match(rows.text, "UM-TEST");
+charts("ticks are round and cover the maximum", () => {
+  assert.equal(niceTicks(0.58), [0, 0.2, 0.4, 0.6]);
+  assert.equal(niceTicks(4.79), [0, 1, 2, 3, 4, 5]);
+  assert.equal(niceTicks(0), [0]);
 });
 
-live("a half-written line waits for its newline", () => {
-  const path = join(dir, "partial.jsonl");
-  appendFileSync(path, liveRecord("p", 1) + liveRecord("p", 2).slice(0, 40));
-  const tail = new LedgerTail(path);
-  tail.refresh();
-  assert.is(tail.count, 1);
-  appendFileSync(path, liveRecord("p", 2).slice(40));
-  tail.refresh();
-  assert.is(tail.count, 2);
-  assert.is(tail.records().length, 2);
-  assert.is(tail.corrupt, 0);
+charts("point labels never overlap each other and stay inside the plot", () => {
+  const bounds = { x: 50, y: 10, w: 400, h: 200 };
+  const points = Array.from({ length: 6 }, (_, i) => ({ x: 440, y: 100 + i, label: `arm-${i}-label` }));
+  const boxes = placeLabels(points, bounds);
+  for (const [i, a] of boxes.entries()) {
+    assert.ok(
+      a.x >= bounds.x && a.x + a.w <= bounds.x + bounds.w && a.y >= bounds.y &&
+        a.y + a.h <= bounds.y + bounds.h,
+    );
+    for (const b of boxes.slice(i + 1)) assert.not.ok(overlaps(a, b));
+  }
 });
 
-live("ledger stats count blocks, rules and the stop gate", () => {
-  const tail = new LedgerTail(fx.ledger);
-  tail.refresh();
-  const s = ledgerStats(tail.records());
-  assert.equal(tail.fold.stats(), s);
-  assert.is(s.blocks, 2);
-  assert.equal(s.rules, ["CM-01", "STOP-GATE"]);
-  assert.is(s.seat, "cm");
-});
-
-live.run();
+charts.run();
 
 const cli = suite("dashboard command line");
 
@@ -349,15 +1086,19 @@ cli("arm of a trial dir skips domain and container dirs", () => {
   assert.is(armOfPath("/r", "/r/pkt/trials/cm/t1"), "pkt");
 });
 
-cli("parses sources, port, host and token", () => {
-  const a = parseArgs(["--logs", dir, fx.logs, "--results", dir, "--port", "0", "--host", "0.0.0.0"], {
-    FIABLE_LIVE_TOKEN: "t",
-  });
+cli("parses sources, port, host, token, recipe, prices and experiments", () => {
+  const a = parseArgs(
+    ["--logs", dir, fx.logs, "--results", dir, "--port", "0", "--host", "0.0.0.0", "--recipe", "c"],
+    { FIABLE_LIVE_TOKEN: "t" },
+  );
   assert.is(a.logs.length, 2);
   assert.is(a.port, 0);
   assert.is(a.token, "t");
+  assert.is(a.recipe, "C");
   assert.not.ok(isLoopback(a.host));
   assert.ok(isLoopback("127.0.0.1"));
+  assert.ok(isLoopback("[::1]"));
+  assert.equal(parseArgs(["--logs", dir, "--experiments", dir]).experiments, [dir]);
 });
 
 for (
@@ -365,7 +1106,9 @@ for (
     [[], "no sources"],
     [["--logs", "/no/such/dir"], "does not exist"],
     [["--logs", dir, "--port", "http"], "not a port number"],
+    [["--logs", dir, "--recipe", "Z"], 'recipe "Z" is unknown'],
     [["--logs", dir, "--colour"], "is unknown"],
+    [["--logs", dir, "--experiments", "/no/such/dir"], "does not exist"],
     [["stray"], "follows no option"],
   ] as [string[], string][]
 ) {
@@ -380,12 +1123,9 @@ for (
   });
 }
 
-cli("cleanup", () => rmSync(dir, { recursive: true, force: true }));
-
 cli.run();
 
 const handbook = suite("dashboard handbook search");
-const HX = { "HX-Request": "true" };
 
 handbook(
   "with --handbook, the page searches the plan arm's index and returns the results fragment",
@@ -397,7 +1137,7 @@ handbook(
       const page = await (await withBook.request("/handbook")).text();
       assert.match(page, 'hx-get="/handbook"');
       const res = await withBook.request(`/handbook?q=${encodeURIComponent(KNOWN[0].query)}`, {
-        headers: HX,
+        headers: hx.headers,
       });
       const fragment = await res.text();
       assert.ok(fragment.startsWith('<ol id="handbook-results"'), fragment.slice(0, 80));
@@ -418,18 +1158,11 @@ handbook("a missing handbook folder is reported, and a hostile query is escaped"
   const { app: missing } = createApp({ logs: [fx.logs], results: [] }, {
     handbook: join(dir, "no-such-book"),
   });
-  const text = await (await missing.request(`/handbook?q=${encodeURIComponent(PAYLOADS[0])}`)).text();
-  assert.match(text, "the folder does not exist");
-  assert.not.match(text, PAYLOADS[0]);
+  const html = await (await missing.request(`/handbook?q=${encodeURIComponent(PAYLOADS[0])}`)).text();
+  assert.match(html, "the folder does not exist");
+  assert.not.match(html, PAYLOADS[0]);
 });
 
-handbook("--handbook is parsed as a directory", () => {
-  const logs = mkdtempSync(join(tmpdir(), "fiable-dash-args-"));
-  try {
-    assert.match(parseArgs(["--logs", logs, "--handbook", "book"]).handbook ?? "", /book$/);
-  } finally {
-    rmSync(logs, { recursive: true, force: true });
-  }
-});
+handbook("cleanup", () => rmSync(dir, { recursive: true, force: true }));
 
 handbook.run();

@@ -1,8 +1,10 @@
 /** A dashboard fixture: the sample trials plus one hostile trial whose tool arguments and results carry HTML/JS payloads. */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { scorecardOf, writeSamples } from "../../lib/samples.ts";
-import type { LedgerRecord } from "../../lib/ledger.ts";
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { sampleTrials, scorecardOf, writeSamples } from "../../lib/samples.ts";
+import type { Arm, LedgerRecord } from "../../lib/ledger.ts";
+import { findTrials } from "../../lib/trials.ts";
+import { DEFAULT_EXPERIMENT, experimentFiles, TRIALS_ROOT } from "../../lib/install/experiments.ts";
 
 /** Payloads that must never execute or break the page. */
 export const PAYLOADS = [
@@ -113,4 +115,141 @@ export function liveRecord(session: string, n: number): string {
     rules: [{ id: "UM-TEST", checks: ["outcome.determination_exists"], message: `live marker ${n}` }],
     reason: `live marker ${n}`,
   }) + "\n";
+}
+
+/** A running ablation on disk: chi-bench experiment configs, finished trials, one trial still running. */
+export interface Ablation {
+  /** The chi-bench checkout root. */
+  root: string;
+  /** `<root>/logs/experiments/fiable`: the trials, one folder per arm. */
+  logs: string;
+  /** `<root>/configs/experiments/fiable`: the configs. */
+  configs: string;
+  /** The running trial's ledger (append to it to make blocks happen). */
+  runningLedger: string;
+  /** The trials expected by the configs. */
+  expected: number;
+}
+
+/**
+ * Writes a running ablation under `dir`: the configs `install.ts experiments` writes for stock and checklist,
+ * the sample trials as their finished trials (start times moved into the last few hours, so rate and ETA
+ * are real), and one checklist trial still running with a live ledger.
+ */
+export function writeAblation(dir: string, now = Date.now()): Ablation {
+  const root = join(dir, "chi-bench");
+  const opts = { ...DEFAULT_EXPERIMENT, arms: ["stock", "checklist"] as Arm[] };
+  for (const f of experimentFiles(opts)) {
+    mkdirSync(join(root, dirname(f.path)), { recursive: true });
+    writeFileSync(join(root, f.path), f.bytes);
+  }
+  const logs = join(root, TRIALS_ROOT);
+  writeSamples(logs);
+  const results = findTrials([logs]).map((r) => r.result).sort();
+  results.forEach((path, i) => {
+    const data = JSON.parse(readFileSync(path, "utf8"));
+    const start = now - (results.length - i) * 4 * 60_000 - 10 * 60_000;
+    const delta = start - Date.parse(data.started_at);
+    const shift = (v: unknown) => typeof v === "string" ? new Date(Date.parse(v) + delta).toISOString() : v;
+    data.started_at = shift(data.started_at);
+    data.finished_at = shift(data.finished_at);
+    for (const phase of ["environment_setup", "agent_setup", "agent_execution", "verifier"]) {
+      if (data[phase]) {
+        data[phase].started_at = shift(data[phase].started_at);
+        data[phase].finished_at = shift(data[phase].finished_at);
+      }
+    }
+    writeFileSync(path, JSON.stringify(data, null, 2) + "\n");
+  });
+  const running = join(logs, "checklist", "cm", "cm_afib_moderate_anxious_001__Running");
+  mkdirSync(join(running, "agent", "fiable"), { recursive: true });
+  writeFileSync(join(running, "trial.log"), "agent running\n");
+  const runningLedger = join(running, "agent", "fiable", "running-session.jsonl");
+  writeFileSync(
+    runningLedger,
+    JSON.stringify({
+      v: 1,
+      t: new Date(now - 30_000).toISOString(),
+      session: "running-session",
+      event: "prompt",
+      arm: "checklist",
+      decision: "record",
+      seat: "cm",
+    }) + "\n",
+  );
+  return {
+    root,
+    logs,
+    configs: join(root, "configs", "experiments", "fiable"),
+    runningLedger,
+    expected: 450,
+  };
+}
+
+/** Writes `n` trial folders cloned from the sample trials, spread over four arms; returns the root. */
+export function writeManyTrials(root: string, n: number): string {
+  const base = sampleTrials({ attempts: 2, arms: ["stock", "checklist"] });
+  const arms = ["stock", "plan", "checklist", "critic"];
+  for (let i = 0; i < n; i++) {
+    const t = base[i % base.length];
+    const arm = arms[i % arms.length];
+    const name = `${t.trialName.split("__")[0]}__b${String(i).padStart(6, "0")}`;
+    const dir = join(root, arm, t.domain, name);
+    mkdirSync(join(dir, "verifier"), { recursive: true });
+    mkdirSync(join(dir, "agent"), { recursive: true });
+    const usage = t.result.agent_result as Record<string, number>;
+    const result = {
+      ...t.result,
+      trial_name: name,
+      agent_result: { ...usage, n_input_tokens: usage.n_input_tokens + i },
+    };
+    writeFileSync(join(dir, "result.json"), JSON.stringify(result));
+    writeFileSync(join(dir, "verifier", "scorecard.json"), JSON.stringify(t.scorecard));
+    writeFileSync(join(dir, "verifier", "reward.json"), JSON.stringify(t.reward));
+    writeFileSync(join(dir, "agent", "trajectory.json"), JSON.stringify(t.trajectory));
+    if (t.ledger.length && arm !== "stock") {
+      mkdirSync(join(dir, "agent", "fiable"), { recursive: true });
+      const session = `s${i}`;
+      writeFileSync(
+        join(dir, "agent", "fiable", `${session}.jsonl`),
+        t.ledger.map((r) => JSON.stringify({ ...r, session, arm })).join("\n") + "\n",
+      );
+    }
+  }
+  return root;
+}
+
+/** Writes one trial whose guard ledger has `lines` lines; returns the trial dir. */
+export function writeBigLedgerTrial(root: string, lines: number): { dir: string; bytes: number } {
+  const base = sampleTrials({ attempts: 1, arms: ["checklist"] }).find((t) => t.domain === "cm")!;
+  const dir = join(root, "checklist", "cm", "cm_big_ledger_001__Big0001");
+  mkdirSync(join(dir, "verifier"), { recursive: true });
+  mkdirSync(join(dir, "agent", "fiable"), { recursive: true });
+  writeFileSync(
+    join(dir, "result.json"),
+    JSON.stringify({ ...base.result, trial_name: "cm_big_ledger_001__Big0001" }),
+  );
+  writeFileSync(join(dir, "verifier", "scorecard.json"), JSON.stringify(base.scorecard));
+  writeFileSync(join(dir, "verifier", "reward.json"), JSON.stringify(base.reward));
+  writeFileSync(join(dir, "agent", "trajectory.json"), JSON.stringify(base.trajectory));
+  const fd = openSync(join(dir, "agent", "fiable", "big-session.jsonl"), "w");
+  const enc = new TextEncoder();
+  let bytes = 0;
+  try {
+    let chunk = "";
+    for (let i = 0; i < lines; i++) {
+      const id = String(i).padStart(7, "0");
+      chunk += i % 1000 === 999
+        ? `{"v":1,"t":"2026-07-20T09:00:00.000Z","session":"big-session","event":"pre","arm":"checklist","decision":"deny","tool":"cm_care_plan.finalize","tool_use_id":"toolu_${id}","case":"CM-CASE-1","rules":[{"id":"CM-01","checks":["cm.care_plan.goal_structure"],"message":"Cannot finalize: goal lacks target_date."}]}\n`
+        : `{"v":1,"t":"2026-07-20T09:00:00.000Z","session":"big-session","event":"pre","arm":"checklist","decision":"allow","tool":"cm_chart.get_chart_data","tool_use_id":"toolu_${id}","case":"CM-CASE-1","input":{"case_id":"CM-CASE-1"}}\n`;
+      if (chunk.length > 8 << 20) {
+        bytes += writeSync(fd, enc.encode(chunk));
+        chunk = "";
+      }
+    }
+    bytes += writeSync(fd, enc.encode(chunk));
+  } finally {
+    closeSync(fd);
+  }
+  return { dir, bytes };
 }
