@@ -1,164 +1,267 @@
 /**
- * Dashboard benchmark on the four packets in ../shared/leaderboard (300 trials) replayed through the guard
- * for two arms (checklist, critic) by a child process (`--shaped`: synthetic replay-shaped ledgers instead): time to serve the Trials page and a trial timeline, and resident memory.
- * Targets: Trials ≤ 300 ms, timeline ≤ 100 ms, RSS ≤ 300 MB.
+ * Dashboard benchmark, three parts (inputs generated here, in a temp dir, never committed):
  *
- * `deno run -A bench/dashboard.ts [--runs N] [--shaped]`
+ * 1. `table`: 10,000 trial folders (the sample trials cloned under new names, four arms): every Trials page
+ *    — sorted by each column, filtered, deep pages — served in ≤ 300 ms.
+ * 2. `ledger`: one trial with a 1,000,000-line (≈ 212 MB) guard ledger, served by a dashboard in a child
+ *    process: first view of the trial page ≤ 1 s, peak memory ≤ 300 MB, and other requests (the Trials
+ *    page, polled every 50 ms) unaffected while the ledger is read.
+ * 3. `packets`: the four packets in ../shared/leaderboard replayed through the guard (checklist, critic):
+ *    Trials page, trial transcripts, Arms page, search and memory (skipped when the packets are absent).
+ *
+ * `deno run -A bench/dashboard.ts [table] [ledger] [packets] [--runs N]` (all parts by default)
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { createApp } from "../dashboard/server.tsx";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { findTrials } from "../lib/trials.ts";
-import { readTrajectory, taskPrompt, toolEvents } from "../lib/atif.ts";
-import type { LedgerRecord } from "../lib/ledger.ts";
+import { rowId } from "../dashboard/store.ts";
+import { writeBigLedgerTrial, writeManyTrials } from "../tests/support/dashboard_fixture.ts";
 import { replayTrees } from "../lib/replay.ts";
 
-/**
- * Replay-shaped ledgers for every packet trial and arm: the prompt, then a pre and a post record per tool
- * call with the recorded arguments and results, a would-be block on every tenth call. The dashboard's cost
- * depends on ledger size and shape, not on which rule fired, so this keeps the benchmark independent of
- * the replay engine's speed.
- */
-function writeLedgers(root: string, out: string, arms: string[]): number {
-  const refs = findTrials([root]).filter((r) => r.trajectory);
-  for (const ref of refs) {
-    const t = readTrajectory(ref.trajectory!);
-    const calls = toolEvents(t).calls.filter((c) => c.tool);
-    for (const arm of arms) {
-      const base = {
-        v: 1 as const,
-        t: "2026-07-20T09:00:00.000Z",
-        session: ref.name,
-        arm: arm as "checklist",
-      };
-      const records: LedgerRecord[] = [{
-        ...base,
-        event: "prompt",
-        decision: "record",
-        prompt: taskPrompt(t).slice(0, 40_000),
-      }];
-      calls.forEach((c, i) => {
-        const hit = i % 10 === 9;
-        records.push({
-          ...base,
-          event: "pre",
-          decision: hit ? "shadow" : "allow",
-          tool: c.tool!,
-          tool_use_id: c.id,
-          input: c.input,
-          ...(hit
-            ? { rules: [{ id: "GLOBAL-01", checks: ["cross.forbidden_mutations"], message: "would block" }] }
-            : {}),
-        });
-        records.push({
-          ...base,
-          event: c.isError ? "post-fail" : "post",
-          decision: "record",
-          tool: c.tool!,
-          tool_use_id: c.id,
-          result: c.text.slice(0, 16_000),
-        });
-      });
-      records.push({ ...base, event: "stop", decision: "allow" });
-      mkdirSync(join(out, arm), { recursive: true });
-      writeFileSync(
-        join(out, arm, `${ref.name}.jsonl`),
-        records.map((r) => JSON.stringify(r)).join("\n") + "\n",
-      );
-    }
-  }
-  return refs.length;
-}
-
 const LEADERBOARD = join(import.meta.dirname ?? ".", "..", "..", "shared", "leaderboard");
+const SERVER = join(import.meta.dirname ?? ".", "..", "dashboard", "server.tsx");
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 }
 
-/** Entry: prints the figures; exit 1 when a target is missed, 2 when the packets are absent. */
-export async function main(args: string[]): Promise<number> {
-  const runs = Number(args[args.indexOf("--runs") + 1]) || 9;
-  const shaped = args.includes("--shaped");
-  if (args[0] === "--write-ledgers") {
-    console.log(writeLedgers(LEADERBOARD, args[1], ["checklist", "critic"]));
-    return 0;
+function line(name: string, value: number, unit: string, target?: number): boolean {
+  const pass = target === undefined || value <= target;
+  console.log(
+    `${name.padEnd(46)} ${value.toFixed(1).padStart(9)} ${unit}` +
+      (target === undefined ? "" : `  (target ≤ ${target} ${unit}: ${pass ? "ok" : "MISSED"})`),
+  );
+  return pass;
+}
+
+async function timed(app: { request: (p: string) => Response | Promise<Response> }, path: string) {
+  const t0 = performance.now();
+  const res = await app.request(path);
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`Cannot benchmark ${path}: status ${res.status}`);
+  return { ms: performance.now() - t0, bytes: text.length };
+}
+
+async function table(runs: number): Promise<boolean> {
+  const dir = mkdtempSync(join(tmpdir(), "fiable-bench-table-"));
+  try {
+    let t = performance.now();
+    writeManyTrials(join(dir, "logs"), 10_000);
+    console.log(`wrote 10,000 trial folders (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+    t = performance.now();
+    const { app, store } = createApp({ logs: [resolve(dir, "logs")], results: [] }, { scanMs: Infinity });
+    store.refresh({ scanMs: 0, tailMs: 0 });
+    while (store.pump(8 << 20));
+    console.log(`indexed ${store.rows().length} rows (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+    const pages = [
+      "/trials",
+      "/trials?sort=cost&dir=desc",
+      "/trials?sort=calls",
+      "/trials?sort=blocks&dir=desc&page=40",
+      "/trials?sort=rules&page=100",
+      "/trials?sort=outcome&size=500",
+      "/trials?sort=task&dir=desc&page=77",
+      "/trials?arm=checklist&outcome=failed&sort=domain",
+      "/trials?q=afib&sort=arm",
+      "/trials?rule=STOP-GATE&sort=replay",
+    ];
+    await timed(app, "/trials");
+    let ok = true;
+    const all: number[] = [];
+    for (const p of pages) {
+      const ms: number[] = [];
+      let bytes = 0;
+      for (let i = 0; i < runs; i++) {
+        const r = await timed(app, p);
+        ms.push(r.ms);
+        bytes = r.bytes;
+      }
+      all.push(...ms);
+      console.log(
+        `  ${p.padEnd(44)} median ${median(ms).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms, ${
+          (bytes / 1024).toFixed(0)
+        } KB`,
+      );
+    }
+    ok = line("10,000-row Trials page, slowest of all", Math.max(...all), "ms", 300) && ok;
+    line("10,000-row Trials page, median", median(all), "ms");
+    line("resident memory (10,000 rows)", Deno.memoryUsage().rss / 2 ** 20, "MB");
+    return ok;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
+}
+
+function peakRss(pid: number): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+async function ledger(): Promise<boolean> {
+  const dir = mkdtempSync(join(tmpdir(), "fiable-bench-ledger-"));
+  const logs = resolve(dir, "logs");
+  let child: Deno.ChildProcess | null = null;
+  try {
+    let t = performance.now();
+    const big = writeBigLedgerTrial(logs, 1_000_000);
+    console.log(
+      `wrote a 1,000,000-line ledger (${(big.bytes / 2 ** 20).toFixed(0)} MB, ${
+        ((performance.now() - t) / 1000).toFixed(1)
+      } s)`,
+    );
+    writeManyTrials(join(logs, "others"), 200);
+    t = performance.now();
+    child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", SERVER, "--logs", logs, "--port", "0"],
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let out = "";
+    while (!/http:\/\/\S+\//.test(out)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("Cannot benchmark: the dashboard exited before printing its URL.");
+      out += value;
+    }
+    const url = /http:\/\/\S+\//.exec(out)![0].replace(/\/$/, "");
+    console.log(`dashboard up in a child process (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+    const id = rowId(`trial:${big.dir}`);
+    // A server in use is warm: one request to another page first, then the big trial's first view.
+    await (await fetch(url + "/trials")).text();
+    const get = async (path: string) => {
+      const t0 = performance.now();
+      const res = await fetch(url + path);
+      const text = await res.text();
+      return { ms: performance.now() - t0, bytes: text.length, status: res.status, text };
+    };
+    // Other requests while the ledger is read: the Trials page every 50 ms, until the ledger is indexed.
+    const others: number[] = [];
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        others.push((await get("/trials")).ms);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    const first = await get(`/trials/${id}`);
+    if (first.status !== 200) throw new Error(`Cannot benchmark: the trial page answered ${first.status}.`);
+    const t1 = performance.now();
+    let indexed = false;
+    while (!indexed && performance.now() - t1 < 120_000) {
+      await new Promise((r) => setTimeout(r, 250));
+      indexed = !(await get(`/trials/${id}`)).text.includes("read so far");
+    }
+    const indexSeconds = (performance.now() - t1) / 1000;
+    polling = false;
+    await poller;
+    const deep = await get(`/trials/${id}/ledger?page=1500`);
+    const again = await get(`/trials/${id}`);
+    let ok = true;
+    ok = line("1M-line ledger trial page, first view", first.ms, "ms", 1000) && ok;
+    line("  … its HTML", first.bytes / 1024, "KB");
+    line("  … again, once indexed", again.ms, "ms");
+    line("  ledger page 1,500 of 2,000 (lines 749,501–750,000)", deep.ms, "ms");
+    line("  whole ledger indexed in the background", indexSeconds, "s");
+    ok = line(
+      `other requests meanwhile (${others.length} Trials pages), slowest`,
+      Math.max(...others),
+      "ms",
+      300,
+    ) &&
+      ok;
+    line("  … median", median(others), "ms");
+    ok = line("dashboard process peak memory (VmHWM)", peakRss(child.pid), "MB", 300) && ok;
+    if (!deep.text.includes("line-749500")) {
+      console.log("  MISSED: ledger page 1,500 does not hold line 749,501");
+      ok = false;
+    }
+    return ok;
+  } finally {
+    if (child) {
+      child.kill("SIGTERM");
+      await child.status;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function packets(runs: number): Promise<boolean> {
+  if (!existsSync(LEADERBOARD)) {
+    console.log(`skipped: ${LEADERBOARD} is missing (put the leaderboard packets in ../shared to run it).`);
+    return true;
+  }
+  const out = mkdtempSync(join(tmpdir(), "fiable-bench-dash-"));
+  try {
+    let t = performance.now();
+    // Replayed by a child process, so the dashboard's memory is measured on its own.
+    const child = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", import.meta.filename ?? "", "--replay", out],
+      stderr: "inherit",
+    }).output();
+    const n = new TextDecoder().decode(child.stdout).trim();
+    console.log(`replayed ${n} trials × 2 arms (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+    t = performance.now();
+    const { app, store, figures } = createApp({ logs: [LEADERBOARD], results: [out] }, { scanMs: Infinity });
+    store.refresh({ scanMs: 0, tailMs: 0 });
+    while (store.pump(8 << 20));
+    console.log(`indexed ${store.rows().length} rows (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+    t = performance.now();
+    await figures.get();
+    const figureSeconds = (performance.now() - t) / 1000;
+    await timed(app, "/trials");
+    const trials: number[] = [];
+    for (let i = 0; i < runs; i++) trials.push((await timed(app, "/trials?sort=blocks&dir=desc")).ms);
+    const rows = store.rows().filter((r) => r.trajectory);
+    const transcript: number[] = [];
+    for (let i = 0; i < runs * 3; i++) {
+      transcript.push((await timed(app, `/trials/${rows[(i * 37) % rows.length].id}`)).ms);
+    }
+    const arms: number[] = [];
+    for (let i = 0; i < 3; i++) arms.push((await timed(app, "/")).ms);
+    const search: number[] = [];
+    for (const q of ["determination_finalize", "case-lock", "afib", "GLOBAL-01", "provider_determination"]) {
+      search.push((await timed(app, `/search?q=${q}`)).ms);
+    }
+    let ok = true;
+    ok = line("packets: Trials page", median(trials), "ms", 300) && ok;
+    line("packets: trial transcript (trajectory + replay overlay)", median(transcript), "ms");
+    line("packets: Arms figures (aggregate in a child process, once)", figureSeconds, "s");
+    line("packets: Arms page after", median(arms), "ms");
+    line("packets: search (after the first)", median(search.slice(1)), "ms");
+    ok = line("packets: resident memory", Deno.memoryUsage().rss / 2 ** 20, "MB", 300) && ok;
+    return ok;
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+/** Entry: prints the figures; exit 1 when a target is missed. */
+export async function main(args: string[]): Promise<number> {
   if (args[0] === "--replay") {
     const report = await replayTrees([LEADERBOARD], { arms: ["checklist", "critic"], out: args[1] });
     console.log(report.trials.length);
     return 0;
   }
-  if (!existsSync(LEADERBOARD)) {
-    console.error(
-      `Cannot run the dashboard benchmark: ${LEADERBOARD} is missing. Put the leaderboard packets in ../shared.`,
-    );
-    return 2;
+  const runs = Number(args[args.indexOf("--runs") + 1]) || 5;
+  const parts = args.filter((a) => ["table", "ledger", "packets"].includes(a));
+  const want = (p: string) => !parts.length || parts.includes(p);
+  let ok = true;
+  if (want("table")) {
+    console.log("== 10,000-row Trials table");
+    ok = await table(runs) && ok;
   }
-  const out = mkdtempSync(join(tmpdir(), "fiable-bench-dash-"));
-  try {
-    let t = performance.now();
-    // Ledgers are written by a child process, so the dashboard's memory is measured on its own.
-    const child = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", import.meta.filename ?? "", shaped ? "--write-ledgers" : "--replay", out],
-      stderr: "inherit",
-    }).output();
-    const n = new TextDecoder().decode(child.stdout).trim();
-    console.log(
-      `${shaped ? "wrote replay-shaped ledgers" : "replayed"} ${n} trials × 2 arms (${
-        ((performance.now() - t) / 1000).toFixed(1)
-      } s)`,
-    );
-    t = performance.now();
-    const { app, store } = createApp({ logs: [LEADERBOARD], results: [out] });
-    store.refresh();
-    while (store.fillToolCalls(50));
-    console.log(`indexed ${store.rows().length} rows (${((performance.now() - t) / 1000).toFixed(1)} s)`);
-    const time = async (path: string) => {
-      const t0 = performance.now();
-      const res = await app.request(path);
-      await res.text();
-      return performance.now() - t0;
-    };
-    await time("/trials");
-    const trials: number[] = [];
-    for (let i = 0; i < runs; i++) trials.push(await time("/trials"));
-    const rows = store.rows().filter((r) => r.source === "replay");
-    const timeline: number[] = [];
-    for (let i = 0; i < runs * 3; i++) {
-      timeline.push(await time(`/trials/${rows[(i * 37) % rows.length].id}`));
-    }
-    const arms: number[] = [];
-    for (let i = 0; i < 3; i++) arms.push(await time("/"));
-    const search: number[] = [];
-    for (const q of ["determination_finalize", "GLOBAL-01", "cm_care_plan", "CASE"]) {
-      search.push(await time(`/search?q=${q}`));
-    }
-    const rss = Deno.memoryUsage().rss / 2 ** 20;
-    const results = [
-      ["Trials page (all rows)", median(trials), 300, "ms"],
-      ["trial timeline", median(timeline), 100, "ms"],
-      ["Arms page", median(arms), Infinity, "ms"],
-      ["search (after first)", median(search.slice(1)), Infinity, "ms"],
-      ["resident memory", rss, 300, "MB"],
-    ] as const;
-    let ok = true;
-    for (const [name, v, target, unit] of results) {
-      const pass = v <= target;
-      ok &&= pass;
-      console.log(
-        `${name.padEnd(24)} ${v.toFixed(1).padStart(8)} ${unit}${
-          target === Infinity ? "" : `  (target ≤ ${target} ${unit}: ${pass ? "ok" : "MISSED"})`
-        }`,
-      );
-    }
-    return ok ? 0 : 1;
-  } finally {
-    rmSync(out, { recursive: true, force: true });
+  if (want("ledger")) {
+    console.log("== trial with a 1,000,000-line ledger");
+    ok = await ledger() && ok;
   }
+  if (want("packets")) {
+    console.log("== four leaderboard packets, replayed");
+    ok = await packets(runs) && ok;
+  }
+  return ok ? 0 : 1;
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));
