@@ -863,10 +863,14 @@ const DECISION_TEXT: Record<string, string> = {
   error: "guard failed open (allowed)",
 };
 
+function quietAllow(r: LedgerRecord): boolean {
+  return String(r.decision) === "allow" && !r.rules?.length && !r.note;
+}
+
 /** The guard's decision on one call, as the ledger recorded it (and as the model read a deny). */
 const GuardBox: FC<{ record: LedgerRecord; would?: string }> = ({ record, would }) => {
   const d = String(record.decision);
-  const quiet = d === "allow" && !record.rules?.length && !record.note;
+  const quiet = quietAllow(record);
   return (
     <div class={`guard gd-${cls(d)} ${would ? "would" : ""} ${quiet ? "quiet" : ""}`}>
       <span class="who">{would ? `replay (${would}) would have:` : "guard:"}</span> <Decision value={d} />
@@ -919,8 +923,15 @@ const CallView: FC<{ call: CallItem; overlay: string | null }> = ({ call, overla
         {call.isError ? <span class="badge d-error">error</span> : null}
         {!call.answered ? <span class="badge">no result</span> : null}
         {call.sidechain ? <span class="muted">(subagent)</span> : null}
+        {call.guard && quietAllow(call.guard)
+          ? (
+            <span class="guard-ok">
+              guard allowed{call.guard.latency_ms !== undefined ? ` · ${call.guard.latency_ms} ms` : ""}
+            </span>
+          )
+          : null}
       </div>
-      {call.guard ? <GuardBox record={call.guard} /> : null}
+      {call.guard && !quietAllow(call.guard) ? <GuardBox record={call.guard} /> : null}
       {call.would && (w !== "allow" || call.would.rules?.length)
         ? <GuardBox record={call.would} would={overlay ?? "replay"} />
         : null}
@@ -1670,6 +1681,7 @@ form#filters{margin:.5rem 0}form#filters label{margin-right:1rem}.would{color:#9
 .bar{display:inline-block;width:8rem;height:.6rem;background:#e5e7eb;margin-left:.5rem;vertical-align:middle}.bar span{display:block;height:100%;background:#4c78a8}
 #trials td{font-size:13px}#trials td:first-child{max-width:19rem;word-break:break-all}#trials td.task{max-width:13rem;word-break:break-all;font-size:12px;color:#4b5563}
 #trials td:nth-child(9),#trials td:nth-child(10){max-width:12rem;font-size:12px}
+.guard-ok{margin-left:.6rem;font-size:12px;color:#047857}
 dl.facts{display:grid;grid-template-columns:auto 1fr;gap:.1rem .6rem}dl.facts dt{color:#6b7280}
 .overlays a.active,.overlays a.active{font-weight:700}
 `;
