@@ -72,8 +72,9 @@ export interface AppOptions {
   /** Store refresh throttles (tests set 0 to see every change at once). */
   scanMs?: number;
   tailMs?: number;
-  /** Ledger bytes a request may read before answering (the background reads the rest). */
+  /** Ledger bytes and milliseconds a request may spend reading before answering (the background reads the rest). */
   tailBudget?: number;
+  tailTimeMs?: number;
   /** How long a page waits for the figures before answering with a placeholder that polls. */
   figureWaitMs?: number;
 }
@@ -179,7 +180,12 @@ export function createApp(
   const allowed = new Set([...LOOPBACK_HOSTS, ...(opts.hosts ?? []).map(hostName)]);
   let htmx: string | null = null;
   const refresh = () =>
-    store.refresh({ scanMs: opts.scanMs, tailMs: opts.tailMs, budget: opts.tailBudget ?? 4 * SLICE_BYTES });
+    store.refresh({
+      scanMs: opts.scanMs,
+      tailMs: opts.tailMs,
+      budget: opts.tailBudget ?? 4 * SLICE_BYTES,
+      timeMs: opts.tailTimeMs,
+    });
   let noticeAt = -1;
   let noticeText: string | null = null;
   const notice = (): string | null => {
@@ -646,6 +652,7 @@ export function serve(
     prices: priced?.prices,
     experiments: a.experiments,
     tailBudget: 256 << 10,
+    tailTimeMs: 30,
     ...opts,
     // Requests never rescan the trees; the timer below does, so no request pays for a walk of 10,000 dirs.
     scanMs: Infinity,

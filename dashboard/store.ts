@@ -246,10 +246,12 @@ export class Store {
   constructor(readonly sources: Sources) {}
 
   /**
-   * Rescans roots at most every `scanMs`, reads grown ledgers at most every `tailMs` (at most `budget` bytes
-   * this call; `pump()` reads the rest), rebuilds rows when anything changed.
+   * Rescans roots at most every `scanMs`, reads grown ledgers at most every `tailMs` (about `budget` bytes
+   * and `timeMs` milliseconds this call; `pump()` reads the rest), rebuilds rows when anything changed.
    */
-  refresh(opts: { scanMs?: number; tailMs?: number; now?: number; budget?: number } = {}): void {
+  refresh(
+    opts: { scanMs?: number; tailMs?: number; now?: number; budget?: number; timeMs?: number } = {},
+  ): void {
     const now = opts.now ?? Date.now();
     if (now - this.lastScan >= (opts.scanMs ?? 3000)) {
       this.scan();
@@ -257,7 +259,7 @@ export class Store {
       this.lastTail = -Infinity;
     }
     if (now - this.lastTail >= (opts.tailMs ?? 200)) {
-      this.tail(opts.budget ?? 4 * SLICE_BYTES, now);
+      this.tail(opts.budget ?? 4 * SLICE_BYTES, now, opts.timeMs ?? Infinity);
       this.lastTail = now;
     }
     if (this.dirty) this.build();
@@ -283,12 +285,14 @@ export class Store {
     return more || [...this.tails.values()].some((t) => t.behind);
   }
 
-  private tail(budget: number, now: number): void {
+  private tail(budget: number, now: number, timeMs: number): void {
     const window = (this.sources.liveWindow ?? 600) * 1000;
+    const t0 = performance.now();
     let left = budget;
     for (const tail of this.tails.values()) {
       const active = tail.behind || tail.mtime === 0 || now - tail.mtime <= window;
       if (!active) continue;
+      if (performance.now() - t0 > timeMs) break;
       // Every active ledger gets a little, so a small live append is never starved by a big backlog.
       left -= tail.refresh(Math.max(64 << 10, left));
     }

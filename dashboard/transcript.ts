@@ -4,7 +4,14 @@
  * call by tool_use_id, the stop gate, lifecycle events), a replay's would-be decisions as an overlay, and
  * links from each failed check to the steps that touched its tool or case. Pure: no I/O.
  */
-import { codexOutput, resultText, type ToolEvent, type Trajectory } from "../lib/atif.ts";
+import {
+  asInput,
+  codexOutput,
+  messageText,
+  resultText,
+  type ToolEvent,
+  type Trajectory,
+} from "../lib/atif.ts";
 import type { LedgerRecord } from "../lib/ledger.ts";
 import { isMutating, normalizeToolName } from "../lib/names.ts";
 import type { RuleMeta } from "../lib/rule.ts";
@@ -141,31 +148,7 @@ function metricsOf(step: Record<string, unknown>): StepMetrics | null {
   return Object.values(out).some((v) => v !== null) ? out : null;
 }
 
-function textOf(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (Array.isArray(value)) {
-    return value.map((p) => (typeof p === "string" ? p : typeof p?.text === "string" ? p.text : "")).join(
-      "\n",
-    );
-  }
-  return value == null ? "" : JSON.stringify(value);
-}
-
 const PLACEHOLDER = /^Executed \S+ \S+$/;
-
-function inputOf(args: unknown): Record<string, unknown> {
-  if (args && typeof args === "object" && !Array.isArray(args)) return args as Record<string, unknown>;
-  if (typeof args === "string") {
-    try {
-      const v = JSON.parse(args);
-      if (v && typeof v === "object" && !Array.isArray(v)) return v;
-    } catch {
-      // kept raw
-    }
-    return { _raw: args };
-  }
-  return {};
-}
 
 function byToolUse(records: readonly LedgerRecord[], events: string[]): Map<string, LedgerRecord> {
   const out = new Map<string, LedgerRecord>();
@@ -262,12 +245,12 @@ export function buildTranscript(input: {
   }
   const byStep = new Map<number, ToolEvent[]>();
   for (const c of calls) byStep.set(c.step, [...(byStep.get(c.step) ?? []), c]);
-  const echoes = new Set([...results.values()].map((v) => textOf(v).trim()).filter(Boolean));
+  const echoes = new Set([...results.values()].map((v) => messageText(v).trim()).filter(Boolean));
   const steps: Item[] = [];
   let seenAgent = false;
   trajectory.steps.forEach((step, index) => {
     const t = typeof step.timestamp === "string" ? step.timestamp : null;
-    const message = textOf(step.message);
+    const message = messageText(step.message);
     if (step.source === "system" || message.trimStart().startsWith("<environment_context>")) {
       steps.push({ kind: "system", step: index, t, text: message });
       return;
@@ -293,8 +276,8 @@ export function buildTranscript(input: {
       const id = String(raw.tool_call_id ?? `step${index}`);
       const expanded = mine.filter((c) => c.id === id || c.id.startsWith(`${id}#`));
       const name = String(raw.function_name ?? "");
-      const script = name === "exec" && typeof inputOf(raw.arguments).input === "string"
-        ? String(inputOf(raw.arguments).input)
+      const script = name === "exec" && typeof asInput(raw.arguments).input === "string"
+        ? String(asInput(raw.arguments).input)
         : null;
       if (expanded.length) {
         expanded.forEach((c, n) =>
@@ -313,12 +296,16 @@ export function buildTranscript(input: {
         continue;
       }
       const content = results.get(id);
-      const text = content === undefined ? "" : script ? codexOutput(textOf(content)) : resultText(content);
+      const text = content === undefined
+        ? ""
+        : script
+        ? codexOutput(messageText(content))
+        : resultText(content);
       items.push(callItem({
         id,
         raw: name,
         tool: normalizeToolName(name),
-        input: script ? {} : inputOf(raw.arguments),
+        input: script ? {} : asInput(raw.arguments),
         result: text,
         isError: /\[error\] tool reported failure\s*$/.test(text),
         answered: content !== undefined,
@@ -331,7 +318,7 @@ export function buildTranscript(input: {
       step: index,
       t,
       text: items.length && PLACEHOLDER.test(message.trim()) ? "" : message,
-      reasoning: textOf(step.reasoning_content),
+      reasoning: messageText(step.reasoning_content),
       metrics: metricsOf(step as Record<string, unknown>),
       calls: items,
     });
@@ -356,7 +343,7 @@ export function ledgerTranscript(
       const input = r.input && typeof r.input === "object" && !Array.isArray(r.input)
         ? r.input as Record<string, unknown>
         : {};
-      const result = post ? textOf(post.event === "post-fail" ? post.error : post.result) : "";
+      const result = post ? messageText(post.event === "post-fail" ? post.error : post.result) : "";
       out.push({
         kind: "agent",
         step: i,

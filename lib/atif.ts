@@ -314,7 +314,8 @@ function isErrorResult(
     /^\s*\{"content":.*"isError":\s*true\}\s*$/s.test(text);
 }
 
-function asInput(args: unknown): Record<string, unknown> {
+/** A call's arguments as an object: parsed from a JSON string when needed, else `{_raw: text}`. */
+export function asInput(args: unknown): Record<string, unknown> {
   if (args && typeof args === "object" && !Array.isArray(args)) return args as Record<string, unknown>;
   if (typeof args === "string") {
     try {
