@@ -148,7 +148,8 @@ function metricsOf(step: Record<string, unknown>): StepMetrics | null {
   return Object.values(out).some((v) => v !== null) ? out : null;
 }
 
-const PLACEHOLDER = /^Executed \S+ \S+$/;
+/** A message that only stood for its tool calls (Claude Code, codex: `Executed Read toolu_…`; hermes: `[tool call]`). */
+const PLACEHOLDER = /^(?:Executed \S+ \S+|\[tool call\])$/;
 
 function byToolUse(records: readonly LedgerRecord[], events: string[]): Map<string, LedgerRecord> {
   const out = new Map<string, LedgerRecord>();

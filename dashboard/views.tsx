@@ -845,7 +845,7 @@ const Votes: FC<{ record: LedgerRecord }> = ({ record }) =>
         <tbody>
           {record.votes.map((v) => (
             <tr>
-              <td>{String(v?.judge ?? "")}</td>
+              <td>{String(v?.judge ?? "")}{v?.mode ? ` (${v.mode})` : ""}</td>
               <td>{v?.object ? "objects" : "accepts"}</td>
               <td>{String(v?.reason ?? "")}</td>
             </tr>
