@@ -19,29 +19,8 @@ export const RECIPE_TEXT: Record<Recipe, string> = {
   C: "recipe C — input, output and cache tokens at list prices, cache tokens counted twice",
 };
 
-/** Issue 15's per-arm integrity (optional until it lands; rendered when present). */
-export interface Integrity {
-  trials?: number;
-  with_ledger?: number;
-  without_ledger?: number;
-  full_coverage?: number;
-  below_coverage?: number;
-  coverage_min?: number | null;
-  hook_modes?: Record<string, number>;
-  fail_open_errors?: number;
-  tool_calls?: number;
-  errors_per_100_calls?: number | null;
-  errors_flag?: boolean;
-  gaps?: number;
-  restarts?: number;
-  plan_injected?: number;
-  stop_blocks?: number;
-  marked?: boolean;
-  problems?: string[];
-}
-
-/** An aggregate row, possibly carrying issue 15's integrity object. */
-export type ArmRow = AggRow & { integrity?: Integrity };
+/** An aggregate row; its `integrity` (lib/integrity.ts) is rendered when present. */
+export type ArmRow = AggRow;
 
 /** The figures as last computed. */
 export interface FiguresState {
@@ -123,10 +102,6 @@ export class Figures {
     const job: FiguresJob = {
       arms,
       opts: { recipe: this.opts.recipe, prices: this.opts.prices, control: control ?? undefined },
-      known: [...this.store.toolCounts],
-      count: this.store.trialInfos().map((t) => t.trajectory).filter((p): p is string =>
-        !!p && !this.store.toolCounts.has(p)
-      ),
     };
     try {
       const { result, fresh } = await inChild(job);

@@ -213,6 +213,13 @@ export const ArmsTable: FC<{ result: AggregateResult; recipe: string }> = ({ res
         <td class="diff">
           {r.arm === result.control ? "control" : c ? diffText(c) : "—"}
           {c ? <div class="muted">gained {c.gained.length} · lost {c.lost.length}</div> : null}
+          {c?.marked?.length
+            ? (
+              <div class="badge warn" title="run integrity is marked for these arms">
+                ⚠ not a result until {c.marked.join(", ")} is fully guarded
+              </div>
+            )
+            : null}
         </td>
         <td>
           {r.mean_cost_usd === null
@@ -312,12 +319,16 @@ export const IntegrityTable: FC<{ rows: ArmRow[] }> = ({ rows }) => {
                   {r.arm} {i.marked ? <span class="badge warn">⚠ not fully guarded</span> : null}
                 </td>
                 <td>
-                  {i.full_coverage ?? "—"} of {i.trials ?? r.n_trials}
-                  {i.coverage_min !== undefined && i.coverage_min !== null
-                    ? <span class="muted">(lowest {pct(i.coverage_min)})</span>
-                    : null}
+                  {!i.with_ledger && !i.marked ? <span class="muted">— (no guard in this arm)</span> : (
+                    <>
+                      {i.full_coverage} of {i.trials}
+                      {i.coverage_min !== null && i.coverage_min < 1
+                        ? <span class="muted">{` (lowest ${pct(i.coverage_min)})`}</span>
+                        : null}
+                    </>
+                  )}
                 </td>
-                <td>{i.without_ledger ?? "—"}</td>
+                <td>{i.without_ledger}</td>
                 <td>
                   {Object.entries(i.hook_modes ?? {}).map(([k, v]) => `${k} ${v}`).join(" · ") || "—"}
                 </td>

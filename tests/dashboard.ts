@@ -198,6 +198,18 @@ arms(
     for (const tr of table.split("<tr class=").slice(1)) {
       assert.is((text(tr).match(/\d%\s\[/g) ?? []).length, 1, "one pass@1 interval per arm");
     }
+    const integrity = text(html.slice(html.indexOf('id="integrity"')));
+    for (const r of overall.filter((x) => x.integrity)) {
+      const i = r.integrity!;
+      const cell = !i.with_ledger && !i.marked
+        ? "— (no guard in this arm)"
+        : `${i.full_coverage} of ${i.trials}`;
+      assert.match(integrity, `${r.arm}${i.marked ? " ⚠ not fully guarded" : ""} ${cell}`);
+    }
+    assert.ok(
+      overall.find((r) => r.arm === "checklist")!.integrity!.full_coverage > 0,
+      "samples are guarded",
+    );
     const checklist = expected.comparisons.find((c) => c.arm === "checklist" && c.domain === "overall")!;
     assert.match(text(table), `+${(checklist.diff! * 100).toFixed(1)} pts`);
     assert.match(html, "cost / trial (recipe B)");
@@ -853,6 +865,7 @@ words("the demo's synthetic trials carry a caveat on every page; real trials do 
 words("the demo prints the commands that do what it did", async () => {
   const cmds = demoCommands({ samples: "/x/s", results: "/x/a", replay: "/x/r" }, ["stock", "checklist"]);
   assert.equal(cmds, [
+    "deno task verify /x/s",
     "deno task replay /x/s/stock --arm checklist,critic --out /x/r",
     "deno task aggregate --arm stock=/x/s/stock --arm checklist=/x/s/checklist --control stock --out /x/a",
     "deno task dashboard --logs /x/s --results /x/a /x/r --control stock",
