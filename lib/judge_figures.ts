@@ -2,12 +2,10 @@
  * Replay figures for the critic's decision-point judges, from the per-trial replay results: per judge, how
  * often it objects in failed and in passing trials, what it alone adds to the checklist arm (trials blocked,
  * rescue estimate), and the critic arm's increment over the checklist arm, overall and per packet (a judge
- * tuned to one agent's wording shows it there). Pure apart from `packetOf`, which looks at the tree.
+ * tuned to one agent's wording shows it there). Packets are replay's own (`packetOf`, set on each trial).
  */
-import { existsSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
 import type { Arm } from "./ledger.ts";
-import { checkMatches, summarize, type TrialReplay } from "./replay.ts";
+import { checkMatches, packetName, packetOf, summarize, type TrialReplay } from "./replay.ts";
 import { JUDGES } from "./judges/mod.ts";
 
 /** One judge's figures (counts are trials). */
@@ -58,7 +56,10 @@ function withJudge(t: TrialReplay, name: string, id: string, checks: string[], f
 }
 
 /** The judge figures for replayed trials; `packet` names the packet in the list of passing trials. */
-export function judgeReport(trials: TrialReplay[], packet: (dir: string) => string = packetOf): JudgeReport {
+export function judgeReport(
+  trials: TrialReplay[],
+  packet: (t: TrialReplay) => string = trialPacket,
+): JudgeReport {
   const from = voteArm(trials);
   const hasBoth = trials.some((t) => t.arms.checklist) && trials.some((t) => t.arms.critic);
   const checklist = hasBoth ? summarize(trials, 0, "checklist") : null;
@@ -79,7 +80,7 @@ export function judgeReport(trials: TrialReplay[], packet: (dir: string) => stri
       if (!from || !t.arms[from]?.votes?.[name]?.length) continue;
       if (t.passed) {
         row.fires_passed++;
-        row.passing.push(`${packet(t.dir)}/${t.name}`);
+        row.passing.push(`${packet(t)}/${t.name}`);
         continue;
       }
       row.fires_failed++;
@@ -112,28 +113,19 @@ export function judgeReport(trials: TrialReplay[], packet: (dir: string) => stri
   return { trials: trials.length, passed: trials.filter((t) => t.passed).length, judges, delta };
 }
 
-/**
- * The packet a trial belongs to: the nearest folder above it holding `results.csv` or `submission.json`
- * (a leaderboard packet); the trial's grandparent's name when there is none.
- */
-export function packetOf(trialDir: string): string {
-  let dir = dirname(trialDir);
-  for (let i = 0; i < 6 && dir !== dirname(dir); i++, dir = dirname(dir)) {
-    if (existsSync(join(dir, "results.csv")) || existsSync(join(dir, "submission.json"))) {
-      return basename(dir);
-    }
-  }
-  return basename(dirname(dirname(trialDir)));
+/** A trial's packet name: the one replay set on it (`packetOf`), else found from its folder. */
+function trialPacket(t: TrialReplay): string {
+  return packetName(t.packet ?? packetOf(t));
 }
 
 /** Judge figures per packet, packets in name order. */
 export function judgeReportByPacket(
   trials: TrialReplay[],
-  packet: (dir: string) => string = packetOf,
+  packet: (t: TrialReplay) => string = trialPacket,
 ): Record<string, JudgeReport> {
   const groups = new Map<string, TrialReplay[]>();
   for (const t of trials) {
-    const name = packet(t.dir);
+    const name = packet(t);
     groups.set(name, [...groups.get(name) ?? [], t]);
   }
   const sorted = [...groups].sort(([a], [b]) => a.localeCompare(b));

@@ -1,10 +1,7 @@
 /** Judge figures from per-trial replay results: hand-built trials with known answers, and packet grouping. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { formatJudgeReport, judgeReport, judgeReportByPacket, packetOf } from "../lib/judge_figures.ts";
+import { formatJudgeReport, judgeReport, judgeReportByPacket } from "../lib/judge_figures.ts";
 import type { ArmResult, FiredCall, TrialReplay } from "../lib/replay.ts";
 
 const s = suite("judge figures");
@@ -61,7 +58,7 @@ const TRIALS: TrialReplay[] = [
 ];
 
 s("per judge: fires in failed, with a protected check failed, in passed, and what it adds alone", () => {
-  const r = judgeReport(TRIALS, (dir) => dir.split("/")[2]);
+  const r = judgeReport(TRIALS, (t) => t.dir.split("/")[2]);
   const [sc, p2p] = r.judges;
   assert.equal(
     [sc.id, sc.fires_failed, sc.fires_failed_protected, sc.fires_passed, sc.only_it_blocks, sc.rescue_added],
@@ -91,7 +88,7 @@ s("no checklist arm: fires are still counted, increments are not", () => {
 });
 
 s("per packet: grouped by the packet folder, in name order", () => {
-  const by = judgeReportByPacket(TRIALS, (dir) => dir.split("/")[2]);
+  const by = judgeReportByPacket(TRIALS, (t) => t.dir.split("/")[2]);
   assert.equal(Object.keys(by), ["pkt-a", "pkt-b"]);
   assert.equal([by["pkt-a"].trials, by["pkt-b"].passed, by["pkt-b"].judges[1].fires_passed], [1, 1, 1]);
   const text = formatJudgeReport(judgeReport(TRIALS), by);
@@ -102,22 +99,6 @@ s("per packet: grouped by the packet folder, in name order", () => {
     "critic − checklist: trials blocked +1 failed, 0 passed; rescue estimate upper +1, strict +1",
   );
   assert.match(text, "| pkt-b | 2 (1) | 0/0/0 | 1/1/1 | 0 / 0 | 0 / 0 |");
-});
-
-s("packetOf: the nearest folder holding results.csv or submission.json", () => {
-  const root = mkdtempSync(join(tmpdir(), "packets-"));
-  try {
-    const packet = join(root, "2026-07-06-sonnet-5-claude-code");
-    const t = join(packet, "trials", "pa_provider", "pa_t013__x");
-    mkdirSync(t, { recursive: true });
-    writeFileSync(join(packet, "results.csv"), "task,reward\n");
-    assert.is(packetOf(t), "2026-07-06-sonnet-5-claude-code");
-    const bare = join(root, "jobs", "job1", "trial__y");
-    mkdirSync(bare, { recursive: true });
-    assert.is(packetOf(bare), "jobs");
-  } finally {
-    rmSync(root, { recursive: true, force: true });
-  }
 });
 
 s.run();
