@@ -375,11 +375,13 @@ export const PRINCIPLES: readonly Principle[] = [
     seat: "payer",
     phases: payerThrough("mdreview"),
     text:
-      "Choose decision=p2p_review only when a peer-to-peer already exists for the case (p2p_list) or the task " +
-      "is a peer-to-peer task; otherwise decide directly.",
+      "decision=p2p_review leaves the case unsigned until a peer-to-peer happens: choose it when a peer-to-peer " +
+      "exists for the case (p2p_list), the task is a peer-to-peer task, or the provider's submission asks for a " +
+      "peer-to-peer before an adverse decision; otherwise sign the decision directly.",
     protects: ["md.signed_off", "p2p.request_exists", "p2p.determination_matches_contract"],
     provenance:
-      "checks.md §8: p2p_review where a signed decision was expected (97 trials); failure-analysis §4",
+      "checks.md §8: p2p_review where a signed decision was expected (97 trials); failure-analysis §4; " +
+      "replay of 10 packets: 5 passing nurse-review trials chose p2p_review with no P2P yet (lib/judges/p2p_contract.ts)",
   },
   {
     id: "P-UM-10",
