@@ -12,7 +12,7 @@ import {
   type ArmInput,
 } from "./lib/aggregate.ts";
 import { toCsv, toMarkdown } from "./lib/aggregate_report.ts";
-import { parsePrices, type Recipe, RECIPES } from "./lib/cost.ts";
+import { parsePrices, type Recipe, RECIPE_NOTES, RECIPES } from "./lib/cost.ts";
 
 export { aggregateArms, aggregateArmsParallel };
 
@@ -21,7 +21,8 @@ const USAGE = `Usage: deno task aggregate [--arm NAME=DIR]... [DIR]... [options]
   DIR                 an arm named after the directory
   --ledgers NAME=DIR  replay ledgers (*.jsonl) for arm NAME
   --control NAME      the arm every other arm is compared against
-  --recipe A|B|C      cost/walltime recipe (harness.md §5.3); default B
+  --recipe A|B|C      cost/walltime recipe; default B
+${RECIPES.map((r) => `                        ${r}: ${RECIPE_NOTES[r]}`).join("\n")}
   --prices FILE       chi-bench prices.yaml; default data/prices.yaml
   --out DIR           output dir; default results/<arm names>/
   --iters N --seed N  bootstrap iterations (1000) and seed (0)

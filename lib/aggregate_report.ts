@@ -5,6 +5,7 @@
 import type { AggregateResult, Comparison, Row } from "./aggregate.ts";
 import type { ArmIntegrity } from "./integrity.ts";
 import type { Estimate } from "./stats.ts";
+import { RECIPE_NOTES } from "./cost.ts";
 
 /** The leaderboard's results.csv columns, in order (harness.md §5.2), without `submitted_at`. */
 export const LEADERBOARD_COLUMNS = [
@@ -254,7 +255,9 @@ export function toMarkdown(result: AggregateResult): string {
   const out: string[] = [];
   out.push("# Aggregate", "");
   out.push(
-    `Recipe ${result.recipe} (harness.md §5.3); 95% CIs are task-level percentile bootstraps, ` +
+    `Recipe ${result.recipe} (${
+      RECIPE_NOTES[result.recipe]
+    }); 95% CIs are task-level percentile bootstraps, ` +
       `${result.iters} iterations, seed ${result.seed}. pass@1 = mean over tasks of passes/attempts.`,
     "",
   );

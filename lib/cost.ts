@@ -14,6 +14,12 @@ import type { TrialSummary } from "./trials.ts";
 export type Recipe = "A" | "B" | "C";
 /** The recipes, for CLI validation. */
 export const RECIPES: Recipe[] = ["A", "B", "C"];
+/** What each recipe computes, in one line (the CLI usage and the aggregate report quote it). */
+export const RECIPE_NOTES: Record<Recipe, string> = {
+  A: "chi-bench's public aggregator: cache-read tokens × cache price, walltime 0",
+  B: "uncached input + output + cache-read tokens at list prices, walltime = agent execution",
+  C: "all input + output + cache-read tokens at list prices (cache counted twice), walltime = whole trial",
+};
 
 /** One model's prices in USD per 1M tokens; `cache` is the cache-read rate. */
 export interface Price {
