@@ -8,7 +8,15 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type { LedgerRecord } from "../lib/ledger.ts";
-import { findTrials, readScorecard, readTrial, type TrialRef, type TrialSummary } from "../lib/trials.ts";
+import {
+  findTrials,
+  packetName,
+  packetOf,
+  readScorecard,
+  readTrial,
+  type TrialRef,
+  type TrialSummary,
+} from "../lib/trials.ts";
 import { readTrajectory, type Trajectory } from "../lib/atif.ts";
 import { type Prices, type Recipe, trialCost } from "../lib/cost.ts";
 import type { ToolCount } from "../lib/tool_counts.ts";
@@ -165,6 +173,8 @@ interface TrialInfo {
   cost: number | null;
   failedChecks: string[];
   synthetic: boolean;
+  /** The packet folder's name (replay writes a trial's ledgers under it, so same-named trials stay apart). */
+  packet: string;
 }
 
 const SEAT_DOMAIN: Record<string, string> = { provider: "pa_provider", payer: "pa_um", cm: "cm" };
@@ -368,6 +378,7 @@ export class Store {
         : null,
       failedChecks,
       synthetic: raw?.source === "fiable-samples",
+      packet: packetName(packetOf(ref.dir)),
     };
   }
 
@@ -457,7 +468,9 @@ export class Store {
       const replayArms = new Map<string, LedgerPart[]>();
       for (const key of keys) {
         for (const [arm, list] of replays.get(key) ?? []) {
-          replayArms.set(arm, [...(replayArms.get(arm) ?? []), ...list]);
+          // Two packets can hold a trial of the same name: keep the replay written under this trial's packet.
+          const mine = list.filter((p) => basename(dirname(p.tail.path)) === info.packet);
+          replayArms.set(arm, [...(replayArms.get(arm) ?? []), ...(mine.length ? mine : list)]);
           usedReplays.add(key);
         }
       }

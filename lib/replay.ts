@@ -3,8 +3,8 @@
  * (`decide`), per arm. Shadow semantics: a would-be block is recorded and the trial continues as recorded.
  * Then trial-level metrics (failure-analysis §3, §8): ff / ffc / fp per rule, closure gate, rescue bound.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, resolve, sep } from "node:path";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve, sep } from "node:path";
 import {
   agentTexts,
   countToolCalls,
@@ -21,7 +21,9 @@ import { isJudged } from "./judges/mod.ts";
 import { GATE_PROTECTS } from "./closure.ts";
 import { isMutating } from "./names.ts";
 import { type Arm, ledgerFileName, type LedgerRecord } from "./ledger.ts";
-import { findTrials, readScorecard, readTrial, type TrialRef } from "./trials.ts";
+import { findTrials, packetName, packetOf, readScorecard, readTrial, type TrialRef } from "./trials.ts";
+
+export { packetName, packetOf };
 
 /** The arms replayed when none are named. */
 export const DEFAULT_ARMS: Arm[] = ["checklist", "critic"];
@@ -133,24 +135,6 @@ export function checkMatches(pattern: string, id: string): boolean {
   return new RegExp(`^${re}$`).test(id);
 }
 
-/** Files that mark a submission packet's root folder. */
-const PACKET_MARKERS = ["results.csv", "submission.json"];
-
-/**
- * The packet a trial belongs to: the nearest folder above the trial holding `results.csv` or
- * `submission.json` (a leaderboard packet), else the replayed path that contains the trial (the deepest one),
- * else the trial's parent folder. Pass the paths given to replay as `roots`.
- */
-export function packetOf(trial: { dir: string } | string, roots: readonly string[] = []): string {
-  const dir = typeof trial === "string" ? trial : trial.dir;
-  for (let at = dirname(dir); at !== dirname(at) && at !== "."; at = dirname(at)) {
-    if (PACKET_MARKERS.some((m) => existsSync(join(at, m)))) return at;
-  }
-  const full = resolve(dir);
-  const containing = roots.filter((r) => full === resolve(r) || full.startsWith(resolve(r) + sep));
-  return containing.sort((a, b) => resolve(b).length - resolve(a).length)[0] ?? dirname(dir);
-}
-
 /** Items grouped by their `packet`, in first-seen order (for per-packet figures). */
 export function groupByPacket<T extends { packet?: string }>(items: readonly T[]): Map<string, T[]> {
   const groups = new Map<string, T[]>();
@@ -161,11 +145,6 @@ export function groupByPacket<T extends { packet?: string }>(items: readonly T[]
     else groups.set(key, [item]);
   }
   return groups;
-}
-
-/** A packet's display name: its folder name. */
-export function packetName(packet: string): string {
-  return basename(packet) || packet;
 }
 
 /**
@@ -445,7 +424,8 @@ function replayOne(ref: TrialRef, opts: ReplayOptions): TrialReplay | Unreadable
     });
     let ledger: string | null = null;
     if (opts.out) {
-      const dir = join(opts.out, arm);
+      // One folder per packet: reruns in two packets can share a trial's folder name.
+      const dir = join(opts.out, arm, packetName(replay.packet ?? packetOf(ref, opts.roots)));
       mkdirSync(dir, { recursive: true });
       ledger = join(dir, ledgerFileName(ref.name));
       writeFileSync(ledger, records.map((r) => JSON.stringify(r) + "\n").join(""));

@@ -4,7 +4,7 @@
  * `verifier/reward.json` into plain summaries. A trial passes iff reward ≥ 1.0 (checks.md §2).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 
 /** The three v1.0.0 domains, in leaderboard order. */
 export const DOMAINS = ["pa_provider", "pa_um", "cm"] as const;
@@ -333,4 +333,27 @@ export function readScorecard(path: string): Scorecard {
   const map = (data.checks ?? data.check_scores ?? {}) as Record<string, unknown>;
   const checks = Object.entries(map).map(([id, v]) => ({ id, passed: verdict(v), kind: checkKind(id) }));
   return { reward: num(data.binary_reward), checks };
+}
+
+/** Files that mark a submission packet's root folder. */
+const PACKET_MARKERS = ["results.csv", "submission.json"];
+
+/**
+ * The packet a trial belongs to: the nearest folder above the trial holding `results.csv` or
+ * `submission.json` (a leaderboard packet), else the replayed path that contains the trial (the deepest one),
+ * else the trial's parent folder. Pass the paths given to replay as `roots`.
+ */
+export function packetOf(trial: { dir: string } | string, roots: readonly string[] = []): string {
+  const dir = typeof trial === "string" ? trial : trial.dir;
+  for (let at = dirname(dir); at !== dirname(at) && at !== "."; at = dirname(at)) {
+    if (PACKET_MARKERS.some((m) => existsSync(join(at, m)))) return at;
+  }
+  const full = resolve(dir);
+  const containing = roots.filter((r) => full === resolve(r) || full.startsWith(resolve(r) + sep));
+  return containing.sort((a, b) => resolve(b).length - resolve(a).length)[0] ?? dirname(dir);
+}
+
+/** A packet's display name: its folder name. */
+export function packetName(packet: string): string {
+  return basename(packet) || packet;
 }

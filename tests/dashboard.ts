@@ -54,7 +54,7 @@ import {
   writeBigLedgerTrial,
   writeFixture,
 } from "./support/dashboard_fixture.ts";
-import { writeTrials } from "./support/atif_fixture.ts";
+import { fixtureTrials, writeTrials } from "./support/atif_fixture.ts";
 import { KNOWN, writeHandbook } from "./support/handbook_fixture.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "fiable-dash-"));
@@ -461,6 +461,32 @@ transcript("a replayed trial shows the replay's would-be decisions on its own tr
   assert.match(page, 'class="overlays"');
   assert.match((await get(`/trials/${row.id}?replay=critic`)).text, "replay (critic) would have:");
   assert.not.match((await get(`/trials/${row.id}?replay=none`)).text, "would have:");
+});
+
+transcript("two packets holding a trial of the same name each show their own replay", async () => {
+  const root = mkdtempSync(join(tmpdir(), "fiable-dash-packets-"));
+  try {
+    const all = fixtureTrials();
+    const blocked = all.find((t) => t.name.endsWith("aaaaaaa"))!;
+    const clean = all.find((t) => t.name.endsWith("ggggggg"))!;
+    for (
+      const [packet, trial] of [["pkt-a", blocked], ["pkt-b", { ...clean, name: blocked.name }]] as const
+    ) {
+      writeTrials(join(root, packet), [trial]);
+      writeFileSync(join(root, packet, "results.csv"), "agent,model\n");
+    }
+    const out = join(root, "replay-out");
+    await replayTrees([root], { arms: ["checklist"], rules: ["PP-01"], out, workers: 0 });
+    const { store: s } = createApp({ logs: [root], results: [] }, { scanMs: 0, tailMs: 0, ...WAIT });
+    s.refresh({ scanMs: 0 });
+    const same = s.rows().filter((r) => r.name === blocked.name && r.trialDir);
+    const verdict = (packet: string) =>
+      same.find((r) => r.trialDir!.includes(packet))!.replays.find((m) => m.arm === "checklist")!.blocked;
+    assert.is(same.length, 2);
+    assert.equal([verdict("pkt-a"), verdict("pkt-b")], [true, false]);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
 
 transcript(

@@ -81,30 +81,36 @@ s("--json keys are exactly the issue's shape", async () => {
   ]);
 });
 
-s("ledgers: one per readable trial, live format, replay-marked, first block marked once", () => {
-  const files = readdirSync(join(out, "checklist")).sort();
-  assert.is(files.length, 8);
-  for (const f of files) {
-    const { records, corrupt } = parseLedger(readFileSync(join(out, "checklist", f), "utf8"));
-    assert.is(corrupt, 0);
-    assert.ok(records.every((r) => r.replay === true && r.arm === "checklist"), f);
-    assert.ok(records.filter((r) => r.first_block).length <= 1, f);
-    assert.is(records[0].event, "prompt");
-    assert.is(records.at(-1)!.event, "stop");
-  }
-  const denied = parseLedger(
-    readFileSync(join(out, "checklist", "pa_t001_new_referral__aaaaaaa.jsonl"), "utf8"),
-  );
-  const first = denied.records.find((r) => r.first_block)!;
-  assert.equal([first.event, first.decision, first.tool, first.rules?.[0].id], [
-    "pre",
-    "deny",
-    "auth.submit_authorization",
-    "PP-01",
-  ]);
-  // Shadow semantics: the denied call still happened, so its result is recorded after the deny.
-  assert.ok(denied.records.some((r) => r.event === "post" && r.tool === "auth.submit_authorization"));
-});
+s(
+  "ledgers: one per readable trial, in its packet's folder, live format, replay-marked, first block marked once",
+  () => {
+    // The hand-built tree has no results.csv, so its packet is the path given: out/<arm>/<its name>/.
+    const ledgers = join(out, "checklist", "packet");
+    assert.equal(readdirSync(join(out, "checklist")), ["packet"]);
+    const files = readdirSync(ledgers).sort();
+    assert.is(files.length, 8);
+    for (const f of files) {
+      const { records, corrupt } = parseLedger(readFileSync(join(ledgers, f), "utf8"));
+      assert.is(corrupt, 0);
+      assert.ok(records.every((r) => r.replay === true && r.arm === "checklist"), f);
+      assert.ok(records.filter((r) => r.first_block).length <= 1, f);
+      assert.is(records[0].event, "prompt");
+      assert.is(records.at(-1)!.event, "stop");
+    }
+    const denied = parseLedger(
+      readFileSync(join(ledgers, "pa_t001_new_referral__aaaaaaa.jsonl"), "utf8"),
+    );
+    const first = denied.records.find((r) => r.first_block)!;
+    assert.equal([first.event, first.decision, first.tool, first.rules?.[0].id], [
+      "pre",
+      "deny",
+      "auth.submit_authorization",
+      "PP-01",
+    ]);
+    // Shadow semantics: the denied call still happened, so its result is recorded after the deny.
+    assert.ok(denied.records.some((r) => r.event === "post" && r.tool === "auth.submit_authorization"));
+  },
+);
 
 s("summary.json: per-trial details, unreadable with path and reason, unresolved codex calls", () => {
   const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
