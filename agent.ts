@@ -13,12 +13,12 @@ import { type AgentConfig, parseConfig, USAGE } from "./lib/agent/config.ts";
 import { anthropicModel, type Model } from "./lib/agent/model.ts";
 import { combine, connectMcp, type Toolbox } from "./lib/agent/mcp.ts";
 import { type HandbookSearch, handbookTools, sharedSearch } from "./lib/agent/handbook_tools.ts";
-import { CACHE_NAME, handbookLookup } from "./lib/handbook.ts";
+import { CACHE_NAME, handbookLookup } from "./lib/guard/handbook.ts";
 import { inlineGuard } from "./lib/agent/guard.ts";
 import { type LoopResult, runLoop } from "./lib/agent/loop.ts";
 import { newTrajectory, writeTrajectory } from "./lib/agent/trajectory.ts";
-import { parseProfile, type Profile, resolveSettings } from "./lib/profile.ts";
-import type { EngineConfig } from "./lib/decide.ts";
+import { parseProfile, type Profile, resolveSettings } from "./lib/guard/profile.ts";
+import type { EngineConfig } from "./lib/guard/decide.ts";
 import { RULES } from "./rules/mod.ts";
 
 /** The agent's version, recorded in the trajectory header. */

@@ -10,9 +10,9 @@ import {
   aggregateArmsParallel,
   type AggregateResult,
   type ArmInput,
-} from "./lib/aggregate.ts";
-import { toCsv, toMarkdown } from "./lib/aggregate_report.ts";
-import { parsePrices, type Recipe, RECIPE_NOTES, RECIPES } from "./lib/cost.ts";
+} from "./lib/results/aggregate.ts";
+import { toCsv, toMarkdown } from "./lib/results/aggregate_report.ts";
+import { parsePrices, type Recipe, RECIPE_NOTES, RECIPES } from "./lib/results/cost.ts";
 
 export { aggregateArms, aggregateArmsParallel };
 

@@ -8,7 +8,7 @@
  */
 import { type CheckInfo, CHECKS } from "./rules/checks.ts";
 import { RULES } from "./rules/mod.ts";
-import { GATE_PROTECTS } from "./lib/closure.ts";
+import { GATE_PROTECTS } from "./lib/guard/closure.ts";
 
 /** How many deterministic checks the original design set out to protect. */
 export const DESIGN_TARGET = 42;

@@ -8,12 +8,12 @@
  */
 import { rmSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { writeSamples } from "./lib/samples.ts";
-import { aggregateArms } from "./lib/aggregate.ts";
+import { writeSamples } from "./lib/samples/trials.ts";
+import { aggregateArms } from "./lib/results/aggregate.ts";
 import { writeOutputs } from "./aggregate.ts";
 import { loadPrices, serve } from "./dashboard/server.tsx";
-import { replayTrees } from "./lib/replay.ts";
-import { verifyTrees } from "./lib/verify.ts";
+import { replayTrees } from "./lib/trajectories/replay.ts";
+import { verifyTrees } from "./lib/results/verify.ts";
 
 /** Demo settings. */
 export interface DemoArgs {

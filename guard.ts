@@ -7,11 +7,18 @@
  * ledger, or on stderr when that is unwritable.
  */
 import process from "node:process";
-import { type EventWord, isEventWord, neutralReply } from "./lib/hook.ts";
-import { type Arm, ARMS, readLedger } from "./lib/ledger.ts";
-import { DEFAULT_SERVERS, settingsJson } from "./lib/settings.ts";
-import { postLive } from "./lib/live.ts";
-import { errorRecord, eventSettings, handle, loadSettings, saveRecord, sessionOf } from "./lib/handle.ts";
+import { type EventWord, isEventWord, neutralReply } from "./lib/guard/hook.ts";
+import { type Arm, ARMS, readLedger } from "./lib/guard/ledger.ts";
+import { DEFAULT_SERVERS, settingsJson } from "./lib/guard/settings.ts";
+import { postLive } from "./lib/guard/live.ts";
+import {
+  errorRecord,
+  eventSettings,
+  handle,
+  loadSettings,
+  saveRecord,
+  sessionOf,
+} from "./lib/guard/handle.ts";
 
 const USAGE = "Usage: guard.ts <pre|post|post-fail|stop|prompt|session-start>  (hook JSON on stdin)\n" +
   "       guard.ts serve [--port 8787] [--host 127.0.0.1]\n" +
@@ -106,7 +113,7 @@ async function checkResident(
   session: string,
   env: Record<string, string | undefined>,
 ): Promise<string | undefined> {
-  const { healthOf, isOurs, startResident, waitHealthy } = await import("./lib/resident.ts");
+  const { healthOf, isOurs, startResident, waitHealthy } = await import("./lib/guard/resident.ts");
   const health = await healthOf(port, 300);
   if (isOurs(health, arm, ledgerDir)) return undefined;
   if (health) return `SessionStart check: port ${port} answers for arm ${health.arm}, not this guard.`;
@@ -178,7 +185,7 @@ async function runServe(args: string[]): Promise<number> {
     // A supervised server's stderr is a pipe to its supervisor: if that dies, keep serving, unlogged.
     if (process.env.FIABLE_SUPERVISOR_PID) process.stderr.on("error", () => {});
     // Loaded only here: a hook process never pays for the http server.
-    const { serve } = await import("./lib/serve.ts");
+    const { serve } = await import("./lib/guard/serve.ts");
     const restart = note ? { note, downSince: flagValue(args, "--down-since"), session } : undefined;
     try {
       await serve({ port, host, env: process.env, restart });
@@ -190,7 +197,7 @@ async function runServe(args: string[]): Promise<number> {
     }
     return 0;
   }
-  const { supervise } = await import("./lib/supervise.ts");
+  const { supervise } = await import("./lib/guard/supervise.ts");
   const firstArgs = note ? ["--restart-note", note, ...(session ? ["--session", session] : [])] : [];
   return await supervise({ script: process.argv[1], port, host, env: process.env, firstArgs });
 }
@@ -214,7 +221,7 @@ async function runUp(args: string[]): Promise<number> {
     return 2;
   }
   const wait = Number(flagValue(args, "--wait") ?? 10);
-  const { bringUp } = await import("./lib/up.ts");
+  const { bringUp } = await import("./lib/guard/up.ts");
   const result = await bringUp({
     port,
     arm: arm as Exclude<Arm, "stock">,

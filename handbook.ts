@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import process from "node:process";
-import { CACHE_NAME, HANDBOOK_DIR, openHandbook, searchHandbook } from "./lib/handbook.ts";
+import { CACHE_NAME, HANDBOOK_DIR, openHandbook, searchHandbook } from "./lib/guard/handbook.ts";
 
 const USAGE = 'Usage: handbook.ts search "<query>" --dir DIR [--limit 10] [--json]\n' +
   "       handbook.ts build --dir DIR --ledger LEDGER_DIR";

@@ -10,7 +10,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { ARMS } from "./lib/ledger.ts";
+import { ARMS } from "./lib/guard/ledger.ts";
 import { inspectCheckout, InstallRefusal, readText, REGISTRY } from "./lib/install/checkout.ts";
 import { applyPlan, diskIsDir, diskReader } from "./lib/install/apply.ts";
 import { type AssetKey, HARNESSES } from "./lib/install/harnesses.ts";
@@ -35,8 +35,8 @@ import {
   referenceFrom,
   type ReferenceTable,
 } from "./lib/install/estimate.ts";
-import { parsePrices, type Prices } from "./lib/cost.ts";
-import { findTrials, readTrial } from "./lib/trials.ts";
+import { parsePrices, type Prices } from "./lib/results/cost.ts";
+import { findTrials, readTrial } from "./lib/results/trials.ts";
 import { bundleAgent, bundleGuard, DEFAULT_AGENT_BUNDLE, DEFAULT_BUNDLE } from "./bundle.ts";
 
 const ROOT = import.meta.dirname ?? ".";

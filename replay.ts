@@ -7,15 +7,15 @@
  * read.
  */
 import { basename, join, resolve } from "node:path";
-import { type Arm, ARMS } from "./lib/ledger.ts";
+import { type Arm, ARMS } from "./lib/guard/ledger.ts";
 import {
   DEFAULT_ARMS,
   type PacketSummary,
   type ReplayReport,
   type ReplaySummary,
   replayTrees,
-} from "./lib/replay.ts";
-import { formatJudgeReport, judgeReport, judgeReportByPacket } from "./lib/judge_figures.ts";
+} from "./lib/trajectories/replay.ts";
+import { formatJudgeReport, judgeReport, judgeReportByPacket } from "./lib/results/judge_figures.ts";
 
 export { replayTrees };
 

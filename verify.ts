@@ -6,8 +6,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parsePrices, type Prices } from "./lib/cost.ts";
-import { renderVerify, verified, verifyTrees } from "./lib/verify.ts";
+import { parsePrices, type Prices } from "./lib/results/cost.ts";
+import { renderVerify, verified, verifyTrees } from "./lib/results/verify.ts";
 
 const USAGE = `Usage: deno task verify DIR... [--json] [--trials] [--prices FILE]
   DIR             trial dirs, chi-bench job or trials dirs, packets (ledgers at <trial>/agent/fiable/)

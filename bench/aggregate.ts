@@ -9,8 +9,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { loadavg, tmpdir } from "node:os";
 import { cpuUsage } from "node:process";
 import { join } from "node:path";
-import { aggregateArms } from "../lib/aggregate.ts";
-import { parsePrices } from "../lib/cost.ts";
+import { aggregateArms } from "../lib/results/aggregate.ts";
+import { parsePrices } from "../lib/results/cost.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const LEADERBOARD = join(ROOT, "..", "shared", "leaderboard");

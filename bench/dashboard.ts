@@ -17,7 +17,7 @@ import { join, resolve } from "node:path";
 import { createApp } from "../dashboard/server.tsx";
 import { rowId } from "../dashboard/store.ts";
 import { writeBigLedgerTrial, writeManyTrials } from "../tests/support/dashboard_fixture.ts";
-import { replayTrees } from "../lib/replay.ts";
+import { replayTrees } from "../lib/trajectories/replay.ts";
 
 const LEADERBOARD = join(import.meta.dirname ?? ".", "..", "..", "shared", "leaderboard");
 const SERVER = join(import.meta.dirname ?? ".", "..", "dashboard", "server.tsx");

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { buildIndex, CACHE_NAME, caseQueries, openHandbook, searchHandbook } from "../lib/handbook.ts";
+import { buildIndex, CACHE_NAME, caseQueries, openHandbook, searchHandbook } from "../lib/guard/handbook.ts";
 import { handbookSources, KNOWN, writeHandbook } from "../tests/support/handbook_fixture.ts";
 
 const INDEX_MS = 1_500;

@@ -10,8 +10,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleGuard } from "../bundle.ts";
-import { recordsOf, toolCall } from "../lib/rule.ts";
-import type { LedgerRecord } from "../lib/ledger.ts";
+import { recordsOf, toolCall } from "../lib/guard/rule.ts";
+import type { LedgerRecord } from "../lib/guard/ledger.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const SESSION = "bench-session";

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { cpuUsage } from "node:process";
 import { join } from "node:path";
-import { replayTrees } from "../lib/replay.ts";
+import { replayTrees } from "../lib/trajectories/replay.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const LEADERBOARD = join(ROOT, "..", "shared", "leaderboard");

@@ -8,7 +8,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeSamples } from "../lib/samples.ts";
+import { writeSamples } from "../lib/samples/trials.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const SETS = [join(ROOT, "..", "shared", "leaderboard"), join(ROOT, "..", "shared", "leaderboard-extra")];

@@ -5,12 +5,12 @@
  * progress against its experiment configs.
  */
 import { fileURLToPath } from "node:url";
-import type { AggregateResult, ArmInput, Comparison, Row as AggRow } from "../lib/aggregate.ts";
-import type { Prices, Recipe } from "../lib/cost.ts";
+import type { AggregateResult, ArmInput, Comparison, Row as AggRow } from "../lib/results/aggregate.ts";
+import type { Prices, Recipe } from "../lib/results/cost.ts";
 import type { Slice } from "./experiments.ts";
 import type { FiguresJob } from "./figures_child.ts";
 import { enforces, type Row, type Store } from "./store.ts";
-import type { ToolCount } from "../lib/tool_counts.ts";
+import type { ToolCount } from "../lib/results/tool_counts.ts";
 
 /** How each recipe prices a trial, in this project's words (docs/EVALUATION_PROTOCOL.md, Metrics). */
 export const RECIPE_TEXT: Record<Recipe, string> = {
@@ -19,7 +19,7 @@ export const RECIPE_TEXT: Record<Recipe, string> = {
   C: "recipe C — input, output and cache tokens at list prices, cache tokens counted twice",
 };
 
-/** An aggregate row; its `integrity` (lib/integrity.ts) is rendered when present. */
+/** An aggregate row; its `integrity` (lib/results/integrity.ts) is rendered when present. */
 export type ArmRow = AggRow;
 
 /** The figures as last computed. */

@@ -5,10 +5,10 @@
  *
  * stdin: one FiguresJob as JSON; stdout: `{ok, result, fresh}` or `{ok: false, error}` as JSON.
  */
-import { aggregateArms, type AggregateOptions, type ArmInput } from "../lib/aggregate.ts";
-import { countAt, type ToolCount } from "../lib/tool_counts.ts";
-import { wantsCalls } from "../lib/trial_facts.ts";
-import { findTrials } from "../lib/trials.ts";
+import { aggregateArms, type AggregateOptions, type ArmInput } from "../lib/results/aggregate.ts";
+import { countAt, type ToolCount } from "../lib/results/tool_counts.ts";
+import { wantsCalls } from "../lib/results/trial_facts.ts";
+import { findTrials } from "../lib/results/trials.ts";
 
 /** What the page asks for. */
 export interface FiguresJob {

@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import type { LedgerRecord } from "../lib/ledger.ts";
+import type { LedgerRecord } from "../lib/guard/ledger.ts";
 import {
   findTrials,
   packetName,
@@ -16,10 +16,10 @@ import {
   readTrial,
   type TrialRef,
   type TrialSummary,
-} from "../lib/trials.ts";
-import { readTrajectory, type Trajectory } from "../lib/atif.ts";
-import { type Prices, type Recipe, trialCost } from "../lib/cost.ts";
-import type { ToolCount } from "../lib/tool_counts.ts";
+} from "../lib/results/trials.ts";
+import { readTrajectory, type Trajectory } from "../lib/trajectories/atif.ts";
+import { type Prices, type Recipe, trialCost } from "../lib/results/cost.ts";
+import type { ToolCount } from "../lib/results/tool_counts.ts";
 import {
   type BlockEvent,
   type LedgerStats,

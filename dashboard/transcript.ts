@@ -11,10 +11,10 @@ import {
   resultText,
   type ToolEvent,
   type Trajectory,
-} from "../lib/atif.ts";
-import type { LedgerRecord } from "../lib/ledger.ts";
-import { isMutating, normalizeToolName } from "../lib/names.ts";
-import type { RuleMeta } from "../lib/rule.ts";
+} from "../lib/trajectories/atif.ts";
+import type { LedgerRecord } from "../lib/guard/ledger.ts";
+import { isMutating, normalizeToolName } from "../lib/guard/names.ts";
+import type { RuleMeta } from "../lib/guard/rule.ts";
 
 /** Token and cost figures of one step, where the trajectory has them. */
 export interface StepMetrics {

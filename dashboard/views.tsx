@@ -4,13 +4,13 @@
  * trajectory or ledger goes through JSX escaping; nothing here uses raw HTML.
  */
 import type { Child, FC, PropsWithChildren } from "hono/jsx";
-import type { LedgerRecord } from "../lib/ledger.ts";
+import type { LedgerRecord } from "../lib/guard/ledger.ts";
 import type { CheckInfo } from "../rules/checks.ts";
-import type { RuleMeta } from "../lib/rule.ts";
-import type { AggregateResult } from "../lib/aggregate.ts";
+import type { RuleMeta } from "../lib/guard/rule.ts";
+import type { AggregateResult } from "../lib/results/aggregate.ts";
 import type { AggregateFile, Row } from "./store.ts";
 import type { Hit, RuleMatch } from "./search.ts";
-import type { HandbookHit } from "../lib/handbook.ts";
+import type { HandbookHit } from "../lib/guard/handbook.ts";
 import type { BlockEvent, NumberedRecord } from "./ledgers.ts";
 import {
   type ArmRow,

@@ -8,11 +8,11 @@
  * Known limitation: ids seen only in a saved-to-file result the agent read with Read/Bash look unseen.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { groundedIds, mutatingTools, shown } from "../lib/facts.ts";
-import { normalizeId } from "../lib/ids.ts";
-import { toolInfo } from "../lib/names.ts";
-import { type Call, type Rule, toolCall } from "../lib/rule.ts";
-import type { Evidence } from "../lib/evidence.ts";
+import { groundedIds, mutatingTools, shown } from "../lib/guard/facts.ts";
+import { normalizeId } from "../lib/guard/ids.ts";
+import { toolInfo } from "../lib/guard/names.ts";
+import { type Call, type Rule, toolCall } from "../lib/guard/rule.ts";
+import type { Evidence } from "../lib/guard/evidence.ts";
 import { TOOLS } from "./tools.ts";
 
 const ARGS = ["request_id", "session_id", "letter_id", "bundle_document_id", "form_id", "document_ids"];

@@ -9,9 +9,9 @@
  * budget releases the call after two denials.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { groundedIds, mutatingTools, shown } from "../lib/facts.ts";
-import { normalizeId } from "../lib/ids.ts";
-import { type Rule, toolCall } from "../lib/rule.ts";
+import { groundedIds, mutatingTools, shown } from "../lib/guard/facts.ts";
+import { normalizeId } from "../lib/guard/ids.ts";
+import { type Rule, toolCall } from "../lib/guard/rule.ts";
 import { TOOLS } from "./tools.ts";
 
 const ARGS = ["case_id", "referral_id"];

@@ -16,8 +16,8 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { findTrials, readTrial } from "../lib/trials.ts";
-import { prng } from "../lib/stats.ts";
+import { findTrials, readTrial } from "../lib/results/trials.ts";
+import { prng } from "../lib/results/stats.ts";
 
 const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..");
 /** Where the real packets are, read-only. */
@@ -92,7 +92,7 @@ export function calibrate(tasks: TaskRuns[], target: number): number[] {
 
 /** The protocol bootstrap's resampling counts for n tasks: W[b·n + i] = times task i is drawn in resample b. */
 export function bootstrapCounts(n: number, iters = DESIGN.iters, seed = DESIGN.seed): Int32Array {
-  // The same draws as lib/stats.ts bootstrapMean: one prng(seed), floor(rand·n), iters × n in order.
+  // The same draws as lib/results/stats.ts bootstrapMean: one prng(seed), floor(rand·n), iters × n in order.
   const rand = prng(seed);
   const w = new Int32Array(iters * n);
   for (let b = 0; b < iters; b++) for (let j = 0; j < n; j++) w[b * n + Math.floor(rand() * n)]++;

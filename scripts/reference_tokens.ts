@@ -9,8 +9,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseResultsCsv } from "../lib/packet.ts";
-import { findTrials, readTrial } from "../lib/trials.ts";
+import { parseResultsCsv } from "../lib/results/packet.ts";
+import { findTrials, readTrial } from "../lib/results/trials.ts";
 import { type Reference, referenceFrom, type ReferenceTable } from "../lib/install/estimate.ts";
 
 const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..");

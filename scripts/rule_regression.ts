@@ -1,5 +1,5 @@
 /**
- * Rule regression on real packets: replays every trial through the guard (lib/replay.ts, checklist arm)
+ * Rule regression on real packets: replays every trial through the guard (lib/trajectories/replay.ts, checklist arm)
  * and compares what it catches with a committed baseline. A catch is a rule that fired in a failed trial
  * where a check it protects failed, or the closure gate firing in a failed trial; a rule change that loses
  * one of the baseline's catches is a regression. Fires in passing trials are listed per packet.
@@ -15,8 +15,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Arm } from "../lib/ledger.ts";
-import { checkMatches, packetName, type ReplayReport, replayTrees } from "../lib/replay.ts";
+import type { Arm } from "../lib/guard/ledger.ts";
+import { checkMatches, packetName, type ReplayReport, replayTrees } from "../lib/trajectories/replay.ts";
 import { RULES } from "../rules/mod.ts";
 
 const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..");

@@ -6,10 +6,10 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { aggregateArms, aggregateArmsParallel, type Row } from "../lib/aggregate.ts";
-import { writeSamples } from "../lib/samples.ts";
-import { csvTable, LEADERBOARD_COLUMNS } from "../lib/aggregate_report.ts";
-import { parsePrices, type Recipe } from "../lib/cost.ts";
+import { aggregateArms, aggregateArmsParallel, type Row } from "../lib/results/aggregate.ts";
+import { writeSamples } from "../lib/samples/trials.ts";
+import { csvTable, LEADERBOARD_COLUMNS } from "../lib/results/aggregate_report.ts";
+import { parsePrices, type Recipe } from "../lib/results/cost.ts";
 import { main, parseArgs } from "../aggregate.ts";
 import { type FakeTrial, tempDir, writeArm } from "./support/trial_dirs.ts";
 

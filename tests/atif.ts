@@ -14,8 +14,8 @@ import {
   taskPrompt,
   toolEvents,
   TrajectoryError,
-} from "../lib/atif.ts";
-import { parseCodexScript } from "../lib/codex_script.ts";
+} from "../lib/trajectories/atif.ts";
+import { parseCodexScript } from "../lib/trajectories/codex_script.ts";
 import {
   claudeV12,
   claudeV17Json,

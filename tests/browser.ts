@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { serve } from "../dashboard/server.tsx";
-import { replayTrees } from "../lib/replay.ts";
-import { findTrials } from "../lib/trials.ts";
+import { replayTrees } from "../lib/trajectories/replay.ts";
+import { findTrials } from "../lib/results/trials.ts";
 import { SMALL_LEDGER_BYTES } from "../dashboard/ledgers.ts";
 import { chromiumArgs, ensureChromium } from "./support/chromium.ts";
 import {

@@ -1,8 +1,8 @@
 /** Cost and walltime recipes A, B, C (harness.md §5.3) on hand numbers; unpriced models are never silently 0. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { parsePrices, pricesFrom, type Recipe, trialCost, trialWalltime } from "../lib/cost.ts";
-import { spanOf, type TrialSummary } from "../lib/trials.ts";
+import { parsePrices, pricesFrom, type Recipe, trialCost, trialWalltime } from "../lib/results/cost.ts";
+import { spanOf, type TrialSummary } from "../lib/results/trials.ts";
 
 const s = suite("cost");
 const PRICES = pricesFrom({ prices: { "anthropic/claude-sonnet-5": { input: 3, output: 15, cache: 0.3 } } });

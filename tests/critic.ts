@@ -11,9 +11,9 @@ import {
   panelObjects,
   policyJudge,
   rationaleProblem,
-} from "../lib/critic.ts";
-import { evidenceOf, type ExampleEvidence, toolCall } from "../lib/rule.ts";
-import type { Vote } from "../lib/ledger.ts";
+} from "../lib/guard/critic.ts";
+import { evidenceOf, type ExampleEvidence, toolCall } from "../lib/guard/rule.ts";
+import type { Vote } from "../lib/guard/ledger.ts";
 
 const CASE = "CASE-3903B8ED";
 const REVIEW = toolCall("review.get_md_review_data", { case_id: CASE }, {

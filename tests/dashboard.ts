@@ -25,7 +25,7 @@ import {
   readLimited,
   serve,
 } from "../dashboard/server.tsx";
-import { postLive } from "../lib/live.ts";
+import { postLive } from "../lib/guard/live.ts";
 import { armOfPath, ledgerStats, LedgerTail, type Row, rowId } from "../dashboard/store.ts";
 import { PAGE_LINES, SMALL_LEDGER_BYTES } from "../dashboard/ledgers.ts";
 import { ablationProgress, armInputs, pickControl, replayFigures, taskMatrix } from "../dashboard/figures.ts";
@@ -40,10 +40,10 @@ import {
   scriptArgs,
 } from "../dashboard/transcript.ts";
 import { niceTicks, overlaps, placeLabels } from "../dashboard/charts.tsx";
-import { aggregateArms } from "../lib/aggregate.ts";
-import { findTrials } from "../lib/trials.ts";
-import { replayTrees } from "../lib/replay.ts";
-import { parseTrajectory, toolEvents } from "../lib/atif.ts";
+import { aggregateArms } from "../lib/results/aggregate.ts";
+import { findTrials } from "../lib/results/trials.ts";
+import { replayTrees } from "../lib/trajectories/replay.ts";
+import { parseTrajectory, toolEvents } from "../lib/trajectories/atif.ts";
 import { RULES } from "../rules/mod.ts";
 import { demoCommands, main as demoMain } from "../demo.ts";
 import {
@@ -1058,7 +1058,7 @@ security("an ingested record appears on Live and in its trial's transcript", asy
   assert.match((await get(`/trials/${row.id}`)).text, "live marker 1");
 });
 
-security("the guard's live poster (lib/live.ts) lands in a served dashboard", async () => {
+security("the guard's live poster (lib/guard/live.ts) lands in a served dashboard", async () => {
   const started = serve({ logs: [fx.logs], results: [], port: 0, host: "127.0.0.1", token: TOKEN });
   try {
     await postLive(started.url, TOKEN, JSON.parse(liveRecord("posted-session-9", 3)));

@@ -1,10 +1,10 @@
 /** Evidence folded from the ledger: calls, observed ids, owners and the case lock. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { caseKeyOf, foldEvidence, wasObserved } from "../lib/evidence.ts";
-import { evidenceOf, recordsOf, toolCall } from "../lib/rule.ts";
-import type { LedgerRecord } from "../lib/ledger.ts";
-import { extractIds } from "../lib/ids.ts";
+import { caseKeyOf, foldEvidence, wasObserved } from "../lib/guard/evidence.ts";
+import { evidenceOf, recordsOf, toolCall } from "../lib/guard/rule.ts";
+import type { LedgerRecord } from "../lib/guard/ledger.ts";
+import { extractIds } from "../lib/guard/ids.ts";
 import { PAYER_PROMPT } from "./support/payloads.ts";
 
 const s = suite("evidence");

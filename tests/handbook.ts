@@ -17,8 +17,8 @@ import {
   parsePage,
   resetHandbooks,
   searchHandbook,
-} from "../lib/handbook.ts";
-import { decide, DEFAULT_BOUNDS } from "../lib/decide.ts";
+} from "../lib/guard/handbook.ts";
+import { decide, DEFAULT_BOUNDS } from "../lib/guard/decide.ts";
 import { main as handbookCli } from "../handbook.ts";
 import { handbookSources, KNOWN, writeHandbook } from "./support/handbook_fixture.ts";
 

@@ -1,7 +1,7 @@
 /** The hook protocol: parsing stdin per event and the replies Claude Code accepts. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { denyReply, parseHookInput, parseResult, responseText, stopBlockReply } from "../lib/hook.ts";
+import { denyReply, parseHookInput, parseResult, responseText, stopBlockReply } from "../lib/guard/hook.ts";
 import { post, pre, prompt, stop } from "./support/payloads.ts";
 
 const s = suite("hook");

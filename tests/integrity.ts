@@ -7,12 +7,12 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { armIntegrity, guardCoverage, trialIntegrity } from "../lib/integrity.ts";
-import { readFacts } from "../lib/trial_facts.ts";
-import { findTrials } from "../lib/trials.ts";
-import { verifyTrees } from "../lib/verify.ts";
-import { aggregateArms } from "../lib/aggregate.ts";
-import { writeSamples } from "../lib/samples.ts";
+import { armIntegrity, guardCoverage, trialIntegrity } from "../lib/results/integrity.ts";
+import { readFacts } from "../lib/results/trial_facts.ts";
+import { findTrials } from "../lib/results/trials.ts";
+import { verifyTrees } from "../lib/results/verify.ts";
+import { aggregateArms } from "../lib/results/aggregate.ts";
+import { writeSamples } from "../lib/samples/trials.ts";
 import { main } from "../verify.ts";
 import { type GuardedTrialOptions, tempDir, writeGuardedTrial } from "./support/trial_dirs.ts";
 

@@ -1,8 +1,8 @@
 /** Judge figures from per-trial replay results: hand-built trials with known answers, and packet grouping. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { formatJudgeReport, judgeReport, judgeReportByPacket } from "../lib/judge_figures.ts";
-import type { ArmResult, FiredCall, TrialReplay } from "../lib/replay.ts";
+import { formatJudgeReport, judgeReport, judgeReportByPacket } from "../lib/results/judge_figures.ts";
+import type { ArmResult, FiredCall, TrialReplay } from "../lib/trajectories/replay.ts";
 
 const s = suite("judge figures");
 

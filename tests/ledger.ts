@@ -1,7 +1,7 @@
 /** The ledger: one valid JSON line per record, corrupt lines skipped and counted. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { capValue, ledgerFileName, parseLedger } from "../lib/ledger.ts";
+import { capValue, ledgerFileName, parseLedger } from "../lib/guard/ledger.ts";
 
 const s = suite("ledger");
 

@@ -1,7 +1,7 @@
 /** Tool-name normalisation across harness spellings. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { isMcpToolName, isMutating, isTerminal, normalizeToolName, shownName } from "../lib/names.ts";
+import { isMcpToolName, isMutating, isTerminal, normalizeToolName, shownName } from "../lib/guard/names.ts";
 
 const s = suite("names");
 

@@ -6,9 +6,9 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { findPackets, packetProblemsUnder, parseResultsCsv } from "../lib/packet.ts";
-import { parsePrices } from "../lib/cost.ts";
-import { findTrials, readTrial } from "../lib/trials.ts";
+import { findPackets, packetProblemsUnder, parseResultsCsv } from "../lib/results/packet.ts";
+import { parsePrices } from "../lib/results/cost.ts";
+import { findTrials, readTrial } from "../lib/results/trials.ts";
 import { tempDir, writeTrial } from "./support/trial_dirs.ts";
 
 const s = suite("packet");

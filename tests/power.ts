@@ -1,12 +1,12 @@
 /**
  * The power script: its fast decision is the protocol's paired bootstrap decision, its bootstrap draws are
- * lib/stats.ts's, power behaves (≈ 2.5% false positives at no effect, near 1 at a large one), and the
+ * lib/results/stats.ts's, power behaves (≈ 2.5% false positives at no effect, near 1 at a large one), and the
  * section in docs/EVALUATION_PROTOCOL.md is what the script generates from the real packets.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { existsSync, readFileSync } from "node:fs";
-import { pairedBootstrap, prng } from "../lib/stats.ts";
+import { pairedBootstrap, prng } from "../lib/results/stats.ts";
 import {
   bodyDigest,
   bootstrapCounts,

@@ -1,7 +1,7 @@
 /** Guard profiles: validation, secrets, and resolution against the environment. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { parseProfile, resolveSettings } from "../lib/profile.ts";
+import { parseProfile, resolveSettings } from "../lib/guard/profile.ts";
 
 const s = suite("profile");
 

@@ -12,7 +12,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseLedger } from "../lib/ledger.ts";
+import { parseLedger } from "../lib/guard/ledger.ts";
 import {
   checkMatches,
   domainPrompt,
@@ -22,9 +22,9 @@ import {
   replayArm,
   replayTrees,
   trialEvents,
-} from "../lib/replay.ts";
-import { agentTexts, parseTrajectory, type ToolEvent } from "../lib/atif.ts";
-import { detectSeat } from "../lib/seat.ts";
+} from "../lib/trajectories/replay.ts";
+import { agentTexts, parseTrajectory, type ToolEvent } from "../lib/trajectories/atif.ts";
+import { detectSeat } from "../lib/guard/seat.ts";
 import { main, parseArgs } from "../replay.ts";
 import { FIXTURE_ANSWER, fixtureTrials, writeTrials } from "./support/atif_fixture.ts";
 

@@ -9,8 +9,8 @@ import * as assert from "uvu/assert";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { appendRecord, type LedgerRecord } from "../lib/ledger.ts";
-import { settingsJson } from "../lib/settings.ts";
+import { appendRecord, type LedgerRecord } from "../lib/guard/ledger.ts";
+import { settingsJson } from "../lib/guard/settings.ts";
 import {
   activeSessions,
   alive,
@@ -20,7 +20,7 @@ import {
   rememberTranscript,
   transcriptOf,
   TRANSCRIPTS_FILE,
-} from "../lib/resident.ts";
+} from "../lib/guard/resident.ts";
 import { freePort, runGuard, runtimes, tempLedger, testBundle } from "./support/guard_process.ts";
 
 const bundle = await testBundle();

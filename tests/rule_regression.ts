@@ -21,7 +21,7 @@ import {
   TUNING,
   withSentence,
 } from "../scripts/rule_regression.ts";
-import { replayTrees } from "../lib/replay.ts";
+import { replayTrees } from "../lib/trajectories/replay.ts";
 
 const s = suite("rule regression");
 const dir = mkdtempSync(join(tmpdir(), "rule-regression-"));

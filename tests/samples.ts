@@ -4,10 +4,10 @@ import * as assert from "uvu/assert";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sampleTrials, scorecardOf, writeSamples } from "../lib/samples.ts";
-import { findTrials, readScorecard, readTrial } from "../lib/trials.ts";
-import { countToolCalls, readTrajectory, toolEvents } from "../lib/atif.ts";
-import { parseLedger } from "../lib/ledger.ts";
+import { sampleTrials, scorecardOf, writeSamples } from "../lib/samples/trials.ts";
+import { findTrials, readScorecard, readTrial } from "../lib/results/trials.ts";
+import { countToolCalls, readTrajectory, toolEvents } from "../lib/trajectories/atif.ts";
+import { parseLedger } from "../lib/guard/ledger.ts";
 import { prepare } from "../demo.ts";
 
 const trials = sampleTrials();

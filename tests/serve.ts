@@ -4,7 +4,7 @@ import * as assert from "uvu/assert";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseLedger } from "../lib/ledger.ts";
+import { parseLedger } from "../lib/guard/ledger.ts";
 import { tempLedger, testBundle } from "./support/guard_process.ts";
 import { post, pre, prompt, PROVIDER_PROMPT } from "./support/payloads.ts";
 

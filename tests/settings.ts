@@ -1,7 +1,13 @@
 /** The hook settings the guard is installed with. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { hookSettings, serverToolPrefix, settingsJson, shellQuote, toolMatcher } from "../lib/settings.ts";
+import {
+  hookSettings,
+  serverToolPrefix,
+  settingsJson,
+  shellQuote,
+  toolMatcher,
+} from "../lib/guard/settings.ts";
 
 const s = suite("settings");
 const BASE = {

@@ -13,7 +13,7 @@ import {
   passHatKMean,
   prng,
   type TaskOutcome,
-} from "../lib/stats.ts";
+} from "../lib/results/stats.ts";
 
 const s = suite("stats");
 const close = (a: number | null, b: number, eps = 1e-12) =>

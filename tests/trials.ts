@@ -3,7 +3,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { domainFromTask, findTrials, isoSeconds, readScorecard, readTrial } from "../lib/trials.ts";
+import { domainFromTask, findTrials, isoSeconds, readScorecard, readTrial } from "../lib/results/trials.ts";
 import { tempDir, writeTrial } from "./support/trial_dirs.ts";
 
 const s = suite("trials");

@@ -1,13 +1,13 @@
 /**
- * The guard engine in-process: every event goes through lib/decide.ts exactly as the hooks' do; records are
- * kept in memory and appended to the ledger (like lib/serve.ts). Fail-open: an exception allows and is recorded.
+ * The guard engine in-process: every event goes through lib/guard/decide.ts exactly as the hooks' do; records are
+ * kept in memory and appended to the ledger (like lib/guard/serve.ts). Fail-open: an exception allows and is recorded.
  */
-import { decide, type EngineConfig, type GuardEvent } from "../decide.ts";
-import { appendRecord, type LedgerRecord } from "../ledger.ts";
-import { foldEvidence } from "../evidence.ts";
-import { openObligations } from "../closure.ts";
-import type { EventWord } from "../hook.ts";
-import { errorRecord } from "../handle.ts";
+import { decide, type EngineConfig, type GuardEvent } from "../guard/decide.ts";
+import { appendRecord, type LedgerRecord } from "../guard/ledger.ts";
+import { foldEvidence } from "../guard/evidence.ts";
+import { openObligations } from "../guard/closure.ts";
+import type { EventWord } from "../guard/hook.ts";
+import { errorRecord } from "../guard/handle.ts";
 
 /** What the loop needs to know from a pre-call decision. */
 export type PreVerdict = { allow: true } | { allow: false; reason: string };

@@ -4,7 +4,7 @@
  */
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { resolve, sep } from "node:path";
-import { type OpenedHandbook, openHandbook, searchHandbook } from "../handbook.ts";
+import { type OpenedHandbook, openHandbook, searchHandbook } from "../guard/handbook.ts";
 import type { Toolbox, ToolOutcome } from "./mcp.ts";
 
 /** One search hit: the file (relative to the handbook root), its title and why it matched. */
@@ -21,7 +21,7 @@ export type HandbookSearch = (query: string, limit: number) => HandbookHit[] | P
 export const READ_LIMIT = 20_000;
 
 /**
- * Search over the shared handbook index (lib/handbook.ts: MiniSearch, cached beside the ledger), opened on
+ * Search over the shared handbook index (lib/guard/handbook.ts: MiniSearch, cached beside the ledger), opened on
  * first use; a folder that cannot be indexed answers with the reason instead of hits.
  */
 export function sharedSearch(

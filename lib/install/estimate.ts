@@ -5,8 +5,8 @@
  * Reference token means ship in data/reference_tokens.json (scripts/reference_tokens.ts makes it from the
  * real packets); any trial tree can stand in with --reference DIR.
  */
-import type { Price, Prices } from "../cost.ts";
-import type { TrialSummary } from "../trials.ts";
+import type { Price, Prices } from "../results/cost.ts";
+import type { TrialSummary } from "../results/trials.ts";
 
 /** Mean tokens per scored trial in one domain of a reference. */
 export interface ReferenceDomain {

@@ -1,6 +1,6 @@
 /**
  * fiable-agent e2e: the Node ≥ 20 bundle runs a provider task; the trajectory it writes is read back by
- * lib/atif.ts (replay's reader) and by the aggregator like any other trial, ledger included.
+ * lib/trajectories/atif.ts (replay's reader) and by the aggregator like any other trial, ledger included.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { agentBundle, cleanup, explainRun, runAgentBed } from "../support/agent_bed.ts";
 import { type MessagesRequest } from "../support/e2e/model_server.ts";
 import { PROVIDER_PROMPT } from "../support/e2e/scenario.ts";
-import { countToolCalls, readTrajectory, taskPrompt, toolEvents } from "../../lib/atif.ts";
-import { aggregateArms } from "../../lib/aggregate.ts";
-import { replayTrial } from "../../lib/replay.ts";
-import { findTrials } from "../../lib/trials.ts";
+import { countToolCalls, readTrajectory, taskPrompt, toolEvents } from "../../lib/trajectories/atif.ts";
+import { aggregateArms } from "../../lib/results/aggregate.ts";
+import { replayTrial } from "../../lib/trajectories/replay.ts";
+import { findTrials } from "../../lib/results/trials.ts";
 
 const CASE = "CASE-ACT-001";
 const PATIENT = "PAT-c7e617a246b7";

@@ -10,9 +10,9 @@ import * as assert from "uvu/assert";
 import { MODES, runBed } from "../support/e2e/bed.ts";
 import { explain, PAYER, PAYER_PROMPT } from "../support/e2e/scenario.ts";
 import type { BedRun } from "../support/e2e/bed.ts";
-import { armIntegrity, type TrialFacts, trialIntegrity } from "../../lib/integrity.ts";
-import { normalizeToolName } from "../../lib/names.ts";
-import type { WorldCall } from "../../lib/tool_counts.ts";
+import { armIntegrity, type TrialFacts, trialIntegrity } from "../../lib/results/integrity.ts";
+import { normalizeToolName } from "../../lib/guard/names.ts";
+import type { WorldCall } from "../../lib/results/tool_counts.ts";
 
 /** The χ-World calls of the run as a trajectory has them: every tool_use Claude Code sent back, in order. */
 function transcriptCalls(run: BedRun): WorldCall[] {

@@ -1,9 +1,9 @@
 /** A dashboard fixture: the sample trials plus one hostile trial whose tool arguments and results carry HTML/JS payloads. */
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { sampleTrials, scorecardOf, writeSamples } from "../../lib/samples.ts";
-import type { Arm, LedgerRecord } from "../../lib/ledger.ts";
-import { findTrials } from "../../lib/trials.ts";
+import { sampleTrials, scorecardOf, writeSamples } from "../../lib/samples/trials.ts";
+import type { Arm, LedgerRecord } from "../../lib/guard/ledger.ts";
+import { findTrials } from "../../lib/results/trials.ts";
 import { DEFAULT_EXPERIMENT, experimentFiles, TRIALS_ROOT } from "../../lib/install/experiments.ts";
 
 /** Payloads that must never execute or break the page. */

@@ -5,8 +5,8 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { HandbookSource } from "../../lib/handbook.ts";
-import { prng as random } from "../../lib/stats.ts";
+import type { HandbookSource } from "../../lib/guard/handbook.ts";
+import { prng as random } from "../../lib/results/stats.ts";
 
 /** Anchor pages the tests expect to find, with the query that must rank each first. */
 export const KNOWN: { query: string; path: string }[] = [

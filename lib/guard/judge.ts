@@ -30,7 +30,7 @@ export const NO_TEXT: JudgeContext = { recentText: [] };
 export interface JudgeMeta {
   /** `CRITIC-01`, `CRITIC-02`…; the two-of-three panel block keeps the plain ID `CRITIC`. */
   id: string;
-  /** The kebab-case name it votes under; its underscored form is its file name in lib/judges/. */
+  /** The kebab-case name it votes under; its underscored form is its file name in lib/guard/judges/. */
   name: JudgeName;
   seat: Seat;
   /** Registered tool names (`namespace.method`) at whose calls the judge votes. */

@@ -3,7 +3,7 @@
  * failure-analysis §6, where every one of the 33 trials that stopped with one of these open failed (zero
  * false positives); anything looser would block correct runs. Replayed over all ten real packets (700
  * trials, the 400 unseen ones included) it opens in no passing trial; trials whose agent drove the simulator
- * outside MCP are reported as not observable instead (lib/replay.ts).
+ * outside MCP are reported as not observable instead (lib/trajectories/replay.ts).
  */
 import type { Evidence } from "./evidence.ts";
 import { objectArg, okCalls, plainText } from "./facts.ts";

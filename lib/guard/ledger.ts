@@ -37,7 +37,7 @@ export interface RuleHit {
   message: string;
 }
 
-/** One critic judge's vote: the three panel judges, then the decision-point judges (lib/judges/). */
+/** One critic judge's vote: the three panel judges, then the decision-point judges (lib/guard/judges/). */
 export interface Vote {
   judge: "contract" | "grounding" | "policy" | "self-consistency" | "p2p-contract";
   object: boolean;

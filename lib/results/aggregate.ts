@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { agentSeconds, type Prices, type Recipe, trialCost, trialWalltime } from "./cost.ts";
-import { type LedgerRecord, parseLedger } from "./ledger.ts";
+import { type LedgerRecord, parseLedger } from "../guard/ledger.ts";
 import {
   type BootstrapOptions,
   type Estimate,
@@ -104,7 +104,7 @@ export interface Row extends Identity {
   n_trajectories: number;
   exceptions: Record<string, number>;
   guard: GuardStats | null;
-  /** Run integrity of the row's trials (lib/integrity.ts); null when trajectories were not read. */
+  /** Run integrity of the row's trials (lib/results/integrity.ts); null when trajectories were not read. */
   integrity: ArmIntegrity | null;
   tasks: TaskOutcome[];
 }

@@ -1,12 +1,12 @@
 /**
- * Reads what lib/integrity.ts judges from one Harbor trial dir: `config.json` (else result.json's `config`),
+ * Reads what lib/results/integrity.ts judges from one Harbor trial dir: `config.json` (else result.json's `config`),
  * `agent/fiable/harness.json`, every `*.jsonl` ledger in `agent/fiable/` (contract 1: records of every
  * session, whatever the file names), `agent/sessions/settings.json` and the trajectory's χ-World calls.
  * Bad input becomes a problem naming its path; nothing is dropped.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseLedger } from "./ledger.ts";
+import { parseLedger } from "../guard/ledger.ts";
 import type { LedgerFile, SettingsHooks, TrialFacts } from "./integrity.ts";
 import { countAt, type ToolCount } from "./tool_counts.ts";
 import type { TrialRef } from "./trials.ts";

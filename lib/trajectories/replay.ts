@@ -15,13 +15,20 @@ import {
   type TrajectoryError,
   type UnresolvedCall,
 } from "./atif.ts";
-import { type Bounds, decide, DEFAULT_BOUNDS, type GuardEvent } from "./decide.ts";
-import { RECENT_TEXT, recentText } from "./judge.ts";
-import { isJudged } from "./judges/mod.ts";
-import { GATE_PROTECTS } from "./closure.ts";
-import { isMutating } from "./names.ts";
-import { type Arm, ledgerFileName, type LedgerRecord } from "./ledger.ts";
-import { findTrials, packetName, packetOf, readScorecard, readTrial, type TrialRef } from "./trials.ts";
+import { type Bounds, decide, DEFAULT_BOUNDS, type GuardEvent } from "../guard/decide.ts";
+import { RECENT_TEXT, recentText } from "../guard/judge.ts";
+import { isJudged } from "../guard/judges/mod.ts";
+import { GATE_PROTECTS } from "../guard/closure.ts";
+import { isMutating } from "../guard/names.ts";
+import { type Arm, ledgerFileName, type LedgerRecord } from "../guard/ledger.ts";
+import {
+  findTrials,
+  packetName,
+  packetOf,
+  readScorecard,
+  readTrial,
+  type TrialRef,
+} from "../results/trials.ts";
 
 export { packetName, packetOf };
 

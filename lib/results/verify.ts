@@ -1,7 +1,7 @@
 /**
- * Run integrity over trial trees (verify.ts): every trial's integrity (lib/integrity.ts) from its dir
- * (lib/trial_facts.ts), grouped into arms by the arm each trial ran, plus bad input (lib/trials.ts) and
- * packets that contradict themselves (lib/packet.ts). Renders one line per problem and a summary table.
+ * Run integrity over trial trees (verify.ts): every trial's integrity (lib/results/integrity.ts) from its dir
+ * (lib/results/trial_facts.ts), grouped into arms by the arm each trial ran, plus bad input (lib/results/trials.ts) and
+ * packets that contradict themselves (lib/results/packet.ts). Renders one line per problem and a summary table.
  */
 import { basename, relative, resolve, sep } from "node:path";
 import {

@@ -1,11 +1,11 @@
 /**
- * Tool-call counts for many trajectories (harness.md §6 recipe, via lib/atif.ts), spread over Web Workers
+ * Tool-call counts for many trajectories (harness.md §6 recipe, via lib/trajectories/atif.ts), spread over Web Workers
  * when the runtime has them: decoding 300 zstd trajectories (~300 MB of JSON) is most of an aggregate's time.
- * On request the same read also lists the χ-World calls the guard's hooks see (run integrity, lib/integrity.ts).
+ * On request the same read also lists the χ-World calls the guard's hooks see (run integrity, lib/results/integrity.ts).
  */
-import { countToolCalls, readTrajectory, toolEvents, type Trajectory } from "./atif.ts";
+import { countToolCalls, readTrajectory, toolEvents, type Trajectory } from "../trajectories/atif.ts";
 
-/** One χ-World tool call in a trajectory: the calls the guard's tool hooks see (lib/names.ts normalises them). */
+/** One χ-World tool call in a trajectory: the calls the guard's tool hooks see (lib/guard/names.ts normalises them). */
 export interface WorldCall {
   /** The trajectory's call id (`toolu_…`, Claude Code's tool_use_id); empty when the trajectory has none. */
   id: string;

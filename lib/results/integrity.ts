@@ -1,13 +1,13 @@
 /**
  * Run integrity: proof, per trial, that the guard ran. Pure functions over what a trial dir holds, already
- * read (lib/trial_facts.ts reads it): the trajectory's χ-World tool calls, the guard ledger's records,
+ * read (lib/results/trial_facts.ts reads it): the trajectory's χ-World tool calls, the guard ledger's records,
  * harness.json, config.json and the hook settings. Guard coverage is the share of χ-World calls that have a
  * `pre` record and, when the call went through, a `post`/`post-fail`; calls and records are matched by
  * tool_use_id where the trajectory keeps call ids (Claude Code's ATIF does), else by order and tool name.
  * verify.ts prints it per trial; aggregate rolls it up per arm (COORDINATION.md contract 5).
  */
-import { ARMS, type LedgerRecord } from "./ledger.ts";
-import { ENFORCES } from "./decide.ts";
+import { ARMS, type LedgerRecord } from "../guard/ledger.ts";
+import { ENFORCES } from "../guard/decide.ts";
 import type { WorldCall } from "./tool_counts.ts";
 
 /** One ledger file's parsed records. */

@@ -1,5 +1,5 @@
 /**
- * One hook event end to end, shared by command mode (guard.ts) and http mode (lib/serve.ts): settings from
+ * One hook event end to end, shared by command mode (guard.ts) and http mode (lib/guard/serve.ts): settings from
  * the profile and environment, parse, fold, decide, and the fail-open answers. No stdin or stdout here.
  */
 import { readFileSync } from "node:fs";
@@ -8,7 +8,7 @@ import { type EventWord, type HookInput, neutralReply, parseHookInput } from "./
 import { appendRecord, type LedgerRecord } from "./ledger.ts";
 import { decide, type EngineConfig, type GuardEvent } from "./decide.ts";
 import { type GuardSettings, parseProfile, resolveSettings } from "./profile.ts";
-import { RULES } from "../rules/mod.ts";
+import { RULES } from "../../rules/mod.ts";
 import { isJudged } from "./judges/mod.ts";
 import { normalizeToolName } from "./names.ts";
 import { readRecentText, TRANSCRIPT_WAIT_MS } from "./transcript.ts";

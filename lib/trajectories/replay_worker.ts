@@ -1,6 +1,6 @@
 /** Replay worker: replays the trials the pool sends, one at a time, and posts each result back. */
 import { type ReplayOptions, replayTrial } from "./replay.ts";
-import type { TrialRef } from "./trials.ts";
+import type { TrialRef } from "../results/trials.ts";
 
 interface Job {
   index: number;

@@ -13,7 +13,7 @@ import { type HandbookLookup, rolePlan } from "./plan.ts";
 import { extractIds } from "./ids.ts";
 import { detectPhase, detectSeat } from "./seat.ts";
 import { redact, redactText } from "./secrets.ts";
-import { RULES } from "../rules/mod.ts";
+import { RULES } from "../../rules/mod.ts";
 
 /** A hook event, already parsed and reduced to what the engine needs. */
 export type GuardEvent =

@@ -9,10 +9,10 @@
  */
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { decide, DEFAULT_BOUNDS, type GuardEvent } from "./decide.ts";
-import type { Arm, LedgerRecord } from "./ledger.ts";
-import { CHECKS } from "../rules/checks.ts";
-import { prng as rngOf } from "./stats.ts";
+import { decide, DEFAULT_BOUNDS, type GuardEvent } from "../guard/decide.ts";
+import type { Arm, LedgerRecord } from "../guard/ledger.ts";
+import { CHECKS } from "../../rules/checks.ts";
+import { prng as rngOf } from "../results/stats.ts";
 
 /** One tool call the scripted agent makes: registered tool name, arguments, and what the simulator answers. */
 export interface Move {

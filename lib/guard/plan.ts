@@ -1,9 +1,9 @@
 /**
  * Role plans for the plan arm: the principles table (rules/principles.ts) assembled per seat and entry phase,
  * in workflow order, plus the handbook pages that matter for the case, within the context budget.
- * Pure: the handbook pages arrive as data (lib/handbook.ts finds them).
+ * Pure: the handbook pages arrive as data (lib/guard/handbook.ts finds them).
  */
-import { type Principle, principlesFor } from "../rules/principles.ts";
+import { type Principle, principlesFor } from "../../rules/principles.ts";
 import type { Phase, Seat } from "./seat.ts";
 
 /** The most context the plan may add, in characters. */

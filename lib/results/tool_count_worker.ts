@@ -1,4 +1,4 @@
-/** Worker for lib/tool_counts.ts: receives a trajectory path, answers with its tool-call counts. */
+/** Worker for lib/results/tool_counts.ts: receives a trajectory path, answers with its tool-call counts. */
 import { countAt } from "./tool_counts.ts";
 
 self.onmessage = (e: MessageEvent<{ path: string; calls: boolean }>) => {

@@ -1,7 +1,7 @@
 /**
  * The critic panel. On terminal calls three deterministic judges (contract, grounding, policy) vote, and they
  * block when at least two object. At the decision points the checklist cannot judge, the decision-point judges
- * of lib/judges/ vote too, and an enforced one blocks on its own (protocol v2, docs/EVALUATION_PROTOCOL.md);
+ * of lib/guard/judges/ vote too, and an enforced one blocks on its own (protocol v2, docs/EVALUATION_PROTOCOL.md);
  * a shadow one is only recorded. Checklist blocks stand on their own (decide.ts).
  */
 import type { Evidence } from "./evidence.ts";
