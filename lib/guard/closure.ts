@@ -15,6 +15,18 @@ export interface Obligation {
   closes: string;
 }
 
+/** An open CM case and an unfinalized care plan protect the same chain: chart review through the audit trail. */
+const CM_CASE_CLOSED = [
+  "cm.chart_review.record_exists",
+  "cm.assessment.record_exists",
+  "cm.assessment.completed",
+  "cm.assessment.required_sections_present",
+  "cm.care_plan.record_exists",
+  "cm.care_plan.finalized",
+  "cm.cross_stage.target_status",
+  "cm.cross_stage.audit_actions",
+] as const;
+
 /**
  * The verifier checks each obligation protects (checks.md §10 P3, U6, U7, C3), quoted from rules/checks.ts:
  * the existence, status, audit and trace checks that closing it writes. Code and care-plan structure checks
@@ -65,26 +77,8 @@ export const GATE_PROTECTS: Record<string, readonly string[]> = {
     "outcome.p2p_outcome_matches",
     "p2p.determination_matches_contract",
   ],
-  "CM-OPEN": [
-    "cm.chart_review.record_exists",
-    "cm.assessment.record_exists",
-    "cm.assessment.completed",
-    "cm.assessment.required_sections_present",
-    "cm.care_plan.record_exists",
-    "cm.care_plan.finalized",
-    "cm.cross_stage.target_status",
-    "cm.cross_stage.audit_actions",
-  ],
-  "CM-FINALIZE": [
-    "cm.chart_review.record_exists",
-    "cm.assessment.record_exists",
-    "cm.assessment.completed",
-    "cm.assessment.required_sections_present",
-    "cm.care_plan.record_exists",
-    "cm.care_plan.finalized",
-    "cm.cross_stage.target_status",
-    "cm.cross_stage.audit_actions",
-  ],
+  "CM-OPEN": CM_CASE_CLOSED,
+  "CM-FINALIZE": CM_CASE_CLOSED,
 };
 
 /** The letter tool each finalized decision needs. */
