@@ -5,12 +5,14 @@
  * the hook settings. Events: pre, post, post-fail, stop, prompt, session-start. Fail-open: any internal
  * error, bad input, time overrun or termination signal answers allow (exit 0) and is recorded in the
  * ledger, or on stderr when that is unwritable.
+ *
+ * The hook path (an event word) loads no `node:` module and no npm package under Deno, and nothing it does
+ * not use: I/O goes through lib/guard/host.ts, and the other commands, the live post, the profile parser and
+ * the resident check are loaded when used (tests/startup.ts keeps it so; issue 20).
  */
-import process from "node:process";
 import { type EventWord, isEventWord, neutralReply } from "./lib/guard/hook.ts";
+import { host } from "./lib/guard/host.ts";
 import { type Arm, ARMS, readLedger } from "./lib/guard/ledger.ts";
-import { DEFAULT_SERVERS, settingsJson } from "./lib/guard/settings.ts";
-import { postLive } from "./lib/guard/live.ts";
 import {
   errorRecord,
   eventSettings,
@@ -36,14 +38,13 @@ function flagValues(args: string[], flag: string): string[] {
   return args.flatMap((a, i) => a === flag && args[i + 1] !== undefined ? [args[i + 1]] : []);
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Uint8Array);
-  return new TextDecoder().decode(Buffer.concat(chunks));
+function print(reply: Record<string, unknown>): void {
+  host.writeOut(JSON.stringify(reply) + "\n");
 }
 
-function print(reply: Record<string, unknown>): void {
-  process.stdout.write(JSON.stringify(reply) + "\n");
+/** Node's `process`, for the commands other than the hook path (which must not load a `node:` module). */
+async function nodeProcess(): Promise<NodeJS.Process> {
+  return (await import("node:process")).default;
 }
 
 /** Command mode: one event from stdin, one JSON reply on stdout, exit 0 whatever happens. */
@@ -60,7 +61,7 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
     if (settings.arm !== "stock") {
       saveRecord(settings.ledgerDir, errorRecord(sessionOf(text), word, settings.arm, why));
     }
-    process.exit(0);
+    host.exit(0);
   };
   const timer = setTimeout(
     () => answerNeutral(`time budget of ${settings.decisionMs} ms overrun; allowed`),
@@ -68,10 +69,10 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
   );
   // Claude Code ends a hook it gives up on (timeout, cancelled turn) with a signal: still answer and record.
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
-    process.once(signal, () => answerNeutral(`${signal} received mid-hook; allowed`));
+    host.onceSignal(signal, () => answerNeutral(`${signal} received mid-hook; allowed`));
   }
   try {
-    text = await readStdin();
+    text = await host.readStdin();
   } catch (err) {
     text = "";
     void err;
@@ -94,7 +95,10 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
   print(reply);
   if (record) {
     saveRecord(settings.ledgerDir, record);
-    if (settings.liveUrl && settings.liveToken) await postLive(settings.liveUrl, settings.liveToken, record);
+    if (settings.liveUrl && settings.liveToken) {
+      const { postLive } = await import("./lib/guard/live.ts");
+      await postLive(settings.liveUrl, settings.liveToken, record);
+    }
   }
 }
 
@@ -120,7 +124,7 @@ async function checkResident(
   try {
     const note = `SessionStart check: the resident guard on port ${port} did not answer; started it again`;
     const started = startResident({
-      script: process.argv[1],
+      script: (await nodeProcess()).argv[1],
       port,
       arm,
       ledgerDir,
@@ -138,21 +142,22 @@ async function checkResident(
 }
 
 /** `guard.ts settings --mode http|command --arm A --ledger DIR [--port N] [--guard PATH] [--server S]…`. */
-function printSettings(args: string[]): number {
+async function printSettings(args: string[]): Promise<number> {
+  const { DEFAULT_SERVERS, settingsJson } = await import("./lib/guard/settings.ts");
   const at = (flag: string) => flagValue(args, flag);
   const mode = at("--mode") ?? "command";
   const arm = at("--arm") ?? "checklist";
   if (mode !== "http" && mode !== "command") {
-    process.stderr.write(`Cannot write settings: --mode "${mode}" is unknown. Use http or command.\n`);
+    host.writeErr(`Cannot write settings: --mode "${mode}" is unknown. Use http or command.\n`);
     return 2;
   }
   if (!(ARMS as readonly string[]).includes(arm)) {
-    process.stderr.write(
+    host.writeErr(
       `Cannot write settings: --arm "${arm}" is unknown. Use one of ${ARMS.join(", ")}.\n`,
     );
     return 2;
   }
-  process.stdout.write(settingsJson({
+  host.writeOut(settingsJson({
     mode,
     arm: arm as Arm,
     ledgerDir: at("--ledger") ?? "/logs/agent/fiable",
@@ -168,7 +173,7 @@ function portArg(args: string[], what: string, fallback?: string): number | null
   const raw = flagValue(args, "--port") ?? fallback;
   const port = Number(raw);
   if (raw === undefined || !Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(`Cannot ${what}: --port "${raw ?? ""}" is not a port number. Use 0-65535.\n`);
+    host.writeErr(`Cannot ${what}: --port "${raw ?? ""}" is not a port number. Use 0-65535.\n`);
     return null;
   }
   return port;
@@ -176,6 +181,7 @@ function portArg(args: string[], what: string, fallback?: string): number | null
 
 /** `guard.ts serve`: the server under its supervisor, or alone with `--child` or `FIABLE_SUPERVISE=0`. */
 async function runServe(args: string[]): Promise<number> {
+  const process = await nodeProcess();
   const port = portArg(args, "serve", process.env.FIABLE_PORT ?? "8787");
   if (port === null) return 2;
   const host = flagValue(args, "--host") ?? "127.0.0.1";
@@ -204,6 +210,7 @@ async function runServe(args: string[]): Promise<number> {
 
 /** `guard.ts up …`: brings the resident guard up (or reuses it) and writes settings.json and harness.json. */
 async function runUp(args: string[]): Promise<number> {
+  const process = await nodeProcess();
   const port = portArg(args, "bring up the guard");
   const arm = flagValue(args, "--arm") ?? "";
   const required = ["--ledger", "--guard", "--settings", "--harness"].filter((f) => !flagValue(args, f));
@@ -245,15 +252,15 @@ export async function main(args: string[]): Promise<number> {
   const [word, ...rest] = args;
   if (word === "serve") return await runServe(rest);
   if (word === "up") return await runUp(rest);
-  if (word === "settings") return printSettings(rest);
+  if (word === "settings") return await printSettings(rest);
   if (!word || !isEventWord(word)) {
     // Even a misconfigured hook must not break the run: answer with no decision and say why on stderr.
-    process.stderr.write(`fiable-guard: unknown event "${word ?? ""}".\n${USAGE}\n`);
+    host.writeErr(`fiable-guard: unknown event "${word ?? ""}".\n${USAGE}\n`);
     print({});
     return 0;
   }
-  await runCommand(word, process.env);
+  await runCommand(word, host.env);
   return 0;
 }
 
-if (import.meta.main) process.exitCode = await main(process.argv.slice(2));
+if (import.meta.main) host.setExitCode(await main(host.args));

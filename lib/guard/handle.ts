@@ -2,12 +2,11 @@
  * One hook event end to end, shared by command mode (guard.ts) and http mode (lib/guard/serve.ts): settings from
  * the profile and environment, parse, fold, decide, and the fail-open answers. No stdin or stdout here.
  */
-import { readFileSync } from "node:fs";
-import process from "node:process";
 import { type EventWord, type HookInput, neutralReply, parseHookInput } from "./hook.ts";
+import { host } from "./host.ts";
 import { appendRecord, type LedgerRecord } from "./ledger.ts";
 import { decide, type EngineConfig, type GuardEvent } from "./decide.ts";
-import { type GuardSettings, parseProfile, resolveSettings } from "./profile.ts";
+import { type GuardSettings, resolveSettings } from "./guard_settings.ts";
 import { RULES } from "../../rules/mod.ts";
 import { isJudged } from "./judges/mod.ts";
 import { normalizeToolName } from "./names.ts";
@@ -56,7 +55,10 @@ export function toGuardEvent(input: HookInput): GuardEvent {
   }
 }
 
-/** Settings from `FIABLE_PROFILE` (YAML) and the environment; a bad profile falls back to defaults with a note. */
+/**
+ * Settings from `FIABLE_PROFILE` (YAML) and the environment; a bad profile falls back to defaults with a note.
+ * The profile parser (yaml, zod) is loaded only when there is a profile.
+ */
 export async function loadSettings(
   env: Record<string, string | undefined>,
 ): Promise<{ settings: GuardSettings; note?: string }> {
@@ -64,7 +66,8 @@ export async function loadSettings(
   let profile = {};
   if (env.FIABLE_PROFILE) {
     try {
-      profile = await parseProfile(readFileSync(env.FIABLE_PROFILE, "utf8"), env.FIABLE_PROFILE);
+      const { parseProfile } = await import("./profile.ts");
+      profile = await parseProfile(host.readText(env.FIABLE_PROFILE), env.FIABLE_PROFILE);
     } catch (err) {
       note = (err as Error).message;
     }
@@ -97,8 +100,8 @@ export function saveRecord(dir: string, record: LedgerRecord): void {
   try {
     appendRecord(dir, record);
   } catch (err) {
-    process.stderr.write(`fiable-guard: cannot write the ledger in ${dir}: ${(err as Error).message}\n`);
-    process.stderr.write(JSON.stringify(record) + "\n");
+    host.writeErr(`fiable-guard: cannot write the ledger in ${dir}: ${(err as Error).message}\n`);
+    host.writeErr(JSON.stringify(record) + "\n");
   }
 }
 
@@ -163,7 +166,7 @@ export async function handle(
       // Loaded only for the plan events, so tool-call hooks never pay for the search index.
       const { guardHandbook } = await import("./handbook.ts");
       config.handbook = guardHandbook(
-        process.env,
+        host.env,
         settings.ledgerDir,
         settings.decisionMs - (performance.now() - started),
       );
@@ -198,12 +201,12 @@ export async function handle(
  * fail-open paths can be exercised end to end. `hang` never answers; `slow` answers after the budget.
  */
 async function maybeFault(word: EventWord, budgetMs: number): Promise<void> {
-  const fault = process.env.FIABLE_FAULT;
-  const on = process.env.FIABLE_FAULT_EVENT;
+  const fault = host.env.FIABLE_FAULT;
+  const on = host.env.FIABLE_FAULT_EVENT;
   if (!fault || (on && on !== word)) return;
   if (fault === "crash") throw new Error("fault injected: crash");
   if (fault === "hang") {
-    process.stderr.write("fiable-guard: fault injected: hang\n");
+    host.writeErr("fiable-guard: fault injected: hang\n");
     await new Promise(() => {});
   }
   if (fault === "slow") await new Promise((resolve) => setTimeout(resolve, budgetMs + 500));

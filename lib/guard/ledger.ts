@@ -1,6 +1,5 @@
 /** The evidence ledger: one JSONL file per session, one record per hook event, append-only. */
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { host, joinPath } from "./host.ts";
 import type { EventWord } from "./hook.ts";
 import type { HandbookRecord } from "./plan.ts";
 
@@ -99,8 +98,8 @@ export function ledgerFileName(session: string): string {
 
 /** Appends one record as one line with a single write (O_APPEND), so concurrent hook processes never interleave. */
 export function appendRecord(dir: string, record: LedgerRecord): void {
-  mkdirSync(dir, { recursive: true });
-  appendFileSync(join(dir, ledgerFileName(record.session)), JSON.stringify(record) + "\n");
+  host.makeDir(dir);
+  host.appendText(joinPath(dir, ledgerFileName(record.session)), JSON.stringify(record) + "\n");
 }
 
 /** Parsed ledger lines and the count of lines that were truncated or not valid records. */
@@ -130,7 +129,7 @@ export function parseLedger(text: string): ParsedLedger {
 export function readLedger(dir: string, session: string): ParsedLedger {
   let text = "";
   try {
-    text = readFileSync(join(dir, ledgerFileName(session)), "utf8");
+    text = host.readText(joinPath(dir, ledgerFileName(session)));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
   }

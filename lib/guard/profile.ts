@@ -1,9 +1,16 @@
-/** Guard profiles: YAML validated with zod; a literal secret anywhere rejects the whole profile. */
+/**
+ * Guard profiles: YAML validated with zod; a literal secret anywhere rejects the whole profile. Loaded only
+ * when a profile is set (`FIABLE_PROFILE`): a hook without one never loads yaml or zod.
+ */
 import * as z from "zod/mini";
-import "./hook.ts"; // configures zod/mini with English messages
-import { type Arm, ARMS } from "./ledger.ts";
+import en from "zod/locales/en";
+import { ARMS } from "./ledger.ts";
 import { SECRET_KEY, secretKind } from "./secrets.ts";
-import { type Bounds, DEFAULT_BOUNDS } from "./decide.ts";
+import { ENV_REF } from "./guard_settings.ts";
+
+export { type GuardSettings, resolveSettings } from "./guard_settings.ts";
+
+z.config(en());
 
 /** A guard profile as written in YAML. Every key is optional; unknown keys are refused. */
 export const Profile = z.strictObject({
@@ -25,21 +32,6 @@ export const Profile = z.strictObject({
 });
 /** A guard profile as written in YAML. */
 export type Profile = z.infer<typeof Profile>;
-
-/** The settings the guard runs with, after profile, environment and defaults. */
-export interface GuardSettings {
-  arm: Arm;
-  armError?: string;
-  bounds: Bounds;
-  decisionMs: number;
-  rules?: string[];
-  disabled: string[];
-  ledgerDir: string;
-  liveUrl?: string;
-  liveToken?: string;
-}
-
-const ENV_REF = /^\$\{([A-Z_][A-Z0-9_]*)\}$/;
 
 /** Every secret-looking literal in a parsed profile, as `path: kind` (the value itself is never echoed). */
 export function findSecrets(value: unknown, path: string[] = []): string[] {
@@ -92,33 +84,4 @@ export function validateProfile(raw: unknown, source = "profile"): Profile {
     );
   }
   return parsed.data;
-}
-
-function expand(value: string | undefined, env: Record<string, string | undefined>): string | undefined {
-  if (value === undefined) return undefined;
-  const m = ENV_REF.exec(value);
-  return m ? env[m[1]] : value;
-}
-
-/** Resolves settings: environment (`FIABLE_CC_ARM`, `FIABLE_LEDGER_DIR`, `FIABLE_LIVE_*`) over profile over defaults. */
-export function resolveSettings(profile: Profile, env: Record<string, string | undefined>): GuardSettings {
-  const armWord = env.FIABLE_CC_ARM ?? profile.arm ?? "checklist";
-  const known = (ARMS as readonly string[]).includes(armWord);
-  return {
-    arm: known ? armWord as Arm : "shadow",
-    armError: known
-      ? undefined
-      : `Cannot run the guard: FIABLE_CC_ARM "${armWord}" is unknown. Use one of ${ARMS.join(", ")}. ` +
-        "Running as shadow (records, blocks nothing).",
-    bounds: {
-      blockBudget: profile.budgets?.block_per_signature ?? DEFAULT_BOUNDS.blockBudget,
-      stopBlocks: profile.budgets?.stop_blocks ?? DEFAULT_BOUNDS.stopBlocks,
-    },
-    decisionMs: profile.budgets?.decision_ms ?? 1500,
-    rules: profile.rules?.enabled,
-    disabled: profile.rules?.disabled ?? [],
-    ledgerDir: env.FIABLE_LEDGER_DIR ?? profile.ledger_dir ?? ".fiable/ledger",
-    liveUrl: env.FIABLE_LIVE_URL ?? expand(profile.live_url, env),
-    liveToken: env.FIABLE_LIVE_TOKEN ?? expand(profile.live_token, env),
-  };
 }

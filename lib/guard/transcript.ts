@@ -7,7 +7,7 @@
  * unreadable file gives no text (never an error that could turn into a deny), and nothing here writes the
  * text anywhere; judges quote at most a capped, redacted snippet of it in a block reason.
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { host } from "./host.ts";
 import { recentText } from "./judge.ts";
 
 /** How much of the transcript's end is read: enough for the last few turns, bounded whatever the file size. */
@@ -39,20 +39,6 @@ export function transcriptTexts(jsonl: string): string[] {
 /** How long a read waits at most for the transcript to catch up with the pending call. */
 export const TRANSCRIPT_WAIT_MS = 400;
 
-/** The last `bytes` of a file as text; throws what the file system throws. */
-function tail(path: string, bytes: number): string {
-  const fd = openSync(path, "r");
-  try {
-    const size = fstatSync(fd).size;
-    const length = Math.min(size, bytes);
-    const buffer = new Uint8Array(length);
-    const read = readSync(fd, buffer, 0, length, size - length);
-    return new TextDecoder().decode(buffer.subarray(0, read));
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
  * The agent's recent text from the end of a transcript file, waiting up to `waitMs` for the pending call's
  * `toolUseId` to be written; never throws (`note` says why there is no text, or that the transcript lagged).
@@ -64,10 +50,10 @@ export async function readRecentText(
   const { toolUseId, waitMs = TRANSCRIPT_WAIT_MS, bytes = TRANSCRIPT_TAIL_BYTES } = options;
   const started = Date.now();
   try {
-    let text = tail(path, bytes);
+    let text = host.readTail(path, bytes);
     while (toolUseId && !text.includes(toolUseId) && Date.now() - started < waitMs) {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      text = tail(path, bytes);
+      text = host.readTail(path, bytes);
     }
     const texts = recentText(transcriptTexts(text));
     const lagged = toolUseId && !text.includes(toolUseId);

@@ -1,0 +1,46 @@
+/**
+ * The runtime under the guard's hook path: files, standard streams, signals and exit, from Deno's own API
+ * under Deno and from `node:` modules under Node. Under Deno nothing here loads a `node:` module: the first
+ * one costs Deno ≈ 30 ms of node-compat start-up, more than the hook's own work (issue 20). `deno run` of
+ * guard.ts picks the Deno host; the Node bundle picks the Node host (its module is loaded only there).
+ */
+import { denoHost } from "./host_deno.ts";
+
+/** The three signals Claude Code ends a hook with. */
+export type HookSignal = "SIGTERM" | "SIGINT" | "SIGHUP";
+
+/** What the hook path needs from its runtime; errors carry `code` (`ENOENT`, …) under both runtimes. */
+export interface Host {
+  /** The process environment (a snapshot under Deno). */
+  env: Record<string, string | undefined>;
+  /** The command-line arguments after the script. */
+  args: string[];
+  /** A file's whole text (UTF-8); throws what the file system throws. */
+  readText(path: string): string;
+  /** The last `bytes` bytes of a file as text; throws what the file system throws. */
+  readTail(path: string, bytes: number): string;
+  /** Appends text with one write to a file opened O_APPEND, creating the file (not its directory). */
+  appendText(path: string, text: string): void;
+  /** Creates a directory and its parents; no error when it exists. */
+  makeDir(path: string): void;
+  /** All of stdin as text; "" when stdin is closed or absent. */
+  readStdin(): Promise<string>;
+  /** Writes text to stdout, all of it, before returning. */
+  writeOut(text: string): void;
+  /** Writes text to stderr, all of it, before returning; never throws. */
+  writeErr(text: string): void;
+  /** Calls `listener` once when the signal arrives (the listener decides whether to exit). */
+  onceSignal(signal: HookSignal, listener: () => void): void;
+  /** Ends the process now with the code. */
+  exit(code: number): never;
+  /** The code the process ends with when it ends on its own. */
+  setExitCode(code: number): void;
+}
+
+/** The host this process runs on. */
+export const host: Host = "Deno" in globalThis ? denoHost() : (await import("./host_node.ts")).nodeHost();
+
+/** Joins a directory and a file name (a trailing slash on the directory is not doubled). */
+export function joinPath(dir: string, name: string): string {
+  return dir.endsWith("/") ? dir + name : `${dir}/${name}`;
+}

@@ -1,0 +1,135 @@
+/**
+ * The guard's host under Node (the bundle in the trial container). Standard streams go through file
+ * descriptors, not `process.stdin`/`process.stdout`: those streams load Node's net and tty machinery, which
+ * a hook process has no other use for (≈ 6 ms of its start-up, issue 20).
+ */
+import {
+  appendFileSync,
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  writeSync,
+} from "node:fs";
+import process from "node:process";
+import type { HookSignal, Host } from "./host.ts";
+
+/** The error code of a file-system error, or "". */
+function codeOf(err: unknown): string {
+  return (err as NodeJS.ErrnoException)?.code ?? "";
+}
+
+/**
+ * Reads stdin to its end synchronously: a pipe or file that Claude Code writes and closes is read with no
+ * stream set up. Returns what was read and whether the rest must be read asynchronously: stdin is a
+ * terminal (a person typing; the time budget must keep running), or a non-blocking descriptor ran dry
+ * (EAGAIN) before its end. A closed or absent stdin reads as "".
+ */
+export function readStdinSync(fd = 0): { chunks: Uint8Array[]; rest: boolean } {
+  const chunks: Uint8Array[] = [];
+  try {
+    if (fstatSync(fd).isCharacterDevice()) return { chunks, rest: true };
+  } catch {
+    return { chunks, rest: false };
+  }
+  const buffer = new Uint8Array(256 * 1024);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(fd, buffer, 0, buffer.length, null);
+    } catch (err) {
+      const code = codeOf(err);
+      if (code === "EAGAIN" || code === "EWOULDBLOCK") return { chunks, rest: true };
+      if (code === "EINTR") continue;
+      // EOF (Windows), EBADF, EINVAL…: whatever was read is all there is.
+      return { chunks, rest: false };
+    }
+    if (n === 0) return { chunks, rest: false };
+    chunks.push(buffer.slice(0, n));
+  }
+}
+
+/** The rest of stdin through the stream, for the cases the synchronous read hands over. */
+async function readStdinRest(chunks: Uint8Array[]): Promise<void> {
+  for await (const chunk of process.stdin) chunks.push(chunk as Uint8Array);
+}
+
+/** Joins byte chunks and decodes them as UTF-8 (a character split across chunks is kept whole). */
+function decodeAll(chunks: Uint8Array[]): string {
+  let size = 0;
+  for (const chunk of chunks) size += chunk.length;
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.length;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/** Writes all of `text` to a descriptor; a non-blocking pipe that is full hands the rest to the stream. */
+function writeFd(fd: 1 | 2, text: string): void {
+  const bytes = new TextEncoder().encode(text);
+  let written = 0;
+  while (written < bytes.length) {
+    try {
+      written += writeSync(fd, bytes, written, bytes.length - written);
+    } catch (err) {
+      if (codeOf(err) !== "EAGAIN") throw err;
+      (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(written));
+      return;
+    }
+  }
+}
+
+/** The tail of a file: one positioned read of at most `bytes` bytes from its end. */
+function readTail(path: string, bytes: number): string {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, bytes);
+    const buffer = new Uint8Array(length);
+    const read = readSync(fd, buffer, 0, length, size - length);
+    return new TextDecoder().decode(buffer.subarray(0, read));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The Node host. */
+export function nodeHost(): Host {
+  return {
+    env: process.env,
+    args: process.argv.slice(2),
+    readText: (path) => readFileSync(path, "utf8"),
+    readTail,
+    appendText: (path, text) => appendFileSync(path, text),
+    makeDir: (path) => void mkdirSync(path, { recursive: true }),
+    async readStdin() {
+      const { chunks, rest } = readStdinSync();
+      if (rest) {
+        try {
+          await readStdinRest(chunks);
+        } catch {
+          // A stdin that errors mid-read gives what was read.
+        }
+      }
+      return decodeAll(chunks);
+    },
+    writeOut: (text) => writeFd(1, text),
+    writeErr(text) {
+      try {
+        writeFd(2, text);
+      } catch {
+        // stderr closed: nothing to tell, and the hook must still answer.
+      }
+    },
+    onceSignal: (signal: HookSignal, listener) => void process.once(signal, listener),
+    exit: (code) => process.exit(code),
+    setExitCode(code) {
+      process.exitCode = code;
+    },
+  };
+}
