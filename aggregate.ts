@@ -1,7 +1,7 @@
 /**
  * Aggregate χ-Bench trial roots into per-arm figures: `deno task aggregate --arm stock=DIR --arm guarded=DIR
  * --control stock [--recipe A|B|C] [--prices FILE] [--out results/<name>/]`. Writes results.csv,
- * aggregate.json and summary.md; exits 1 when an input problem was found (the outputs are still written).
+ * aggregate.json, summary.md and the Parquet summary (trials.parquet, decisions.parquet); exits 1 when an input problem was found (the outputs are still written).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
@@ -10,8 +10,20 @@ import {
   aggregateArmsParallel,
   type AggregateResult,
   type ArmInput,
+  jsonlBelow,
+  type TrialRead,
 } from "./lib/results/aggregate.ts";
 import { toCsv, toMarkdown } from "./lib/results/aggregate_report.ts";
+import {
+  columnarLine,
+  type ColumnarOutcome,
+  type DuckLoader,
+  type LedgerSource,
+  type TrialColumns,
+  trialColumns,
+  writeColumnar,
+} from "./lib/results/columnar.ts";
+import { packetName, packetOf } from "./lib/results/trials.ts";
 import { parsePrices, type Recipe, RECIPE_NOTES, RECIPES } from "./lib/results/cost.ts";
 
 export { aggregateArms, aggregateArmsParallel };
@@ -143,6 +155,46 @@ export function writeOutputs(dir: string, result: AggregateResult): string[] {
   return files.map(([path]) => path);
 }
 
+/** Collects aggregate's trials as trials.parquet rows and their guard ledgers (and --ledgers files). */
+export class ColumnarCollector {
+  readonly trials: TrialColumns[] = [];
+  readonly ledgers: LedgerSource[] = [];
+
+  constructor(private recipe: Recipe) {}
+
+  /** The `onTrial` callback for aggregateArms. */
+  add = (t: TrialRead): void => {
+    const packet = packetName(packetOf(t.summary.ref, t.arm.roots));
+    this.trials.push(trialColumns(t.summary, {
+      packet,
+      arm: t.arm.name,
+      toolCalls: t.toolCalls,
+      cost: t.cost,
+      recipe: this.recipe,
+    }));
+    for (const path of t.summary.ref.ledgers) {
+      this.ledgers.push({ path, packet, trial: t.summary.ref.name, arm: t.arm.name });
+    }
+  };
+
+  /** Writes the summary into `dir`, the --ledgers dirs' files included (their trial named by the file). */
+  write(dir: string, arms: readonly ArmInput[], load?: DuckLoader): Promise<ColumnarOutcome> {
+    for (const arm of arms) {
+      for (const ledgerDir of arm.ledgerDirs ?? []) {
+        for (const path of jsonlBelow(ledgerDir)) {
+          this.ledgers.push({
+            path,
+            packet: basename(resolve(path, "..")),
+            trial: basename(path, ".jsonl"),
+            arm: arm.name,
+          });
+        }
+      }
+    }
+    return writeColumnar(dir, this.trials, this.ledgers, { load });
+  }
+}
+
 /** Entry: returns the exit code (0 clean, 1 input problems found, 2 bad usage). */
 export async function main(args: string[]): Promise<number> {
   let parsed: AggregateArgs;
@@ -157,6 +209,7 @@ export async function main(args: string[]): Promise<number> {
     return parsed.help ? 0 : 2;
   }
   let result: AggregateResult;
+  const columnar = new ColumnarCollector(parsed.recipe);
   try {
     const prices = await parsePrices(readFileSync(parsed.prices, "utf8"));
     const bar = progressBar();
@@ -168,6 +221,7 @@ export async function main(args: string[]): Promise<number> {
       seed: parsed.seed,
       toolCalls: parsed.toolCalls,
       workers: parsed.workers,
+      onTrial: columnar.add,
       onProgress: bar && ((done, total) => bar(done, total, parsed.toolCalls ? "trajectories" : "trials")),
     });
   } catch (err) {
@@ -181,6 +235,7 @@ export async function main(args: string[]): Promise<number> {
   }
   const dir = parsed.out ?? join("results", parsed.arms.map((a) => a.name).join("-vs-").slice(0, 100));
   for (const path of writeOutputs(dir, result)) console.log(path);
+  console.log(columnarLine(await columnar.write(dir, parsed.arms)));
   for (const p of result.problems) console.error(`[${p.arm}] ${p.message}`);
   if (result.unpriced_models.length) {
     console.error(

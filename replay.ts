@@ -15,6 +15,7 @@ import {
   type ReplaySummary,
   replayTrees,
 } from "./lib/trajectories/replay.ts";
+import { columnarLine } from "./lib/results/columnar.ts";
 import { formatJudgeReport, judgeReport, judgeReportByPacket } from "./lib/results/judge_figures.ts";
 
 export { replayTrees };
@@ -228,6 +229,7 @@ export async function main(args: string[]): Promise<number> {
     }
     if (parsed.out) console.log(`\nledgers and summary.json: ${parsed.out}`);
   }
+  if (report.columnar) (parsed.json ? console.error : console.log)(columnarLine(report.columnar));
   for (const u of report.unreadable) if (parsed.json) console.error(`unreadable: ${u.path}: ${u.reason}`);
   return report.trials.length ? 0 : 1;
 }

@@ -11,6 +11,9 @@ import { writeSamples } from "../lib/samples/trials.ts";
 import { csvTable, LEADERBOARD_COLUMNS } from "../lib/results/aggregate_report.ts";
 import { parsePrices, type Recipe } from "../lib/results/cost.ts";
 import { main, parseArgs } from "../aggregate.ts";
+import { connect, sqlString } from "../lib/results/columnar.ts";
+import { parseLedger } from "../lib/guard/ledger.ts";
+import { findTrials } from "../lib/results/trials.ts";
 import { type FakeTrial, tempDir, writeArm } from "./support/trial_dirs.ts";
 
 const s = suite("aggregate");
@@ -260,5 +263,49 @@ s("main writes the CSV, JSON and Markdown and exits 1 when an input problem was 
   for (const f of ["results.csv", "aggregate.json", "summary.md"]) assert.ok(existsSync(join(out, f)), f);
   assert.match(readFileSync(join(out, "summary.md"), "utf8"), /Input problems \(1\)/);
 });
+
+s(
+  "main writes trials.parquet (one row per trial) and decisions.parquet (every guard ledger record)",
+  async () => {
+    const dir = tempDir();
+    const out = tempDir();
+    made.push(dir, out);
+    const { arms } = writeSamples(dir, { attempts: 1 });
+    const log = console.log;
+    const lines: string[] = [];
+    console.log = (...a: unknown[]) => void lines.push(a.join(" "));
+    try {
+      await main([...Object.entries(arms).flatMap(([n, d]) => ["--arm", `${n}=${d}`]), "--out", out]);
+    } finally {
+      console.log = log;
+    }
+    const refs = findTrials(Object.values(arms));
+    const records = refs.flatMap((r) => r.ledgers).reduce(
+      (n, p) => n + parseLedger(readFileSync(p, "utf8")).records.length,
+      0,
+    );
+    assert.ok(records > 0, "the samples carry guard ledgers");
+    assert.ok(
+      lines.includes(
+        `Parquet summary: ${join(out, "trials.parquet")}, ${join(out, "decisions.parquet")} ` +
+          `(${refs.length} trials, ${records} decisions)`,
+      ),
+      lines.join("\n"),
+    );
+    const duck = await connect();
+    if ("why" in duck) throw new Error(duck.why);
+    try {
+      const byArm = await duck.all<{ arm: string; n: bigint }>(
+        `SELECT arm, count(*) AS n FROM read_parquet(${
+          sqlString(join(out, "trials.parquet"))
+        }) GROUP BY arm ORDER BY arm`,
+      );
+      const expected = Object.entries(arms).map(([n, d]) => [n, findTrials([d]).length]).sort();
+      assert.equal(byArm.map((r) => [r.arm, Number(r.n)]), expected);
+    } finally {
+      duck.close();
+    }
+  },
+);
 
 s.run();

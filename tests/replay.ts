@@ -26,6 +26,7 @@ import {
 import { agentTexts, parseTrajectory, type ToolEvent } from "../lib/trajectories/atif.ts";
 import { detectSeat } from "../lib/guard/seat.ts";
 import { main, parseArgs } from "../replay.ts";
+import { connect, sqlString } from "../lib/results/columnar.ts";
 import { FIXTURE_ANSWER, fixtureTrials, writeTrials } from "./support/atif_fixture.ts";
 
 const s = suite("replay");
@@ -109,6 +110,54 @@ s(
     ]);
     // Shadow semantics: the denied call still happened, so its result is recorded after the deny.
     assert.ok(denied.records.some((r) => r.event === "post" && r.tool === "auth.submit_authorization"));
+  },
+);
+
+s(
+  "trials.parquet and decisions.parquet beside the ledgers: one row per trial and per ledger record",
+  async () => {
+    const ledgers = join(out, "checklist", "packet");
+    const records = readdirSync(ledgers).reduce(
+      (n, f) => n + parseLedger(readFileSync(join(ledgers, f), "utf8")).records.length,
+      0,
+    );
+    const duck = await connect();
+    if ("why" in duck) throw new Error(duck.why);
+    try {
+      const [t] = await duck.all<{ n: bigint; scored: bigint }>(
+        `SELECT count(*) AS n, count(passed) AS scored FROM read_parquet(${
+          sqlString(join(out, "trials.parquet"))
+        })`,
+      );
+      const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+      assert.is(Number(t.n), summary.trials.length + summary.unreadable.length);
+      const by = await duck.all<{ arm: string; n: bigint; trials: bigint }>(
+        `SELECT arm, count(*) AS n, count(DISTINCT trial) AS trials
+       FROM read_parquet(${sqlString(join(out, "decisions.parquet"))}) GROUP BY arm`,
+      );
+      assert.equal(by.map((r) => [r.arm, Number(r.n), Number(r.trials)]), [["checklist", records, 8]]);
+    } finally {
+      duck.close();
+    }
+  },
+);
+
+s(
+  "DuckDB unavailable: the ledgers and summary.json are written, the Parquet summary is skipped with why",
+  async () => {
+    const dir = join(root, "no-duckdb");
+    const report = await replayTrees([packet], {
+      arms: ["checklist"],
+      out: dir,
+      workers: 0,
+      duckdb: () => Promise.reject(new Error("no native binding for this platform")),
+    });
+    assert.ok(existsSync(join(dir, "summary.json")));
+    assert.is(readdirSync(join(dir, "checklist", "packet")).length, 8);
+    assert.not.ok(existsSync(join(dir, "decisions.parquet")));
+    assert.equal(report.columnar, {
+      skipped: "DuckDB cannot load here (no native binding for this platform)",
+    });
   },
 );
 

@@ -52,6 +52,17 @@ export interface AggregateOptions {
   onProgress?: (done: number, total: number) => void;
   /** Tool-call counts already computed, by trajectory path (see aggregateArmsParallel). */
   toolCounts?: Map<string, ToolCount>;
+  /** Called with each trial as read, for the columnar summary (see lib/results/columnar.ts). */
+  onTrial?: (trial: TrialRead) => void;
+}
+
+/** One trial as aggregate read it. */
+export interface TrialRead {
+  arm: ArmInput;
+  summary: TrialSummary;
+  /** Cost under the recipe; null when unknown. */
+  cost: number | null;
+  toolCalls: number | null;
 }
 
 /** Submission identity for the leaderboard's first columns. */
@@ -282,7 +293,8 @@ function readLedgerFile(
   }
 }
 
-function jsonlBelow(dir: string): string[] {
+/** The `.jsonl` files below a dir (replay ledger dirs given to an arm). */
+export function jsonlBelow(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string, depth: number) => {
     let entries: import("node:fs").Dirent[] = [];
@@ -459,6 +471,7 @@ export function aggregateArms(arms: ArmInput[], opts: AggregateOptions = {}): Ag
         toolCounts: opts.toolCounts,
       });
       trials.push(trial);
+      opts.onTrial?.({ arm, summary: trial.s, cost: trial.cost, toolCalls: trial.calls?.all ?? null });
       for (const p of found) problems.push({ arm: arm.name, path: ref.dir, ...p });
       if (found.length) problemsOf.set(ref.dir, found.length);
       for (const l of trial.ledgers) {

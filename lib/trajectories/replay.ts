@@ -29,6 +29,13 @@ import {
   readTrial,
   type TrialRef,
 } from "../results/trials.ts";
+import {
+  type ColumnarOutcome,
+  type DuckLoader,
+  type LedgerSource,
+  trialColumns,
+  writeColumnar,
+} from "../results/columnar.ts";
 
 export { packetName, packetOf };
 
@@ -116,6 +123,9 @@ export interface ReplayOptions {
   workers?: number;
   /** The paths the trials were found under, for `packetOf` (replayTrees sets them). */
   roots?: string[];
+  /** With `out`: also write trials.parquet and decisions.parquet (default true); `duckdb` replaces the loader. */
+  columnar?: boolean;
+  duckdb?: DuckLoader;
 }
 
 /** One packet's figures: its path, its display name and a summary per arm. */
@@ -132,6 +142,8 @@ export interface ReplayReport {
   packets: PacketSummary[];
   trials: TrialReplay[];
   unreadable: Unreadable[];
+  /** What writing the Parquet summary did (with `out`; not in summary.json). */
+  columnar?: ColumnarOutcome;
 }
 
 /** True when a check ID matches a protected pattern (exact, `prefix*` or a `<kind>` family slot). */
@@ -582,6 +594,41 @@ export async function replayTrees(paths: string[], opts: ReplayOptions = {}): Pr
   if (opts.out) {
     mkdirSync(opts.out, { recursive: true });
     writeFileSync(join(opts.out, "summary.json"), JSON.stringify({ paths, ...report }, null, 1) + "\n");
+    if (opts.columnar !== false) {
+      report.columnar = await replayColumnar(opts.out, refs, trials, paths, opts.duckdb);
+    }
   }
   return report;
+}
+
+/**
+ * The Parquet summary of a replay: every trial found (its result.json and scorecard) and one row per
+ * record of the ledgers just written, `arm` being the replayed arm.
+ */
+function replayColumnar(
+  out: string,
+  refs: readonly TrialRef[],
+  trials: readonly TrialReplay[],
+  paths: readonly string[],
+  load?: DuckLoader,
+): Promise<ColumnarOutcome> {
+  const replayed = new Map(trials.map((t) => [t.dir, t]));
+  const rows = refs.map((ref) => {
+    const t = replayed.get(ref.dir);
+    return trialColumns(readTrial(ref), {
+      packet: packetName(t?.packet ?? packetOf(ref, paths)),
+      arm: null,
+      failedChecks: t?.failedChecks,
+      toolCalls: t?.toolCalls.all ?? null,
+    });
+  });
+  const ledgers: LedgerSource[] = trials.flatMap((t) =>
+    Object.entries(t.arms).filter(([, r]) => r?.ledger).map(([arm, r]) => ({
+      path: r!.ledger!,
+      packet: packetName(t.packet ?? packetOf(t.dir, paths)),
+      trial: t.name,
+      arm,
+    }))
+  );
+  return writeColumnar(out, rows, ledgers, { load });
 }
