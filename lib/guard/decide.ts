@@ -12,7 +12,7 @@ import { judgeOf } from "./judges/mod.ts";
 import { type HandbookLookup, rolePlan } from "./plan.ts";
 import { extractIds } from "./ids.ts";
 import { detectPhase, detectSeat } from "./seat.ts";
-import { redact, redactText } from "./secrets.ts";
+import { MAX_DEPTH, redact, type RedactState, redactText } from "./secrets.ts";
 import { RULES } from "../../rules/mod.ts";
 
 /** A hook event, already parsed and reduced to what the engine needs. */
@@ -107,7 +107,8 @@ export function checkCall(
       hits.push({
         id: rule.meta.id,
         checks: rule.meta.protects,
-        message: renderMessage(rule.meta.message, data),
+        // Messages quote the call's arguments: a secret the model pasted into one must not reach the ledger.
+        message: redactText(renderMessage(rule.meta.message, data)),
       });
     }
   }
@@ -191,25 +192,30 @@ function decidePost(
 ): Outcome {
   const tool = normalizeToolName(event.tool);
   if (!tool) return { reply: {}, record: null };
+  const cut: RedactState = { deep: false };
   const common = {
     ...base(event, config, now),
     decision: "record" as const,
     tool,
     tool_use_id: event.toolUseId,
-    input: capValue(redact(event.input), CAPS.input),
+    input: capValue(redact(event.input, "", cut), CAPS.input),
     ...(event.agentId ? { agent_id: event.agentId } : {}),
   };
+  let record: LedgerRecord;
   if (event.word === "post-fail") {
-    const error = redactText(event.error);
-    return {
-      reply: {},
-      record: { ...common, event: "post-fail", error: capValue(error, CAPS.text) as string },
-    };
+    const error = capValue(redactText(event.error), CAPS.text) as string;
+    record = { ...common, event: "post-fail", error };
+  } else {
+    const text = redactText(responseText(event.response));
+    const parsed = parseResult(text);
+    const result = capValue(parsed === undefined ? text : redact(parsed, "", cut), CAPS.result);
+    record = { ...common, event: "post", result, ids: extractIds(text) };
   }
-  const text = redactText(responseText(event.response));
-  const parsed = parseResult(text);
-  const result = capValue(parsed === undefined ? text : redact(parsed), CAPS.result);
-  return { reply: {}, record: { ...common, event: "post", result, ids: extractIds(text) } };
+  if (cut.deep) {
+    record.degraded = true;
+    record.note = `nesting deeper than ${MAX_DEPTH} levels was cut from the recorded call; evidence degraded`;
+  }
+  return { reply: {}, record };
 }
 
 function decideStop(
@@ -256,15 +262,15 @@ function decideContext(
   const wantsPlan = ENFORCES[config.arm].plan;
   const found = wantsPlan && config.handbook ? config.handbook({ prompt, seat, phase }) : undefined;
   const plan = wantsPlan ? rolePlan(seat, phase, { pages: found?.pages }) : "";
+  // Ids come from the redacted prompt, so a key in the prompt never lands (upper-cased) in `ids`.
+  const redacted = isTaskPrompt ? redactText(prompt) : "";
   const rec: LedgerRecord = {
     ...base(event, config, now),
     event: event.word,
     decision: plan ? "context" : "record",
     seat,
     phase,
-    ...(isTaskPrompt
-      ? { prompt: capValue(redactText(prompt), CAPS.prompt) as string, ids: extractIds(prompt) }
-      : {}),
+    ...(isTaskPrompt ? { prompt: capValue(redacted, CAPS.prompt) as string, ids: extractIds(redacted) } : {}),
     ...(event.word === "session-start" ? { note: `source=${event.source}` } : {}),
     ...(plan ? { reason: plan } : {}),
     ...(found ? { handbook: found.record } : {}),
