@@ -93,6 +93,14 @@ export function rulesFor(tool: string, ev: Evidence, enabled?: string[]): Rule[]
   );
 }
 
+/** Rule IDs whose blocks rest on something not observed (`RuleMeta.fromAbsence`). */
+const FROM_ABSENCE = new Set(RULES.filter((r) => r.meta.fromAbsence).map((r) => r.meta.id));
+
+/** What a degraded-evidence shadow says in the record. */
+const DEGRADED_NOTE =
+  "evidence degraded (a record was lost or cut): rules that reason from absence recorded, " +
+  "not enforced";
+
 /** Runs every applicable rule on the call; each that fires becomes a hit with its rendered message. */
 export function checkCall(
   tool: string,
@@ -168,9 +176,20 @@ function decidePre(
   if (!enforce.rules) {
     return { reply: allowReply(), record: { ...record, decision: "shadow", rules: wouldBlock } };
   }
-  const enforced = [...hits, ...(enforce.critic ? criticHit : [])];
+  // On degraded evidence a block from absence may rest on the lost record: recorded, never enforced.
+  const unsure = ev.degraded ? hits.filter((h) => FROM_ABSENCE.has(h.id)) : [];
+  const enforced = [...hits.filter((h) => !unsure.includes(h)), ...(enforce.critic ? criticHit : [])];
   if (!enforced.length) {
-    return { reply: allowReply(), record: { ...record, decision: "shadow", rules: criticHit } };
+    const shadowed = [...unsure, ...criticHit];
+    return {
+      reply: allowReply(),
+      record: {
+        ...record,
+        decision: "shadow",
+        rules: shadowed,
+        ...(unsure.length ? { note: DEGRADED_NOTE } : {}),
+      },
+    };
   }
   const within = enforced.filter((h) =>
     (ev.denies.get(signature(h.id, tool, caseKey)) ?? 0) < budgetOf(h, config.bounds)
@@ -182,7 +201,11 @@ function decidePre(
     };
   }
   const reason = denyReason(tool, within);
-  return { reply: denyReply(reason), record: { ...record, decision: "deny", rules: within, reason } };
+  const note = unsure.length ? `${DEGRADED_NOTE}: ${unsure.map((h) => h.id).join(", ")}` : undefined;
+  return {
+    reply: denyReply(reason),
+    record: { ...record, decision: "deny", rules: within, reason, ...(note ? { note } : {}) },
+  };
 }
 
 function decidePost(
@@ -231,8 +254,14 @@ function decideStop(
   const obligations = open.map((o) => `${o.id}: ${o.text}`);
   if (!open.length) return { reply: {}, record: { ...rec, decision: "allow" } };
   const reason = closureMessage(open);
-  if (!ENFORCES[config.arm].gate) {
-    return { reply: {}, record: { ...rec, decision: "shadow", obligations, reason } };
+  if (!ENFORCES[config.arm].gate || ev.degraded) {
+    const note = ev.degraded
+      ? "evidence degraded (a record was lost or cut): the stop gate recorded, not enforced"
+      : undefined;
+    return {
+      reply: {},
+      record: { ...rec, decision: "shadow", obligations, reason, ...(note ? { note } : {}) },
+    };
   }
   if (ev.stopBlocks >= config.bounds.stopBlocks) {
     return {
