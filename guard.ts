@@ -12,9 +12,11 @@ import { type Arm, ARMS, readLedger } from "./lib/guard/ledger.ts";
 import { DEFAULT_SERVERS, settingsJson } from "./lib/guard/settings.ts";
 import { postLive } from "./lib/guard/live.ts";
 import {
-  errorRecord,
+  type BoundedInput,
   eventSettings,
+  failedRecord,
   handle,
+  inputCollector,
   loadSettings,
   saveRecord,
   sessionOf,
@@ -36,10 +38,11 @@ function flagValues(args: string[], flag: string): string[] {
   return args.flatMap((a, i) => a === flag && args[i + 1] !== undefined ? [args[i + 1]] : []);
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Uint8Array);
-  return new TextDecoder().decode(Buffer.concat(chunks));
+/** Stdin under a bound: an oversized input is drained, keeping its head and tail (see `inputCollector`). */
+async function readStdin(): Promise<BoundedInput> {
+  const input = inputCollector();
+  for await (const chunk of process.stdin) input.push(chunk as Uint8Array);
+  return input.done();
 }
 
 function print(reply: Record<string, unknown>): void {
@@ -58,7 +61,7 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
     answered = true;
     print(neutralReply(word));
     if (settings.arm !== "stock") {
-      saveRecord(settings.ledgerDir, errorRecord(sessionOf(text), word, settings.arm, why));
+      saveRecord(settings.ledgerDir, failedRecord(word, text, settings.arm, why));
     }
     process.exit(0);
   };
@@ -70,8 +73,9 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     process.once(signal, () => answerNeutral(`${signal} received mid-hook; allowed`));
   }
+  let size = 0;
   try {
-    text = await readStdin();
+    ({ text, size } = await readStdin());
   } catch (err) {
     text = "";
     void err;
@@ -87,7 +91,7 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
     : undefined;
   const ledger = (session: string) => readLedger(settings.ledgerDir, session).records;
   const why = [note, checked].filter(Boolean).join(" ") || undefined;
-  const { reply, record } = await handle(word, text, settings, { records: ledger, note: why });
+  const { reply, record } = await handle(word, text, settings, { records: ledger, note: why, size });
   if (answered) return;
   answered = true;
   clearTimeout(timer);
