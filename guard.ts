@@ -14,9 +14,11 @@ import { type EventWord, isEventWord, neutralReply } from "./lib/guard/hook.ts";
 import { host } from "./lib/guard/host.ts";
 import { type Arm, ARMS, readLedger } from "./lib/guard/ledger.ts";
 import {
-  errorRecord,
+  type BoundedInput,
   eventSettings,
+  failedRecord,
   handle,
+  inputCollector,
   loadSettings,
   saveRecord,
   sessionOf,
@@ -42,6 +44,13 @@ function print(reply: Record<string, unknown>): void {
   host.writeOut(JSON.stringify(reply) + "\n");
 }
 
+/** Stdin under a bound: an oversized input is drained, keeping its head and tail (see `inputCollector`). */
+async function readStdin(): Promise<BoundedInput> {
+  const input = inputCollector();
+  await host.readStdin((chunk) => input.push(chunk));
+  return input.done();
+}
+
 /** Node's `process`, for the commands other than the hook path (which must not load a `node:` module). */
 async function nodeProcess(): Promise<NodeJS.Process> {
   return (await import("node:process")).default;
@@ -59,7 +68,7 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
     answered = true;
     print(neutralReply(word));
     if (settings.arm !== "stock") {
-      saveRecord(settings.ledgerDir, errorRecord(sessionOf(text), word, settings.arm, why));
+      saveRecord(settings.ledgerDir, failedRecord(word, text, settings.arm, why));
     }
     host.exit(0);
   };
@@ -71,8 +80,9 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     host.onceSignal(signal, () => answerNeutral(`${signal} received mid-hook; allowed`));
   }
+  let size = 0;
   try {
-    text = await host.readStdin();
+    ({ text, size } = await readStdin());
   } catch (err) {
     text = "";
     void err;
@@ -88,7 +98,7 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
     : undefined;
   const ledger = (session: string) => readLedger(settings.ledgerDir, session).records;
   const why = [note, checked].filter(Boolean).join(" ") || undefined;
-  const { reply, record } = await handle(word, text, settings, { records: ledger, note: why });
+  const { reply, record } = await handle(word, text, settings, { records: ledger, note: why, size });
   if (answered) return;
   answered = true;
   clearTimeout(timer);

@@ -78,6 +78,7 @@ const SCHEDULE = toolCall("p2p.schedule", {
 export const rule: Rule<{ tool: string; arg: string; value: string; source: string }> = {
   meta: {
     id: "GLOBAL-05",
+    fromAbsence: true,
     name: "artifact-id-unseen",
     principle: "P-ALL-02",
     seat: "all",

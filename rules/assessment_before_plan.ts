@@ -14,6 +14,7 @@ const DONE = toolCall("cm_assessment.complete_assessment", { case_id: CASE });
 export const rule: Rule<{ tool: string; caseId: string }> = {
   meta: {
     id: "CM-06",
+    fromAbsence: true,
     name: "assessment-before-plan",
     principle: "P-CM-06",
     seat: "cm",

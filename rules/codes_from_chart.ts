@@ -40,6 +40,7 @@ const CREATE = (procedure: string, diagnoses: string[]) =>
 export const rule: Rule<{ arg: string; code: string }> = {
   meta: {
     id: "PP-05",
+    fromAbsence: true,
     name: "codes-from-chart",
     principle: "P-PROV-03",
     seat: "provider",

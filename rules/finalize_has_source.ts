@@ -33,6 +33,7 @@ const MD = toolCall("review.submit_md_case_decision", { case_id: "CASE-3903B8ED"
 export const rule: Rule<{ tool: string; caseId: string }> = {
   meta: {
     id: "UM-01",
+    fromAbsence: true,
     name: "finalize-has-source",
     principle: "P-UM-12",
     seat: "payer",

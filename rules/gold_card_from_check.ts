@@ -18,6 +18,7 @@ const DISPOSE = (eligible: boolean) =>
 export const rule: Rule<{ caseId: string; state: string }> = {
   meta: {
     id: "UM-13",
+    fromAbsence: true,
     name: "gold-card-from-check",
     seat: "payer",
     triggers: ["triage.set_disposition"],

@@ -42,6 +42,7 @@ const FINAL = (decision: string) =>
 export const rule: Rule<{ tool: string; caseId: string; state: string; next: string }> = {
   meta: {
     id: "UM-10",
+    fromAbsence: true,
     name: "letter-matches-determination",
     principle: "P-UM-13",
     seat: "payer",

@@ -20,6 +20,7 @@ const APPROVE = toolCall("review.submit_nurse_case_recommendation", {
 export const rule: Rule<{ tool: string; caseId: string }> = {
   meta: {
     id: "UM-11",
+    fromAbsence: true,
     name: "no-review-without-lane",
     principle: "P-UM-04",
     seat: "payer",

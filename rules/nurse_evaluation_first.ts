@@ -18,6 +18,7 @@ const EVAL = toolCall("review.save_criteria_evaluation", { case_id: "CASE-3903B8
 export const rule: Rule<{ caseId: string }> = {
   meta: {
     id: "UM-15",
+    fromAbsence: true,
     name: "nurse-evaluation-first",
     seat: "payer",
     triggers: ["review.submit_nurse_case_recommendation"],

@@ -22,6 +22,7 @@ const REVIEW = toolCall("cm_chart.submit_chart_review", { case_id: CASE, review:
 export const rule: Rule<{ tool: string; caseId: string }> = {
   meta: {
     id: "CM-08",
+    fromAbsence: true,
     name: "open-case-first",
     principle: "P-CM-01",
     seat: "cm",

@@ -16,6 +16,7 @@ const P2P_REVIEW = toolCall("review.submit_md_case_decision", {
 export const rule: Rule<{ caseId: string }> = {
   meta: {
     id: "UM-03",
+    fromAbsence: true,
     name: "p2p-before-finalize",
     principle: "P-UM-10",
     seat: "payer",

@@ -19,6 +19,7 @@ const OFFER = toolCall("p2p.offer_slots", { request_id: "P2P-5439b781" });
 export const rule: Rule<{ requestId: string }> = {
   meta: {
     id: "UM-16",
+    fromAbsence: true,
     name: "p2p-offer-before-schedule",
     seat: "payer",
     triggers: ["p2p.schedule"],

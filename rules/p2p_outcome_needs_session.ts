@@ -35,6 +35,7 @@ const NO_SESSION = toolCall("p2p_session.get_context", { request_id: "P2P-5439b7
 export const rule: Rule<{ tool: string; requestId: string }> = {
   meta: {
     id: "UM-09",
+    fromAbsence: true,
     name: "p2p-outcome-needs-session",
     principle: "P-UM-11",
     seat: "payer",

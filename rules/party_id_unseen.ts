@@ -39,6 +39,7 @@ const OFFER = toolCall("p2p.offer_slots", {
 export const rule: Rule<{ tool: string; arg: string; value: string }> = {
   meta: {
     id: "GLOBAL-04",
+    fromAbsence: true,
     name: "party-id-unseen",
     principle: "P-ALL-02",
     seat: "all",

@@ -18,6 +18,7 @@ const ROUTE = toolCall("triage.route_case", { case_id: "CASE-3903B8ED" });
 export const rule: Rule<{ tool: string; caseId: string }> = {
   meta: {
     id: "UM-14",
+    fromAbsence: true,
     name: "review-after-routing",
     seat: "payer",
     triggers: CLINICAL_DECISION_TOOLS,

@@ -27,6 +27,7 @@ const COMPLETE = toolCall("cm_assessment.complete_assessment", { case_id: CASE }
 export const rule: Rule<{ caseId: string; missing: string }> = {
   meta: {
     id: "CM-10",
+    fromAbsence: true,
     name: "sections-before-complete",
     principle: "P-CM-06",
     seat: "cm",

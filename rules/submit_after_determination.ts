@@ -22,6 +22,7 @@ const DECIDED = toolCall("auth_finalize_provider_determination", {
 export const rule: Rule<{ caseId: string }> = {
   meta: {
     id: "PP-01",
+    fromAbsence: true,
     name: "submit-after-determination",
     principle: "P-PROV-09",
     seat: "provider",

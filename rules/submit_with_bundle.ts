@@ -15,6 +15,7 @@ const BUNDLE = toolCall("docs.create_submission_bundle", { case_id: "CASE-ACT-00
 export const rule: Rule<{ caseId: string }> = {
   meta: {
     id: "PP-07",
+    fromAbsence: true,
     name: "submit-with-bundle",
     principle: "P-PROV-10",
     seat: "provider",

@@ -27,6 +27,7 @@ const ROUTE_FAIL = toolCall("triage.route_case", { case_id: "CASE-3903B8ED" }, {
 export const rule: Rule<{ tool: string; gate: string; error: string }> = {
   meta: {
     id: "GLOBAL-06",
+    fromAbsence: true,
     name: "terminal-after-failed-gate",
     principle: "P-ALL-03",
     seat: "all",

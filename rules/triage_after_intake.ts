@@ -20,6 +20,7 @@ const CONFIRM = toolCall("payer_intake_hub.confirm_decisions", {
 export const rule: Rule<{ tool: string; caseId: string }> = {
   meta: {
     id: "UM-12",
+    fromAbsence: true,
     name: "triage-after-intake",
     seat: "payer",
     triggers: ["triage.set_disposition", "triage.route_case"],

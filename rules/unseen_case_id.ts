@@ -24,6 +24,7 @@ const DISPOSE = (caseId: string) => toolCall("triage.set_disposition", { case_id
 export const rule: Rule<{ tool: string; arg: string; value: string }> = {
   meta: {
     id: "GLOBAL-02",
+    fromAbsence: true,
     name: "unseen-case-id",
     principle: "P-ALL-02",
     seat: "all",

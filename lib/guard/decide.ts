@@ -12,7 +12,7 @@ import { judgeOf } from "./judges/mod.ts";
 import { type HandbookLookup, rolePlan } from "./plan.ts";
 import { extractIds } from "./ids.ts";
 import { detectPhase, detectSeat } from "./seat.ts";
-import { redact, redactText } from "./secrets.ts";
+import { MAX_DEPTH, redact, type RedactState, redactText } from "./secrets.ts";
 import { RULES } from "../../rules/mod.ts";
 
 /** A hook event, already parsed and reduced to what the engine needs. */
@@ -93,6 +93,14 @@ export function rulesFor(tool: string, ev: Evidence, enabled?: string[]): Rule[]
   );
 }
 
+/** Rule IDs whose blocks rest on something not observed (`RuleMeta.fromAbsence`). */
+const FROM_ABSENCE = new Set(RULES.filter((r) => r.meta.fromAbsence).map((r) => r.meta.id));
+
+/** What a degraded-evidence shadow says in the record. */
+const DEGRADED_NOTE =
+  "evidence degraded (a record was lost or cut): rules that reason from absence recorded, " +
+  "not enforced";
+
 /** Runs every applicable rule on the call; each that fires becomes a hit with its rendered message. */
 export function checkCall(
   tool: string,
@@ -107,7 +115,8 @@ export function checkCall(
       hits.push({
         id: rule.meta.id,
         checks: rule.meta.protects,
-        message: renderMessage(rule.meta.message, data),
+        // Messages quote the call's arguments: a secret the model pasted into one must not reach the ledger.
+        message: redactText(renderMessage(rule.meta.message, data)),
       });
     }
   }
@@ -167,9 +176,20 @@ function decidePre(
   if (!enforce.rules) {
     return { reply: allowReply(), record: { ...record, decision: "shadow", rules: wouldBlock } };
   }
-  const enforced = [...hits, ...(enforce.critic ? criticHit : [])];
+  // On degraded evidence a block from absence may rest on the lost record: recorded, never enforced.
+  const unsure = ev.degraded ? hits.filter((h) => FROM_ABSENCE.has(h.id)) : [];
+  const enforced = [...hits.filter((h) => !unsure.includes(h)), ...(enforce.critic ? criticHit : [])];
   if (!enforced.length) {
-    return { reply: allowReply(), record: { ...record, decision: "shadow", rules: criticHit } };
+    const shadowed = [...unsure, ...criticHit];
+    return {
+      reply: allowReply(),
+      record: {
+        ...record,
+        decision: "shadow",
+        rules: shadowed,
+        ...(unsure.length ? { note: DEGRADED_NOTE } : {}),
+      },
+    };
   }
   const within = enforced.filter((h) =>
     (ev.denies.get(signature(h.id, tool, caseKey)) ?? 0) < budgetOf(h, config.bounds)
@@ -181,7 +201,11 @@ function decidePre(
     };
   }
   const reason = denyReason(tool, within);
-  return { reply: denyReply(reason), record: { ...record, decision: "deny", rules: within, reason } };
+  const note = unsure.length ? `${DEGRADED_NOTE}: ${unsure.map((h) => h.id).join(", ")}` : undefined;
+  return {
+    reply: denyReply(reason),
+    record: { ...record, decision: "deny", rules: within, reason, ...(note ? { note } : {}) },
+  };
 }
 
 function decidePost(
@@ -191,25 +215,30 @@ function decidePost(
 ): Outcome {
   const tool = normalizeToolName(event.tool);
   if (!tool) return { reply: {}, record: null };
+  const cut: RedactState = { deep: false };
   const common = {
     ...base(event, config, now),
     decision: "record" as const,
     tool,
     tool_use_id: event.toolUseId,
-    input: capValue(redact(event.input), CAPS.input),
+    input: capValue(redact(event.input, "", cut), CAPS.input),
     ...(event.agentId ? { agent_id: event.agentId } : {}),
   };
+  let record: LedgerRecord;
   if (event.word === "post-fail") {
-    const error = redactText(event.error);
-    return {
-      reply: {},
-      record: { ...common, event: "post-fail", error: capValue(error, CAPS.text) as string },
-    };
+    const error = capValue(redactText(event.error), CAPS.text) as string;
+    record = { ...common, event: "post-fail", error };
+  } else {
+    const text = redactText(responseText(event.response));
+    const parsed = parseResult(text);
+    const result = capValue(parsed === undefined ? text : redact(parsed, "", cut), CAPS.result);
+    record = { ...common, event: "post", result, ids: extractIds(text) };
   }
-  const text = redactText(responseText(event.response));
-  const parsed = parseResult(text);
-  const result = capValue(parsed === undefined ? text : redact(parsed), CAPS.result);
-  return { reply: {}, record: { ...common, event: "post", result, ids: extractIds(text) } };
+  if (cut.deep) {
+    record.degraded = true;
+    record.note = `nesting deeper than ${MAX_DEPTH} levels was cut from the recorded call; evidence degraded`;
+  }
+  return { reply: {}, record };
 }
 
 function decideStop(
@@ -225,8 +254,14 @@ function decideStop(
   const obligations = open.map((o) => `${o.id}: ${o.text}`);
   if (!open.length) return { reply: {}, record: { ...rec, decision: "allow" } };
   const reason = closureMessage(open);
-  if (!ENFORCES[config.arm].gate) {
-    return { reply: {}, record: { ...rec, decision: "shadow", obligations, reason } };
+  if (!ENFORCES[config.arm].gate || ev.degraded) {
+    const note = ev.degraded
+      ? "evidence degraded (a record was lost or cut): the stop gate recorded, not enforced"
+      : undefined;
+    return {
+      reply: {},
+      record: { ...rec, decision: "shadow", obligations, reason, ...(note ? { note } : {}) },
+    };
   }
   if (ev.stopBlocks >= config.bounds.stopBlocks) {
     return {
@@ -256,15 +291,15 @@ function decideContext(
   const wantsPlan = ENFORCES[config.arm].plan;
   const found = wantsPlan && config.handbook ? config.handbook({ prompt, seat, phase }) : undefined;
   const plan = wantsPlan ? rolePlan(seat, phase, { pages: found?.pages }) : "";
+  // Ids come from the redacted prompt, so a key in the prompt never lands (upper-cased) in `ids`.
+  const redacted = isTaskPrompt ? redactText(prompt) : "";
   const rec: LedgerRecord = {
     ...base(event, config, now),
     event: event.word,
     decision: plan ? "context" : "record",
     seat,
     phase,
-    ...(isTaskPrompt
-      ? { prompt: capValue(redactText(prompt), CAPS.prompt) as string, ids: extractIds(prompt) }
-      : {}),
+    ...(isTaskPrompt ? { prompt: capValue(redacted, CAPS.prompt) as string, ids: extractIds(redacted) } : {}),
     ...(event.word === "session-start" ? { note: `source=${event.source}` } : {}),
     ...(plan ? { reason: plan } : {}),
     ...(found ? { handbook: found.record } : {}),

@@ -29,6 +29,8 @@ export interface Evidence {
   caseLock: string | null;
   denies: Map<string, number>;
   stopBlocks: number;
+  /** Some evidence may be missing (a `degraded` record was folded): rules from absence do not enforce. */
+  degraded: boolean;
 }
 
 /** Case-identifying argument names, most specific first. */
@@ -102,11 +104,13 @@ function emptyEvidence(): Evidence {
     caseLock: null,
     denies: new Map(),
     stopBlocks: 0,
+    degraded: false,
   };
 }
 
 /** Adds one record to the evidence (the fold's step). */
 function applyRecord(ev: Evidence, r: LedgerRecord): void {
+  if (r.degraded) ev.degraded = true;
   if (r.event === "prompt" && typeof r.prompt === "string" && !ev.prompt) {
     ev.prompt = r.prompt;
     for (const id of r.ids ?? extractIds(r.prompt)) ev.seen.add(id);

@@ -2,7 +2,7 @@
  * One hook event end to end, shared by command mode (guard.ts) and http mode (lib/guard/serve.ts): settings from
  * the profile and environment, parse, fold, decide, and the fail-open answers. No stdin or stdout here.
  */
-import { type EventWord, type HookInput, neutralReply, parseHookInput } from "./hook.ts";
+import { EVENTS, type EventWord, type HookInput, neutralReply, parseHookInput } from "./hook.ts";
 import { host } from "./host.ts";
 import { appendRecord, type LedgerRecord } from "./ledger.ts";
 import { decide, type EngineConfig, type GuardEvent } from "./decide.ts";
@@ -11,6 +11,8 @@ import { RULES } from "../../rules/mod.ts";
 import { isJudged } from "./judges/mod.ts";
 import { normalizeToolName } from "./names.ts";
 import { readRecentText, TRANSCRIPT_WAIT_MS } from "./transcript.ts";
+import { redactText } from "./secrets.ts";
+import { extractIds } from "./ids.ts";
 
 /** The guard event for a parsed hook input. */
 export function toGuardEvent(input: HookInput): GuardEvent {
@@ -95,6 +97,117 @@ export function errorRecord(
   return { v: 1, t: new Date().toISOString(), session, event: word, arm, decision: "error", note };
 }
 
+/** Events whose record is evidence the rules fold: losing one degrades the session's evidence. */
+const EVIDENCE_EVENTS: readonly EventWord[] = ["post", "post-fail", "prompt"];
+/** How much of the raw text's head (and tail) a failed-open record reads its ids from. */
+const FAILED_SCAN = { head: 256 * 1024, tail: 64 * 1024 };
+
+/** A string field in raw hook text, found without parsing: the first `"name": "value"` with a plain value. */
+function rawField(text: string, name: string): string | undefined {
+  return new RegExp(`"${name}"\\s*:\\s*"([^"\\\\]{1,200})"`).exec(text)?.[1];
+}
+
+/**
+ * The record for an event the guard failed open on (bad or oversized input, internal error, time overrun).
+ * For an evidence event (post, post-fail, prompt) it keeps what the raw text still tells, read from the
+ * *redacted* first 256 KB and last 64 KB without parsing: the tool, tool_use_id, case id, ids and outcome;
+ * and it is `degraded`, so rules that reason from absence do not block on what was lost.
+ */
+export function failedRecord(
+  word: EventWord,
+  text: string,
+  arm: GuardSettings["arm"],
+  note: string,
+  session = sessionOf(text),
+): LedgerRecord {
+  const record = errorRecord(session, word, arm, note);
+  const named = rawField(text.slice(0, FAILED_SCAN.head), "hook_event_name");
+  const foreign = named !== undefined && named !== EVENTS[word] &&
+    !(word === "stop" && named === "SubagentStop");
+  if (!EVIDENCE_EVENTS.includes(word) || foreign || !text.trim()) return record;
+  const scanned = redactText(
+    text.length <= FAILED_SCAN.head + FAILED_SCAN.tail
+      ? text
+      : `${text.slice(0, FAILED_SCAN.head)}\n${text.slice(-FAILED_SCAN.tail)}`,
+  );
+  record.degraded = true;
+  record.ids = extractIds(scanned);
+  if (word === "prompt") return record;
+  const raw = rawField(scanned, "tool_name");
+  const caseId = rawField(scanned, "case_id");
+  if (raw) record.tool = normalizeToolName(raw) ?? raw;
+  record.tool_use_id = rawField(scanned, "tool_use_id") ?? "";
+  record.case = caseId ?? null;
+  record.input = caseId ? { case_id: caseId } : {};
+  if (word === "post-fail") record.error = "(the tool failed; its error was not kept)";
+  return record;
+}
+
+/** Largest hook input parsed, in bytes: a larger one is allowed unparsed and recorded from its head and tail. */
+export const MAX_INPUT = 4 * 1024 * 1024;
+/** Bytes of an oversized input's end kept beside its head (tool_use_id comes last in a hook's JSON). */
+const KEEP_TAIL = 64 * 1024;
+
+/** Raw hook input collected under a bound: its text (head, and tail when oversized) and its full size. */
+export interface BoundedInput {
+  text: string;
+  size: number;
+}
+
+/** Byte chunks joined into one array. */
+function joinBytes(chunks: Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.length;
+  }
+  return all;
+}
+
+/** Byte chunks decoded as one UTF-8 text (a character split across chunks is kept whole). */
+function decodeJoined(chunks: Uint8Array[]): string {
+  return new TextDecoder().decode(joinBytes(chunks));
+}
+
+/**
+ * Collects hook input chunks keeping at most `MAX_INPUT + 1` bytes of head and the last 64 KB, so a 100 MB
+ * input costs a drain, not a 100 MB string. `done()` joins head and tail with a newline when oversized.
+ */
+export function inputCollector(limit = MAX_INPUT): { push(chunk: Uint8Array): void; done(): BoundedInput } {
+  const head: Uint8Array[] = [];
+  const tail: Uint8Array[] = [];
+  let headSize = 0;
+  let tailSize = 0;
+  let size = 0;
+  return {
+    push(chunk) {
+      size += chunk.length;
+      let rest = chunk;
+      if (headSize <= limit) {
+        const take = rest.subarray(0, limit + 1 - headSize);
+        head.push(take);
+        headSize += take.length;
+        rest = rest.subarray(take.length);
+      }
+      if (!rest.length) return;
+      tail.push(rest);
+      tailSize += rest.length;
+      while (tail.length > 1 && tailSize - tail[0].length >= KEEP_TAIL) tailSize -= tail.shift()!.length;
+    },
+    done() {
+      const text = decodeJoined(head);
+      if (!tail.length) return { text, size };
+      const end = joinBytes(tail);
+      return {
+        text: `${text}\n${new TextDecoder().decode(end.subarray(Math.max(0, end.length - KEEP_TAIL)))}`,
+        size,
+      };
+    },
+  };
+}
+
 /** Writes a record to the ledger, or to stderr when the ledger cannot be written. */
 export function saveRecord(dir: string, record: LedgerRecord): void {
   try {
@@ -107,7 +220,7 @@ export function saveRecord(dir: string, record: LedgerRecord): void {
 
 /** The session id in raw hook text, found without parsing (for records about input that did not parse). */
 export function sessionOf(text: string): string {
-  return /"session_id"\s*:\s*"([^"]{1,200})"/.exec(text.slice(0, 4096))?.[1] ?? "unknown-session";
+  return /"session_id"\s*:\s*"([^"]{1,200})"/.exec(text.slice(0, 64 * 1024))?.[1] ?? "unknown-session";
 }
 
 /** Where the engine gets a session's records: the ledger file (command mode) or memory (serve mode). */
@@ -137,14 +250,20 @@ export async function handle(
   word: EventWord,
   text: string,
   settings: GuardSettings,
-  options: { records: RecordSource; note?: string },
+  options: { records: RecordSource; note?: string; size?: number },
 ): Promise<{ reply: Record<string, unknown>; record: LedgerRecord | null }> {
   const started = performance.now();
-  const parsed = parseHookInput(text, word);
+  const size = options.size ?? text.length;
+  // Parsing, redacting and folding cannot be interrupted by the time budget: bound them before they start.
+  const parsed: ReturnType<typeof parseHookInput> = size > MAX_INPUT
+    ? {
+      ok: false,
+      reason: `Cannot read the hook input: it is ${size} bytes, over the ${MAX_INPUT}-byte limit the guard ` +
+        `parses within its time budget; allowed unparsed.`,
+    }
+    : parseHookInput(text, word);
   if (!parsed.ok) {
-    const record = settings.arm === "stock"
-      ? null
-      : errorRecord(sessionOf(text), word, settings.arm, parsed.reason);
+    const record = settings.arm === "stock" ? null : failedRecord(word, text, settings.arm, parsed.reason);
     return { reply: neutralReply(word), record };
   }
   if (settings.arm === "stock") return decide(toGuardEvent(parsed.input), [], engineConfig(settings), "");
@@ -180,7 +299,10 @@ export async function handle(
     const elapsed = performance.now() - started;
     if (elapsed > settings.decisionMs) {
       const note = `time budget of ${settings.decisionMs} ms overrun (${Math.round(elapsed)} ms); allowed`;
-      return { reply: neutralReply(word), record: errorRecord(event.session, word, settings.arm, note) };
+      return {
+        reply: neutralReply(word),
+        record: failedRecord(word, text, settings.arm, note, event.session),
+      };
     }
     if (outcome.record) {
       outcome.record.latency_ms = Math.round(elapsed * 100) / 100;
@@ -191,7 +313,7 @@ export async function handle(
     const message = `internal error, allowed: ${(err as Error).stack ?? err}`.slice(0, 4000);
     return {
       reply: neutralReply(word),
-      record: errorRecord(parsed.input.session_id, word, settings.arm, message),
+      record: failedRecord(word, text, settings.arm, message, parsed.input.session_id),
     };
   }
 }

@@ -19,12 +19,19 @@ export interface Host {
   readText(path: string): string;
   /** The last `bytes` bytes of a file as text; throws what the file system throws. */
   readTail(path: string, bytes: number): string;
-  /** Appends text with one write to a file opened O_APPEND, creating the file (not its directory). */
+  /** `bytes` bytes of a file from byte `start` as text (fewer at its end); throws what the file system throws. */
+  readRange(path: string, start: number, bytes: number): string;
+  /** A file's size in bytes; throws what the file system throws (`ENOENT` when it is missing). */
+  fileSize(path: string): number;
+  /**
+   * Appends text with one write to a file opened O_APPEND, creating the file (not its directory) with mode
+   * 0644 under both runtimes (Deno's default create mode is 0666 whatever the umask).
+   */
   appendText(path: string, text: string): void;
   /** Creates a directory and its parents; no error when it exists. */
   makeDir(path: string): void;
-  /** All of stdin as text; "" when stdin is closed or absent. */
-  readStdin(): Promise<string>;
+  /** Hands each chunk of stdin to `push` until its end; none when stdin is closed or absent. */
+  readStdin(push: (chunk: Uint8Array) => void): Promise<void>;
   /** Writes text to stdout, all of it, before returning. */
   writeOut(text: string): void;
   /** Writes text to stderr, all of it, before returning; never throws. */

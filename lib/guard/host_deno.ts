@@ -7,6 +7,24 @@ function writeAll(writer: { writeSync(p: Uint8Array): number }, bytes: Uint8Arra
   while (written < bytes.length) written += writer.writeSync(bytes.subarray(written));
 }
 
+/** `bytes` bytes of a file from byte `start`, decoded as UTF-8 (fewer when the file ends first). */
+function readRange(path: string, start: number, bytes: number): string {
+  const file = Deno.openSync(path, { read: true });
+  try {
+    file.seekSync(start, Deno.SeekMode.Start);
+    const buffer = new Uint8Array(bytes);
+    let read = 0;
+    while (read < bytes) {
+      const n = file.readSync(buffer.subarray(read));
+      if (n === null) break;
+      read += n;
+    }
+    return new TextDecoder().decode(buffer.subarray(0, read));
+  } finally {
+    file.close();
+  }
+}
+
 /** The Deno host (touches `Deno` only when a method is called, so the Node bundle can carry it). */
 export function denoHost(): Host {
   const encoder = new TextEncoder();
@@ -15,26 +33,14 @@ export function denoHost(): Host {
     args: Deno.args,
     readText: (path) => Deno.readTextFileSync(path),
     readTail(path, bytes) {
-      const file = Deno.openSync(path, { read: true });
-      try {
-        const size = file.statSync().size;
-        const length = Math.min(size, bytes);
-        file.seekSync(size - length, Deno.SeekMode.Start);
-        const buffer = new Uint8Array(length);
-        let read = 0;
-        while (read < length) {
-          const n = file.readSync(buffer.subarray(read));
-          if (n === null) break;
-          read += n;
-        }
-        return new TextDecoder().decode(buffer.subarray(0, read));
-      } finally {
-        file.close();
-      }
+      const size = Deno.statSync(path).size;
+      return readRange(path, size - Math.min(size, bytes), bytes);
     },
+    readRange,
+    fileSize: (path) => Deno.statSync(path).size,
     appendText(path, text) {
       // One write of the whole line on an O_APPEND descriptor, as node:fs appendFileSync does.
-      const file = Deno.openSync(path, { append: true, create: true });
+      const file = Deno.openSync(path, { append: true, create: true, mode: 0o644 });
       try {
         writeAll(file, encoder.encode(text));
       } finally {
@@ -42,11 +48,11 @@ export function denoHost(): Host {
       }
     },
     makeDir: (path) => Deno.mkdirSync(path, { recursive: true }),
-    async readStdin() {
+    async readStdin(push) {
       try {
-        return await new Response(Deno.stdin.readable).text();
+        for await (const chunk of Deno.stdin.readable) push(chunk);
       } catch {
-        return "";
+        // A stdin that errors mid-read gives what was read.
       }
     },
     writeOut: (text) => writeAll(Deno.stdout, encoder.encode(text)),

@@ -11,6 +11,7 @@ import {
   openSync,
   readFileSync,
   readSync,
+  statSync,
   writeSync,
 } from "node:fs";
 import process from "node:process";
@@ -52,21 +53,8 @@ export function readStdinSync(fd = 0): { chunks: Uint8Array[]; rest: boolean } {
 }
 
 /** The rest of stdin through the stream, for the cases the synchronous read hands over. */
-async function readStdinRest(chunks: Uint8Array[]): Promise<void> {
-  for await (const chunk of process.stdin) chunks.push(chunk as Uint8Array);
-}
-
-/** Joins byte chunks and decodes them as UTF-8 (a character split across chunks is kept whole). */
-function decodeAll(chunks: Uint8Array[]): string {
-  let size = 0;
-  for (const chunk of chunks) size += chunk.length;
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.length;
-  }
-  return new TextDecoder().decode(all);
+async function readStdinRest(push: (chunk: Uint8Array) => void): Promise<void> {
+  for await (const chunk of process.stdin) push(chunk as Uint8Array);
 }
 
 /** Writes all of `text` to a descriptor; a non-blocking pipe that is full hands the rest to the stream. */
@@ -84,14 +72,19 @@ function writeFd(fd: 1 | 2, text: string): void {
   }
 }
 
-/** The tail of a file: one positioned read of at most `bytes` bytes from its end. */
-function readTail(path: string, bytes: number): string {
+/** `bytes` bytes of a file from byte `start` (or its last `bytes` when `start` is "tail"), as UTF-8. */
+function readRange(path: string, start: number | "tail", bytes: number): string {
   const fd = openSync(path, "r");
   try {
     const size = fstatSync(fd).size;
-    const length = Math.min(size, bytes);
-    const buffer = new Uint8Array(length);
-    const read = readSync(fd, buffer, 0, length, size - length);
+    const from = start === "tail" ? size - Math.min(size, bytes) : start;
+    const buffer = new Uint8Array(Math.max(0, Math.min(bytes, size - from)));
+    let read = 0;
+    while (read < buffer.length) {
+      const n = readSync(fd, buffer, read, buffer.length - read, from + read);
+      if (n === 0) break;
+      read += n;
+    }
     return new TextDecoder().decode(buffer.subarray(0, read));
   } finally {
     closeSync(fd);
@@ -104,19 +97,20 @@ export function nodeHost(): Host {
     env: process.env,
     args: process.argv.slice(2),
     readText: (path) => readFileSync(path, "utf8"),
-    readTail,
-    appendText: (path, text) => appendFileSync(path, text),
+    readTail: (path, bytes) => readRange(path, "tail", bytes),
+    readRange: (path, start, bytes) => readRange(path, start, bytes),
+    fileSize: (path) => statSync(path).size,
+    appendText: (path, text) => appendFileSync(path, text, { mode: 0o644 }),
     makeDir: (path) => void mkdirSync(path, { recursive: true }),
-    async readStdin() {
+    async readStdin(push) {
       const { chunks, rest } = readStdinSync();
-      if (rest) {
-        try {
-          await readStdinRest(chunks);
-        } catch {
-          // A stdin that errors mid-read gives what was read.
-        }
+      for (const chunk of chunks) push(chunk);
+      if (!rest) return;
+      try {
+        await readStdinRest(push);
+      } catch {
+        // A stdin that errors mid-read gives what was read.
       }
-      return decodeAll(chunks);
     },
     writeOut: (text) => writeFd(1, text),
     writeErr(text) {

@@ -78,6 +78,12 @@ export interface LedgerRecord {
   handbook?: HandbookRecord;
   /** A `gap` record's interval. */
   gap?: Gap;
+  /**
+   * Set when this record stands for evidence the guard could not keep whole (it failed open on the event, the
+   * input was too large or too deep, or the ledger was read in part): rules that reason from absence then
+   * record, never enforce (see `RuleMeta.fromAbsence`).
+   */
+  degraded?: boolean;
 }
 
 /** Size caps (characters of JSON) for values kept in a record. */
@@ -91,13 +97,40 @@ export function capValue(value: unknown, max: number): unknown {
   return json.length <= max ? value : { _truncated: json.length, preview: json.slice(0, max) };
 }
 
-/** The file name for a session: safe characters only, so a session id cannot name a path. */
+/** A session id used as a file name as it is: safe characters, not starting with a dot, at most 120. */
+const PLAIN_SESSION = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,119}$/;
+
+/** 64 bits of two 32-bit FNV-1a-style hashes of a string, as 16 hex digits (stable across runtimes). */
+export function idHash(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+}
+
+/**
+ * The file name for a session, collision-free: a safe id is its own name; any other id (`col/1`, `../x`,
+ * empty, over 120 characters) is a safe prefix, `~` (never in a plain name) and a hash of the whole id.
+ */
 export function ledgerFileName(session: string): string {
+  if (PLAIN_SESSION.test(session)) return `${session}.jsonl`;
+  const prefix = session.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 60) || "session";
+  return `${prefix}~${idHash(session)}.jsonl`;
+}
+
+/** The file name versions before 2026-12 used (ids with unsafe characters collided): still read. */
+function legacyFileName(session: string): string {
   return `${session.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 120) || "session"}.jsonl`;
 }
 
 /** Appends one record as one line with a single write (O_APPEND), so concurrent hook processes never interleave. */
 export function appendRecord(dir: string, record: LedgerRecord): void {
+  // Created `rw-r--r--` under Deno as under Node (Deno's default create mode ignores the umask).
   host.makeDir(dir);
   host.appendText(joinPath(dir, ledgerFileName(record.session)), JSON.stringify(record) + "\n");
 }
@@ -125,13 +158,67 @@ export function parseLedger(text: string): ParsedLedger {
   return { records, corrupt };
 }
 
-/** Reads a session's ledger; a missing file is an empty ledger. */
-export function readLedger(dir: string, session: string): ParsedLedger {
-  let text = "";
+/** Largest ledger read whole; a larger one is read as its first `LEDGER_HEAD` and last `LEDGER_TAIL` bytes. */
+export const LEDGER_READ = { max: 8 * 1024 * 1024, head: 1024 * 1024, tail: 7 * 1024 * 1024 };
+
+/** A file's text, or its head and tail (lines cut at either edge dropped) when it exceeds `LEDGER_READ.max`. */
+function readBounded(file: string): { head: string; tail: string; skipped: number } {
+  const size = host.fileSize(file);
+  if (size <= LEDGER_READ.max) return { head: host.readText(file), tail: "", skipped: 0 };
+  const headText = host.readRange(file, 0, LEDGER_READ.head);
+  const tailText = host.readTail(file, LEDGER_READ.tail);
+  return {
+    head: headText.slice(0, headText.lastIndexOf("\n") + 1),
+    tail: tailText.slice(tailText.indexOf("\n") + 1),
+    skipped: size - LEDGER_READ.head - LEDGER_READ.tail,
+  };
+}
+
+/** A file's bounded text; a missing file is empty. */
+function readIfAny(file: string): { head: string; tail: string; skipped: number } {
   try {
-    text = host.readText(joinPath(dir, ledgerFileName(session)));
+    return readBounded(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    return { head: "", tail: "", skipped: 0 };
   }
-  return parseLedger(text);
+}
+
+/**
+ * Reads a session's ledger: its own records only (another session's file name may have collided in older
+ * versions, which are still read). A ledger over `LEDGER_READ.max` bytes is read in part: a `degraded` marker
+ * stands where its middle was, so rules that reason from absence do not block on what was not read.
+ */
+export function readLedger(dir: string, session: string): ParsedLedger {
+  const name = ledgerFileName(session);
+  const legacy = legacyFileName(session);
+  const records: LedgerRecord[] = [];
+  let corrupt = 0;
+  const keep = (text: string) => {
+    const parsed = parseLedger(text);
+    corrupt += parsed.corrupt;
+    for (const r of parsed.records) if (r.session === session) records.push(r);
+  };
+  for (const file of legacy !== name ? [legacy, name] : [name]) {
+    const part = readIfAny(joinPath(dir, file));
+    keep(part.head);
+    if (part.skipped) records.push(skippedMarker(session, records[0]?.arm ?? "shadow", part.skipped));
+    keep(part.tail);
+  }
+  return { records, corrupt };
+}
+
+/** The in-memory record standing for a ledger's unread middle (never written). */
+function skippedMarker(session: string, arm: Arm, skipped: number): LedgerRecord {
+  return {
+    v: 1,
+    t: "",
+    session,
+    event: "guard",
+    arm,
+    decision: "gap",
+    degraded: true,
+    note:
+      `ledger over ${LEDGER_READ.max} bytes: ${skipped} bytes in its middle were not read; evidence degraded`,
+  };
 }

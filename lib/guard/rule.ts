@@ -27,6 +27,12 @@ export interface RuleMeta {
   message: string;
   /** The plan principle the rule enforces, if any. */
   principle?: string;
+  /**
+   * Set when the rule can fire because something was *not* observed (an id never seen, a step never taken,
+   * a later success missing): when the session's evidence is degraded (`Evidence.degraded`) its would-be
+   * blocks are recorded as shadow, never enforced, since the missing thing may be in what was lost.
+   */
+  fromAbsence?: true;
 }
 
 /** Partial evidence for an example; `evidenceOf` fills the rest. */

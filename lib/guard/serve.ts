@@ -3,12 +3,17 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isEventWord, neutralReply } from "./hook.ts";
 import { type LedgerRecord, readLedger } from "./ledger.ts";
-import { errorRecord, eventSettings, handle, loadSettings, saveRecord, sessionOf } from "./handle.ts";
+import {
+  eventSettings,
+  failedRecord,
+  handle,
+  inputCollector,
+  loadSettings,
+  saveRecord,
+  sessionOf,
+} from "./handle.ts";
 import { postLive } from "./live.ts";
 import { recordRestart, rememberTranscript, type RestartInfo, transcriptOf } from "./resident.ts";
-
-/** Largest hook body accepted (a 10 MB tool_input still gets a neutral answer, not a hang). */
-const MAX_BODY = 16 * 1024 * 1024;
 
 /** Options for the resident guard. */
 export interface ServeOptions {
@@ -52,14 +57,11 @@ export async function serve(options: ServeOptions): Promise<void> {
     if (req.method !== "POST" || !isEventWord(word)) {
       return send(404, { error: `Cannot route ${req.method} ${req.url}: use POST /hook/<event>.` });
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_BODY) chunks.push(c);
-    });
+    // A body over the parse limit is drained, keeping its head and tail: recorded under its own session.
+    const body = inputCollector();
+    req.on("data", (c: Buffer) => body.push(c));
     req.on("end", () => {
-      const text = size > MAX_BODY ? "" : Buffer.concat(chunks).toString("utf8");
+      const { text, size } = body.done();
       const session = sessionOf(text);
       if (!sessions.has(session) && settings.arm !== "stock") {
         // So a restarted guard can count, from the transcript, the calls it missed while it was down.
@@ -76,17 +78,17 @@ export async function serve(options: ServeOptions): Promise<void> {
             timer = setTimeout(() =>
               resolve({
                 reply: neutralReply(word),
-                record: errorRecord(
-                  session,
+                record: failedRecord(
                   word,
+                  text,
                   settings.arm,
                   `time budget of ${budgetMs} ms overrun; allowed`,
+                  session,
                 ),
               }), budgetMs);
           },
         );
-        const why = size > MAX_BODY ? `hook body of ${size} bytes exceeds ${MAX_BODY}; allowed` : note;
-        const outcome = await Promise.race([handle(word, text, forEvent, { records, note: why }), overrun]);
+        const outcome = await Promise.race([handle(word, text, forEvent, { records, note, size }), overrun]);
         clearTimeout(timer);
         // The record is saved before the reply leaves, so a reader that saw the reply also sees the record.
         if (outcome.record) {
