@@ -173,14 +173,20 @@ export function foldRecord(ev: Evidence, r: LedgerRecord): Evidence {
     const tool = normalizeToolName(r.tool) ?? r.tool;
     const input = (r.input && typeof r.input === "object" ? r.input : {}) as Record<string, unknown>;
     const ok = r.event === "post";
-    const text = typeof r.result === "string" ? r.result : r.error ?? "";
+    const raw = r.result;
+    const plain = typeof raw === "string" ? raw : r.error ?? "";
+    // An object result's text is made when a rule first reads it: most calls' text is never read, and a
+    // session folded back from its ledger does not pay to re-serialise every result.
+    let text: string | undefined = plain || raw === undefined ? plain : undefined;
     const call: CallRecord = {
       id: r.tool_use_id ?? "",
       tool,
       input,
       ok,
-      result: typeof r.result === "string" ? undefined : r.result,
-      text: text || (r.result !== undefined ? JSON.stringify(r.result) : ""),
+      result: typeof raw === "string" ? undefined : raw,
+      get text() {
+        return text ??= JSON.stringify(raw);
+      },
       error: r.error,
       sidechain: Boolean(r.agent_id),
       ...(r.ids ? { ids: r.ids } : {}),

@@ -109,12 +109,15 @@ export interface ParsedLedger {
   corrupt: number;
 }
 
-/** Parses JSONL text; a truncated or corrupt line is skipped and counted, never fatal. */
-export function parseLedger(text: string): ParsedLedger {
+/**
+ * Parses JSONL text; a truncated or corrupt line is skipped and counted, never fatal. `skip` names lines
+ * the caller does not need, left unparsed (not counted as corrupt).
+ */
+export function parseLedger(text: string, skip?: (line: string) => boolean): ParsedLedger {
   const records: LedgerRecord[] = [];
   let corrupt = 0;
   for (const line of text.split("\n")) {
-    if (!line.trim()) continue;
+    if (!line.trim() || skip?.(line)) continue;
     try {
       const record = JSON.parse(line);
       if (record && typeof record === "object" && typeof record.event === "string") records.push(record);
@@ -126,13 +129,13 @@ export function parseLedger(text: string): ParsedLedger {
   return { records, corrupt };
 }
 
-/** Reads a session's ledger; a missing file is an empty ledger. */
-export function readLedger(dir: string, session: string): ParsedLedger {
+/** Reads a session's ledger; a missing file is an empty ledger. `skip` as for `parseLedger`. */
+export function readLedger(dir: string, session: string, skip?: (line: string) => boolean): ParsedLedger {
   let text = "";
   try {
     text = readFileSync(join(dir, ledgerFileName(session)), "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
   }
-  return parseLedger(text);
+  return parseLedger(text, skip);
 }
