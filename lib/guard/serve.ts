@@ -7,6 +7,7 @@ import { errorRecord, eventSettings, handle, loadSettings, saveRecord, sessionOf
 import { postLive } from "./live.ts";
 import { recordRestart, rememberTranscript, type RestartInfo, transcriptOf } from "./resident.ts";
 import { sessionLimits, SessionStore } from "./sessions.ts";
+import { bindRefusal, refusal, TOKEN_ENV } from "./access.ts";
 
 /** How often held sessions are checked for release (ended, idle). */
 const SWEEP_MS = 1_000;
@@ -36,6 +37,9 @@ export interface ServeOptions {
  * (lib/guard/sessions.ts); `POST /hook/session-end` releases a session at once.
  */
 export async function serve(options: ServeOptions): Promise<void> {
+  const token = options.env[TOKEN_ENV] || undefined;
+  const refused = bindRefusal(options.host, token);
+  if (refused) throw new Error(refused);
   const loaded = await loadSettings(options.env);
   const { settings } = loaded;
   const { limits, note: limitsNote } = sessionLimits(options.env);
@@ -63,6 +67,11 @@ export async function serve(options: ServeOptions): Promise<void> {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
+    const denied = refusal(req.headers, { boundHost: options.host, token, path: req.url ?? "" });
+    if (denied) {
+      req.resume();
+      return send(denied.status, { error: denied.error });
+    }
     if (req.method === "GET" && req.url === "/health") return send(200, health());
     if (req.method === "POST" && word === "session-end") return endSession(req, send);
     if (req.method !== "POST" || !isEventWord(word)) {
