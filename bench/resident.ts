@@ -4,7 +4,9 @@
  * is already on disk, and the http round trip at 10k records, each beside its floor measured in the same run
  * (parsing the hook JSON alone; reading and JSON-parsing the ledger alone; a bare node:http server).
  *
- * Usage: deno run -A bench/resident.ts [--sizes 100,1000,10000] [--runs 400]
+ * Then memory: 100k events across 64 sessions through the Node bundle, the peak RSS and records lost.
+ *
+ * Usage: deno run -A bench/resident.ts [--sizes 100,1000,10000] [--runs 400] [--events 100000 (0: skip)]
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -16,7 +18,6 @@ import { handle } from "../lib/guard/handle.ts";
 import { type EventWord, parseHookInput } from "../lib/guard/hook.ts";
 import { ledgerFileName, type LedgerRecord } from "../lib/guard/ledger.ts";
 import { resolveSettings } from "../lib/guard/profile.ts";
-import { SessionStore } from "../lib/guard/sessions.ts";
 
 const SESSION = "bench-resident";
 const PROMPT = "# ⚕️ MD Review — Knee arthroscopy for PAT-3f2a9c1b7d4e\n" +
@@ -29,8 +30,8 @@ export interface HookEvent {
   body: string;
 }
 
-function payload(fields: Record<string, unknown>): string {
-  return JSON.stringify({ session_id: SESSION, cwd: "/workspace", ...fields });
+function payload(fields: Record<string, unknown>, session = SESSION): string {
+  return JSON.stringify({ session_id: session, cwd: "/workspace", ...fields });
 }
 
 /**
@@ -39,12 +40,15 @@ function payload(fields: Record<string, unknown>): string {
  * terminal finalize every 100 calls (the rules, the critic panel and the closure facts all run), a stop
  * every 1,000 events.
  */
-export function sessionEvent(i: number): HookEvent {
+export function sessionEvent(i: number, session = SESSION): HookEvent {
   if (i === 0) {
-    return { word: "prompt", body: payload({ hook_event_name: "UserPromptSubmit", prompt: PROMPT }) };
+    return {
+      word: "prompt",
+      body: payload({ hook_event_name: "UserPromptSubmit", prompt: PROMPT }, session),
+    };
   }
   if (i % 1000 === 999) {
-    return { word: "stop", body: payload({ hook_event_name: "Stop", stop_hook_active: false }) };
+    return { word: "stop", body: payload({ hook_event_name: "Stop", stop_hook_active: false }, session) };
   }
   const call = Math.floor(i / 2);
   const id = `toolu_${call.toString(36).padStart(8, "0")}`;
@@ -67,7 +71,7 @@ export function sessionEvent(i: number): HookEvent {
     }]
     : ["p2p_list", { case_id: "CASE-3903B8ED" }];
   const base = { tool_name: `mcp__healthverse__${tool}`, tool_input: input, tool_use_id: id };
-  if (i % 2 === 1) return { word: "pre", body: payload({ hook_event_name: "PreToolUse", ...base }) };
+  if (i % 2 === 1) return { word: "pre", body: payload({ hook_event_name: "PreToolUse", ...base }, session) };
   const result = {
     case: { id: "CASE-3903B8ED", status: "under_review" },
     documents: [{ id: doc, case_id: "CASE-3903B8ED", kind: "clinical_note" }],
@@ -80,7 +84,7 @@ export function sessionEvent(i: number): HookEvent {
       hook_event_name: "PostToolUse",
       ...base,
       tool_response: [{ type: "text", text: JSON.stringify(result) }],
-    }),
+    }, session),
   };
 }
 
@@ -163,12 +167,70 @@ const server = http.createServer((req, res) => {
 server.listen(0, "127.0.0.1", () => process.stderr.write("serving on http://127.0.0.1:" + server.address().port + "\\n"));
 `;
 
+/**
+ * Memory under many sessions: `events` events across `sessions` sessions, `concurrent` at a time, each
+ * session's events in order and a Stop last, against the resident guard at `url`. Polls /health for the
+ * RSS; returns the peak, the RSS once every session is released, and the records missing from the ledgers.
+ */
+async function memoryRun(
+  url: string,
+  dir: string,
+  opts: { events: number; sessions: number; concurrent: number },
+): Promise<
+  { peakMb: number; heapPeak: number; afterMb: number; heldPeak: number; missing: number; seconds: number }
+> {
+  const per = Math.ceil(opts.events / opts.sessions);
+  let peakMb = 0;
+  let heapPeak = 0;
+  let heldPeak = 0;
+  const poll = setInterval(async () => {
+    const h = await (await fetch(`${url}/health`)).json().catch(() => null);
+    if (!h) return;
+    peakMb = Math.max(peakMb, h.rss_mb);
+    heapPeak = Math.max(heapPeak, h.heap_mb);
+    heldPeak = Math.max(heldPeak, h.held.records);
+  }, 200);
+  const started = performance.now();
+  const queue = Array.from({ length: opts.sessions }, (_, k) => `memory-${k}`);
+  await Promise.all(Array.from({ length: opts.concurrent }, async () => {
+    for (let session = queue.shift(); session; session = queue.shift()) {
+      for (let i = 0; i < per; i++) {
+        const { word, body } = i === per - 1
+          ? {
+            word: "stop" as const,
+            body: payload({ hook_event_name: "Stop", stop_hook_active: false }, session),
+          }
+          : sessionEvent(i, session);
+        const res = await fetch(`${url}/hook/${word}`, { method: "POST", body });
+        await res.text();
+      }
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  let afterMb = 0;
+  for (let k = 0; k < 100; k++) {
+    const h = await (await fetch(`${url}/health`)).json();
+    afterMb = h.rss_mb;
+    if (h.held.sessions === 0) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  clearInterval(poll);
+  let missing = 0;
+  for (let k = 0; k < opts.sessions; k++) {
+    const text = readFileSync(join(dir, ledgerFileName(`memory-${k}`)), "utf8");
+    const lines = text.split("\n").filter(Boolean).filter((l) => JSON.parse(l).decision !== "error");
+    missing += per - lines.length;
+  }
+  return { peakMb, heapPeak, afterMb, heldPeak, missing, seconds };
+}
+
 /** Runs the benchmark and prints the figures. */
 export async function main(args: string[]): Promise<number> {
   const flag = (name: string, fallback: string) =>
     args.includes(name) ? args[args.indexOf(name) + 1] : fallback;
   const sizes = flag("--sizes", "100,1000,10000").split(",").map(Number);
   const runs = Number(flag("--runs", "400"));
+  const events = Number(flag("--events", "100000"));
   const load = Deno.loadavg().map((l) => l.toFixed(1)).join(" ");
   console.log(
     `resident guard, critic arm, one payer session; load average ${load}, ${navigator.hardwareConcurrency} cores`,
@@ -203,24 +265,48 @@ export async function main(args: string[]): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "fiable-resident-"));
   const file = join(dir, ledgerFileName(SESSION));
   writeFileSync(file, records.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  const bundle = await bundleGuard(join(dir, "fiable-guard.mjs"));
+  // The first event of a session whose ledger is on disk, as a trial's guard meets it after a restart: a
+  // fresh Node guard per run, timed from the request to the reply; beside it, Node reading the same file and
+  // JSON-parsing every line, and the same guard answering a session with no ledger.
   const firsts: number[] = [];
+  const fresh: number[] = [];
   const floors: number[] = [];
+  const floorScript = join(dir, "floor.cjs");
+  writeFileSync(
+    floorScript,
+    `const t = performance.now(); for (const l of require("node:fs").readFileSync(process.argv[2], "utf8")` +
+      `.split("\\n")) if (l) JSON.parse(l); console.log(performance.now() - t);`,
+  );
   for (let k = 0; k < 5; k++) {
-    const t0 = performance.now();
-    const store = new SessionStore({ ledgerDir: dir });
-    await handle("pre", sessionEvent(at + 1).body, SETTINGS, { evidence: (s) => store.evidence(s) });
-    firsts.push(performance.now() - t0);
-    const t1 = performance.now();
-    for (const line of readFileSync(file, "utf8").split("\n")) if (line) JSON.parse(line);
-    floors.push(performance.now() - t1);
+    const first = await startNode([bundle, "serve", "--port", "0"], {
+      FIABLE_LEDGER_DIR: dir,
+      FIABLE_CC_ARM: "critic",
+      FIABLE_SUPERVISE: "0",
+    });
+    try {
+      const other = sessionEvent(at + 1, `fresh-${k}`);
+      const t0 = performance.now();
+      await (await fetch(`${first.url}/hook/pre`, { method: "POST", body: other.body })).text();
+      fresh.push(performance.now() - t0);
+      const t1 = performance.now();
+      await (await fetch(`${first.url}/hook/pre`, { method: "POST", body: sessionEvent(at + 1).body }))
+        .text();
+      firsts.push(performance.now() - t1);
+    } finally {
+      first.stop();
+    }
+    const out = new Deno.Command("node", { args: [floorScript, file], stdout: "piped" }).outputSync();
+    floors.push(Number(new TextDecoder().decode(out.stdout)));
   }
   console.log(
-    `  first event of a session with a ${records.length}-record ledger on disk: ${
-      ms(quantile(firsts, 0.5))
-    } median ` +
-      `of 5 (floor: read + JSON.parse every line ${ms(quantile(floors, 0.5))})`,
+    `  first event of a session with a ${records.length}-record ledger (${
+      (readFileSync(file).length / 2 ** 20).toFixed(1)
+    } MB) on disk, node bundle: ${ms(quantile(firsts, 0.5))} median of 5 (floor: node reading the file and ` +
+      `JSON-parsing every line ${ms(quantile(floors, 0.5))}; a session with no ledger ${
+        ms(quantile(fresh, 0.5))
+      })`,
   );
-  const bundle = await bundleGuard(join(dir, "fiable-guard.mjs"));
   const bare = join(dir, "bare.cjs");
   writeFileSync(bare, BARE_SERVER);
   const guard = await startNode([bundle, "serve", "--port", "0"], {
@@ -242,6 +328,29 @@ export async function main(args: string[]): Promise<number> {
   } finally {
     guard.stop();
     floorServer.stop();
+  }
+  if (events > 0) {
+    const memoryDir = mkdtempSync(join(tmpdir(), "fiable-resident-memory-"));
+    const resident = await startNode([bundle, "serve", "--port", "0"], {
+      FIABLE_LEDGER_DIR: memoryDir,
+      FIABLE_CC_ARM: "critic",
+      FIABLE_SUPERVISE: "0",
+      FIABLE_SESSION_ENDED_MS: "1000",
+    });
+    const idle = await (await fetch(`${resident.url}/health`)).json();
+    try {
+      const opts = { events, sessions: 64, concurrent: 16 };
+      const m = await memoryRun(resident.url, memoryDir, opts);
+      console.log(
+        `  memory: ${events} events across ${opts.sessions} sessions (${opts.concurrent} at a time, each ending ` +
+          `with a Stop) in ${
+            m.seconds.toFixed(0)
+          } s: peak RSS ${m.peakMb} MB (idle guard ${idle.rss_mb} MB), ` +
+          `${m.heldPeak} records held at most, ${m.afterMb} MB once all were released; ${m.missing} records missing`,
+      );
+    } finally {
+      resident.stop();
+    }
   }
   return 0;
 }

@@ -57,6 +57,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     supervisor,
     held: store.size(),
     rss_mb: Math.round(process.memoryUsage.rss() / 2 ** 20),
+    heap_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
   });
   const queues = new Map<string, Promise<unknown>>();
   const sweep = setInterval(() => store.sweep(), SWEEP_MS);
