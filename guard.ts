@@ -25,7 +25,7 @@ import {
 } from "./lib/guard/handle.ts";
 
 const USAGE = "Usage: guard.ts <pre|post|post-fail|stop|prompt|session-start>  (hook JSON on stdin)\n" +
-  "       guard.ts serve [--port 8787] [--host 127.0.0.1]\n" +
+  "       guard.ts serve [--port 8787] [--host 127.0.0.1] [--token T]\n" +
   "       guard.ts settings --mode http|command --arm ARM --ledger DIR [--port N] [--guard PATH] [--server NAME]...\n" +
   "       guard.ts up --port N --arm ARM --ledger DIR --guard PATH --settings FILE --harness FILE [--server NAME]...";
 
@@ -195,6 +195,15 @@ async function runServe(args: string[]): Promise<number> {
   const port = portArg(args, "serve", process.env.FIABLE_PORT ?? "8787");
   if (port === null) return 2;
   const host = flagValue(args, "--host") ?? "127.0.0.1";
+  const { bindRefusal, TOKEN_ENV } = await import("./lib/guard/access.ts");
+  const token = flagValue(args, "--token") ?? process.env[TOKEN_ENV];
+  const refused = bindRefusal(host, token);
+  if (refused) {
+    process.stderr.write(refused + "\n");
+    return 2;
+  }
+  // The supervised server gets the token through its environment, never on a command line.
+  if (token) process.env[TOKEN_ENV] = token;
   const note = flagValue(args, "--restart-note");
   const session = flagValue(args, "--session");
   if (args.includes("--child") || process.env.FIABLE_SUPERVISE === "0") {

@@ -1,7 +1,20 @@
 /** Evidence folded from the ledger: calls, observed ids, owners and the case lock. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { caseKeyOf, foldEvidence, wasObserved } from "../lib/guard/evidence.ts";
+import {
+  caseKeyOf,
+  emptyEvidence,
+  type Evidence,
+  foldEvidence,
+  foldLedger,
+  foldRecord,
+  wasObserved,
+} from "../lib/guard/evidence.ts";
+import { decideOn, type GuardEvent } from "../lib/guard/decide.ts";
+import { DEFAULT_BOUNDS } from "../lib/guard/decide.ts";
+import { groundedIds, groundedIdsByScan } from "../lib/guard/facts.ts";
+import { sampleTrials } from "../lib/samples/trials.ts";
+import { RULES } from "../rules/mod.ts";
 import { evidenceOf, recordsOf, toolCall } from "../lib/guard/rule.ts";
 import type { LedgerRecord } from "../lib/guard/ledger.ts";
 import { extractIds } from "../lib/guard/ids.ts";
@@ -86,4 +99,143 @@ s("denies and stop blocks are counted for the budgets", () => {
   assert.is(ev.stopBlocks, 1);
 });
 
+/** The fold as it was before the running indexes: seat and grounded ids recomputed from every call. */
+function scanFold(records: readonly LedgerRecord[]): Evidence {
+  const ev = emptyEvidence();
+  delete ev.index;
+  return records.reduce(foldRecord, ev);
+}
+
+/** The events to decide after a prefix: the pre the ledger recorded next (if any), a stop, a prompt. */
+function probes(records: readonly LedgerRecord[], i: number): GuardEvent[] {
+  const session = records[0]?.session ?? "s";
+  const next = records[i];
+  const out: GuardEvent[] = [{ word: "stop", session, subagent: false }, {
+    word: "prompt",
+    session,
+    prompt: "continue",
+  }];
+  if (next?.event === "pre" && next.tool) {
+    const input = (next.input && typeof next.input === "object" ? next.input : {}) as Record<string, unknown>;
+    out.push({ word: "pre", session, tool: next.tool, input, toolUseId: next.tool_use_id ?? "t" });
+  }
+  return out;
+}
+
+/** A seeded generator (mulberry32), so a failing sequence can be replayed. */
+function rngOf(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Random sessions spliced from every rule example's records, pre records (the pending calls) included. */
+function splicedLedgers(count: number, length: number): LedgerRecord[][] {
+  const pool: LedgerRecord[] = [];
+  for (const rule of RULES) {
+    for (const ex of [...rule.valid, ...rule.invalid]) {
+      pool.push(...recordsOf(ex.evidence, "spliced"));
+      pool.push({
+        v: 1,
+        t: "",
+        session: "spliced",
+        arm: "critic",
+        event: "pre",
+        decision: "allow",
+        tool: ex.call.tool,
+        input: ex.call.input,
+      });
+    }
+  }
+  const rng = rngOf(7);
+  return Array.from(
+    { length: count },
+    () => Array.from({ length }, () => pool[Math.floor(rng() * pool.length)]),
+  );
+}
+
+const fold = suite("evidence: the running fold");
+
+const SAMPLES = sampleTrials({ arms: ["checklist", "critic"], attempts: 2 }).map((t) => t.ledger);
+const SEQUENCES: [string, LedgerRecord[]][] = [
+  ...SAMPLES.map((l, i) => [`sample ledger ${i} (${l.length} records)`, l] as [string, LedgerRecord[]]),
+  ...splicedLedgers(12, 80).map((l, i) =>
+    [`spliced ledger ${i} (${l.length} records)`, l] as [string, LedgerRecord[]]
+  ),
+];
+
+for (const arm of ["checklist", "critic"] as const) {
+  fold(
+    `${arm}: record by record, the running fold decides as the full re-scan does (${SEQUENCES.length} ledgers)`,
+    () => {
+      const config = { arm, bounds: DEFAULT_BOUNDS };
+      let compared = 0;
+      for (const [name, records] of SEQUENCES) {
+        const running = emptyEvidence();
+        for (let i = 0; i <= records.length; i++) {
+          const full = scanFold(records.slice(0, i));
+          assert.equal(
+            [...groundedIds(running)].sort(),
+            [...groundedIdsByScan(full)].sort(),
+            `${name} @${i} ids`,
+          );
+          assert.equal([running.seat, running.phase, running.caseLock], [
+            full.seat,
+            full.phase,
+            full.caseLock,
+          ]);
+          for (const event of probes(records, i)) {
+            const now = "2026-12-03T00:00:00.000Z";
+            assert.equal(
+              decideOn(event, running, config, now),
+              decideOn(event, full, config, now),
+              `${name} @${i} ${event.word}`,
+            );
+            compared++;
+          }
+          if (i < records.length) foldRecord(running, records[i]);
+        }
+      }
+      assert.ok(compared > 2000, `compared ${compared} decisions`);
+    },
+  );
+}
+
+fold("foldLedger is the reduce of foldRecord; foldEvidence folds only what was appended", () => {
+  const records = [...SAMPLES[0]];
+  const head = records.splice(0, 10);
+  const live = [...head];
+  const first = foldEvidence(live);
+  live.push(...records);
+  assert.is(foldEvidence(live), first, "the same evidence, extended");
+  assert.equal([...groundedIds(first)].sort(), [...groundedIds(foldLedger(live))].sort());
+  assert.is(first.calls.length, foldLedger(live).calls.length);
+});
+
+fold("an echo of the agent's own argument is not grounded until another result returns it", () => {
+  const base = { v: 1 as const, t: "", session: "s", arm: "checklist" as const, decision: "record" as const };
+  const ev = foldLedger([{
+    ...base,
+    event: "post",
+    tool: "payer_letter_center.generate_denial",
+    input: { case_id: "CASE-3903B8ED", contact_id: "PAYER-CONTACT-009" },
+    result: { letter: { contact_id: "PAYER-CONTACT-009" } },
+    ids: ["PAYER-CONTACT-009"],
+  }]);
+  assert.not.ok(groundedIds(ev).has("PAYER-CONTACT-009"));
+  foldRecord(ev, {
+    ...base,
+    event: "post",
+    tool: "determination.get_summary",
+    input: { case_id: "CASE-3903B8ED" },
+    result: { contacts: ["PAYER-CONTACT-009"] },
+    ids: ["PAYER-CONTACT-009"],
+  });
+  assert.ok(groundedIds(ev).has("PAYER-CONTACT-009"));
+});
+
 s.run();
+fold.run();

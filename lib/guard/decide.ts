@@ -2,7 +2,7 @@
 import { type HookReply, parseResult, responseText } from "./hook.ts";
 import { allowReply, contextReply, denyReply, stopBlockReply } from "./hook.ts";
 import { type Arm, CAPS, capValue, type LedgerRecord, type RuleHit, type Vote } from "./ledger.ts";
-import { caseKeyOf, type Evidence, foldEvidence, signature } from "./evidence.ts";
+import { caseKeyOf, emptyEvidence, type Evidence, foldEvidence, signature } from "./evidence.ts";
 import { isTerminal, normalizeToolName, shownName } from "./names.ts";
 import { renderMessage, type Rule } from "./rule.ts";
 import { closureMessage, openObligations } from "./closure.ts";
@@ -143,13 +143,12 @@ function base(
 
 function decidePre(
   event: Extract<GuardEvent, { word: "pre" }>,
-  records: readonly LedgerRecord[],
+  ev: Evidence,
   config: EngineConfig,
   now: string,
 ): Outcome {
   const tool = normalizeToolName(event.tool);
   if (!tool) return { reply: allowReply(), record: null };
-  const ev = foldEvidence(records);
   const caseKey = caseKeyOf(event.input, ev.owners);
   const hits = checkCall(tool, event.input, ev, config.rules);
   const call = { tool, input: event.input };
@@ -243,13 +242,12 @@ function decidePost(
 
 function decideStop(
   event: Extract<GuardEvent, { word: "stop" }>,
-  records: readonly LedgerRecord[],
+  ev: Evidence,
   config: EngineConfig,
   now: string,
 ): Outcome {
   const rec = { ...base(event, config, now), event: "stop" as const };
   if (event.subagent) return { reply: {}, record: { ...rec, decision: "allow", note: "subagent stop" } };
-  const ev = foldEvidence(records);
   const open = openObligations(ev);
   const obligations = open.map((o) => `${o.id}: ${o.text}`);
   if (!open.length) return { reply: {}, record: { ...rec, decision: "allow" } };
@@ -279,11 +277,10 @@ function decideStop(
 
 function decideContext(
   event: Extract<GuardEvent, { word: "prompt" | "session-start" }>,
-  records: readonly LedgerRecord[],
+  known: Evidence,
   config: EngineConfig,
   now: string,
 ): Outcome {
-  const known = foldEvidence(records);
   const isTaskPrompt = event.word === "prompt" && !known.prompt;
   const prompt = isTaskPrompt ? event.prompt : known.prompt;
   const seat = isTaskPrompt ? detectSeat(prompt) : known.seat;
@@ -318,17 +315,37 @@ export function decide(
   config: EngineConfig,
   now: string,
 ): Outcome {
+  if (config.arm === "stock") return decideOn(event, null, config, now);
+  return decideOn(
+    event,
+    event.word === "post" || event.word === "post-fail" ? null : foldEvidence(records),
+    config,
+    now,
+  );
+}
+
+/**
+ * Decides one event against evidence already folded from the session's ledger (a resident guard keeps it
+ * running, folding each appended record once). Pure apart from reading `ev`; null evidence is an empty
+ * session. Same answers as `decide` on the records `ev` was folded from.
+ */
+export function decideOn(
+  event: GuardEvent,
+  ev: Evidence | null,
+  config: EngineConfig,
+  now: string,
+): Outcome {
   if (config.arm === "stock") return { reply: event.word === "pre" ? allowReply() : {}, record: null };
   switch (event.word) {
     case "pre":
-      return decidePre(event, records, config, now);
+      return decidePre(event, ev ?? emptyEvidence(), config, now);
     case "post":
     case "post-fail":
       return decidePost(event, config, now);
     case "stop":
-      return decideStop(event, records, config, now);
+      return decideStop(event, ev ?? emptyEvidence(), config, now);
     case "prompt":
     case "session-start":
-      return decideContext(event, records, config, now);
+      return decideContext(event, ev ?? emptyEvidence(), config, now);
   }
 }

@@ -2,7 +2,7 @@
 import type { LedgerRecord } from "./ledger.ts";
 import { isMutating, normalizeToolName } from "./names.ts";
 import { detectPhase, detectSeat, type Phase, type Seat, seatFromTools } from "./seat.ts";
-import { extractIds, normalizeId, subjectKey } from "./ids.ts";
+import { extractIds, normalizeId, stringsIn, subjectKey } from "./ids.ts";
 
 /** A completed tool call as the rules see it. */
 export interface CallRecord {
@@ -31,6 +31,26 @@ export interface Evidence {
   stopBlocks: number;
   /** Some evidence may be missing (a `degraded` record was folded): rules from absence do not enforce. */
   degraded: boolean;
+  /** Running indexes kept by the fold; absent on hand-built evidence, whose queries then rescan the calls. */
+  index?: EvidenceIndex;
+}
+
+/**
+ * What the fold keeps beside the calls so a query on a pending call does not rescan the whole session: each
+ * set only grows with appended records, so folding one record updates it in time independent of the length.
+ */
+export interface EvidenceIndex {
+  /** Ids in the task prompt (`extractIds` of the kept prompt). */
+  promptIds: Set<string>;
+  /** The seat the prompt names, and the first seat a tool's namespace showed (the fallback). */
+  promptSeat: Seat | null;
+  toolSeat: Seat | null;
+  /** Ids in the arguments of successful mutating calls: candidates for the server's echoes of them. */
+  written: Set<string>;
+  /** Ids a successful call returned that the same call did not pass in its arguments. */
+  returned: Set<string>;
+  /** `groundedIds`: seen or in the prompt, minus ids only ever returned as echoes of the agent's own arguments. */
+  grounded: Set<string>;
 }
 
 /** Case-identifying argument names, most specific first. */
@@ -93,7 +113,8 @@ export function signature(ruleId: string, tool: string, caseKey: string | null):
   return `${ruleId}|${tool}|${caseKey ?? "-"}`;
 }
 
-function emptyEvidence(): Evidence {
+/** The evidence of a session with no records. */
+export function emptyEvidence(): Evidence {
   return {
     prompt: "",
     seat: null,
@@ -105,35 +126,88 @@ function emptyEvidence(): Evidence {
     denies: new Map(),
     stopBlocks: 0,
     degraded: false,
+    index: {
+      promptIds: new Set(),
+      promptSeat: null,
+      toolSeat: null,
+      written: new Set(),
+      returned: new Set(),
+      grounded: new Set(),
+    },
   };
 }
 
-/** Adds one record to the evidence (the fold's step). */
-function applyRecord(ev: Evidence, r: LedgerRecord): void {
+/** The ids in a call's arguments, as the agent wrote them (whole values and ids inside text). */
+export function inputIds(input: Record<string, unknown>): string[] {
+  return extractIds(stringsIn(input).join("\n"));
+}
+
+/** Whether an id is grounded, from the index's sets (the definition `groundedIds` documents). */
+function isGrounded(ev: Evidence, ix: EvidenceIndex, id: string): boolean {
+  if (ix.promptIds.has(id)) return true;
+  return ev.seen.has(id) && (!ix.written.has(id) || ix.returned.has(id));
+}
+
+/** Re-decides the grounded membership of the ids a record touched. */
+function regrounded(ev: Evidence, ix: EvidenceIndex, ids: Iterable<string>): void {
+  for (const id of ids) {
+    if (isGrounded(ev, ix, id)) ix.grounded.add(id);
+    else ix.grounded.delete(id);
+  }
+}
+
+/**
+ * Folds one record into the evidence, in place, and returns it: the fold's step. No I/O, no clock; the cost
+ * depends on the record, not on how many came before it, so a resident guard folds each appended record once.
+ */
+export function foldRecord(ev: Evidence, r: LedgerRecord): Evidence {
+  const ix = ev.index;
   if (r.degraded) ev.degraded = true;
   if (r.event === "prompt" && typeof r.prompt === "string" && !ev.prompt) {
     ev.prompt = r.prompt;
-    for (const id of r.ids ?? extractIds(r.prompt)) ev.seen.add(id);
+    const ids = r.ids ?? extractIds(r.prompt);
+    for (const id of ids) ev.seen.add(id);
+    ev.phase = detectPhase(ev.prompt);
+    if (ix) {
+      ix.promptIds = new Set(extractIds(ev.prompt));
+      ix.promptSeat = detectSeat(ev.prompt);
+      regrounded(ev, ix, [...ids, ...ix.promptIds]);
+    }
   } else if ((r.event === "post" || r.event === "post-fail") && r.tool) {
     const tool = normalizeToolName(r.tool) ?? r.tool;
     const input = (r.input && typeof r.input === "object" ? r.input : {}) as Record<string, unknown>;
     const ok = r.event === "post";
-    const text = typeof r.result === "string" ? r.result : r.error ?? "";
-    ev.calls.push({
+    const raw = r.result;
+    const plain = typeof raw === "string" ? raw : r.error ?? "";
+    // An object result's text is made when a rule first reads it: most calls' text is never read, and a
+    // session folded back from its ledger does not pay to re-serialise every result.
+    let text: string | undefined = plain || raw === undefined ? plain : undefined;
+    const call: CallRecord = {
       id: r.tool_use_id ?? "",
       tool,
       input,
       ok,
-      result: typeof r.result === "string" ? undefined : r.result,
-      text: text || (r.result !== undefined ? JSON.stringify(r.result) : ""),
+      result: typeof raw === "string" ? undefined : raw,
+      get text() {
+        return text ??= JSON.stringify(raw);
+      },
       error: r.error,
       sidechain: Boolean(r.agent_id),
       ...(r.ids ? { ids: r.ids } : {}),
-    });
+    };
+    ev.calls.push(call);
     for (const id of r.ids ?? []) ev.seen.add(id);
     if (ok) collectOwners(r.result, ev.owners);
     if (ok && !ev.caseLock && isMutating(tool)) {
       ev.caseLock = caseKeyOf(input, ev.owners) ?? caseFromResult(r.result);
+    }
+    if (ix) {
+      ix.toolSeat ??= seatFromTools([tool]);
+      const written = ok && isMutating(tool) ? new Set(inputIds(input)) : null;
+      const returned = ok ? call.ids ?? (call.text ? extractIds(call.text) : []) : [];
+      for (const id of written ?? []) ix.written.add(id);
+      for (const id of returned) if (!written?.has(id)) ix.returned.add(id);
+      regrounded(ev, ix, [...(r.ids ?? []), ...(written ?? []), ...returned]);
     }
   } else if (r.event === "pre" && (r.decision === "deny" || r.decision === "shadow") && r.tool) {
     for (const hit of r.rules ?? []) {
@@ -143,23 +217,30 @@ function applyRecord(ev: Evidence, r: LedgerRecord): void {
   } else if (r.event === "stop" && (r.decision === "block" || r.decision === "shadow")) {
     ev.stopBlocks++;
   }
+  ev.seat = ix
+    ? ix.promptSeat ?? ix.toolSeat
+    : detectSeat(ev.prompt) ?? seatFromTools(ev.calls.map((c) => c.tool));
+  return ev;
+}
+
+/** A session's records folded, in order, into fresh evidence. */
+export function foldLedger(records: readonly LedgerRecord[]): Evidence {
+  return records.reduce(foldRecord, emptyEvidence());
 }
 
 /**
- * Folds kept per records array. Serve mode, replay and the agent loop append to one array per session, so the
- * next fold only applies the new records (O(n) per session instead of O(n²)). Arrays must be append-only.
+ * Folds kept per records array. Replay and the agent loop append to one array per session, so the next fold
+ * only applies the new records (O(n) per session instead of O(n²)). Arrays must be append-only.
  */
 const FOLDS = new WeakMap<readonly LedgerRecord[], { count: number; ev: Evidence }>();
 
-/** Folds a session's records, in order, into the evidence the rules read. */
+/** Folds a session's records, in order, into the evidence the rules read (memoised per append-only array). */
 export function foldEvidence(records: readonly LedgerRecord[]): Evidence {
   const cached = FOLDS.get(records);
   const ev = cached && cached.count <= records.length ? cached.ev : emptyEvidence();
   for (let i = cached && cached.ev === ev ? cached.count : 0; i < records.length; i++) {
-    applyRecord(ev, records[i]);
+    foldRecord(ev, records[i]);
   }
-  ev.seat = detectSeat(ev.prompt) ?? seatFromTools(ev.calls.map((c) => c.tool));
-  ev.phase = detectPhase(ev.prompt);
   FOLDS.set(records, { count: records.length, ev });
   return ev;
 }

@@ -1,6 +1,6 @@
 /** Pure queries over the evidence that several rules, the closure gate and the critic share. */
-import { type CallRecord, caseKeyOf, type Evidence } from "./evidence.ts";
-import { extractIds } from "./ids.ts";
+import { type CallRecord, caseKeyOf, type Evidence, inputIds } from "./evidence.ts";
+import { extractIds, stringsIn } from "./ids.ts";
 import { isMutating, shownName } from "./names.ts";
 import type { Call } from "./rule.ts";
 
@@ -57,12 +57,18 @@ export function filled(value: unknown): boolean {
  * whether the agent passed the id as a whole argument or wrote it inside one (a note, a document).
  */
 export function groundedIds(ev: Evidence): Set<string> {
+  // Folded evidence keeps the set up to date record by record; only hand-built evidence is rescanned.
+  return ev.index ? ev.index.grounded : groundedIdsByScan(ev);
+}
+
+/** `groundedIds` computed from the whole history: the reference the fold's running set is tested against. */
+export function groundedIdsByScan(ev: Evidence): Set<string> {
   const cached = GROUNDED.get(ev);
   if (cached && cached.calls === ev.calls.length) return cached.ids;
   const out = new Set(ev.seen);
   const prompt = new Set(idsOf(ev.prompt));
   for (const id of prompt) out.add(id);
-  const written = ev.calls.map((c) => c.ok && isMutating(c.tool) ? new Set(inputIds(c)) : null);
+  const written = ev.calls.map((c) => c.ok && isMutating(c.tool) ? new Set(inputIds(c.input)) : null);
   const echoes = new Set(written.flatMap((w) => w ? [...w] : []));
   for (const id of echoes) {
     if (!out.has(id) || prompt.has(id)) continue;
@@ -75,11 +81,6 @@ export function groundedIds(ev: Evidence): Set<string> {
   }
   GROUNDED.set(ev, { calls: ev.calls.length, ids: out });
   return out;
-}
-
-/** The ids in a call's arguments, as the agent wrote them (whole values and ids inside text). */
-function inputIds(c: CallRecord): string[] {
-  return idsOf(stringsIn(c.input).join("\n"));
 }
 
 /** The payer calls that record a clinical decision or its consequences (reviews, determination, decision letters). */
@@ -115,15 +116,7 @@ function idsOf(text: string): string[] {
 }
 
 /** Every string inside a value (objects and arrays walked), capped. */
-export function stringsIn(value: unknown, out: string[] = [], depth = 0): string[] {
-  if (depth > 6 || out.length > 500) return out;
-  if (typeof value === "string") out.push(value);
-  else if (Array.isArray(value)) { for (const v of value) stringsIn(v, out, depth + 1); }
-  else if (value && typeof value === "object") {
-    for (const v of Object.values(value)) stringsIn(v, out, depth + 1);
-  }
-  return out;
-}
+export { stringsIn };
 
 /** The tool name as the model sees it. */
 export function shown(call: Call): string {

@@ -5,7 +5,8 @@
 import { EVENTS, type EventWord, type HookInput, neutralReply, parseHookInput } from "./hook.ts";
 import { host } from "./host.ts";
 import { appendRecord, type LedgerRecord } from "./ledger.ts";
-import { decide, type EngineConfig, type GuardEvent } from "./decide.ts";
+import { decide, decideOn, type EngineConfig, type GuardEvent } from "./decide.ts";
+import type { Evidence } from "./evidence.ts";
 import { type GuardSettings, resolveSettings } from "./guard_settings.ts";
 import { RULES } from "../../rules/mod.ts";
 import { isJudged } from "./judges/mod.ts";
@@ -223,8 +224,11 @@ export function sessionOf(text: string): string {
   return /"session_id"\s*:\s*"([^"]{1,200})"/.exec(text.slice(0, 64 * 1024))?.[1] ?? "unknown-session";
 }
 
-/** Where the engine gets a session's records: the ledger file (command mode) or memory (serve mode). */
+/** Where the engine gets a session's records: the ledger file (command mode). */
 export type RecordSource = (session: string) => readonly LedgerRecord[];
+
+/** Where the engine gets a session's running evidence, already folded (serve mode: lib/guard/sessions.ts). */
+export type EvidenceSource = (session: string) => Evidence;
 
 /**
  * The settings for one event: the plan events (prompt, session-start) come once per session and may open the
@@ -250,7 +254,9 @@ export async function handle(
   word: EventWord,
   text: string,
   settings: GuardSettings,
-  options: { records: RecordSource; note?: string; size?: number },
+  options:
+    | { records: RecordSource; note?: string; size?: number }
+    | { evidence: EvidenceSource; note?: string; size?: number },
 ): Promise<{ reply: Record<string, unknown>; record: LedgerRecord | null }> {
   const started = performance.now();
   const size = options.size ?? text.length;
@@ -290,12 +296,10 @@ export async function handle(
         settings.decisionMs - (performance.now() - started),
       );
     }
-    const outcome = decide(
-      event,
-      options.records(event.session),
-      config,
-      new Date().toISOString(),
-    );
+    const now = new Date().toISOString();
+    const outcome = "evidence" in options
+      ? decideOn(event, options.evidence(event.session), config, now)
+      : decide(event, options.records(event.session), config, now);
     const elapsed = performance.now() - started;
     if (elapsed > settings.decisionMs) {
       const note = `time budget of ${settings.decisionMs} ms overrun (${Math.round(elapsed)} ms); allowed`;

@@ -67,3 +67,14 @@ export function subjectKey(id: string): string {
   const m = /^(?:REF|CM-CASE|CM-PAT)-([A-Z0-9_]+)$/.exec(id.trim());
   return m ? m[1] : id.trim();
 }
+
+/** Every string inside a value (objects and arrays walked), capped. */
+export function stringsIn(value: unknown, out: string[] = [], depth = 0): string[] {
+  if (depth > 6 || out.length > 500) return out;
+  if (typeof value === "string") out.push(value);
+  else if (Array.isArray(value)) { for (const v of value) stringsIn(v, out, depth + 1); }
+  else if (value && typeof value === "object") {
+    for (const v of Object.values(value)) stringsIn(v, out, depth + 1);
+  }
+  return out;
+}

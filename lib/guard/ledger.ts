@@ -141,12 +141,15 @@ export interface ParsedLedger {
   corrupt: number;
 }
 
-/** Parses JSONL text; a truncated or corrupt line is skipped and counted, never fatal. */
-export function parseLedger(text: string): ParsedLedger {
+/**
+ * Parses JSONL text; a truncated or corrupt line is skipped and counted, never fatal. `skip` names lines
+ * the caller does not need, left unparsed (not counted as corrupt).
+ */
+export function parseLedger(text: string, skip?: (line: string) => boolean): ParsedLedger {
   const records: LedgerRecord[] = [];
   let corrupt = 0;
   for (const line of text.split("\n")) {
-    if (!line.trim()) continue;
+    if (!line.trim() || skip?.(line)) continue;
     try {
       const record = JSON.parse(line);
       if (record && typeof record === "object" && typeof record.event === "string") records.push(record);
@@ -187,15 +190,16 @@ function readIfAny(file: string): { head: string; tail: string; skipped: number 
 /**
  * Reads a session's ledger: its own records only (another session's file name may have collided in older
  * versions, which are still read). A ledger over `LEDGER_READ.max` bytes is read in part: a `degraded` marker
- * stands where its middle was, so rules that reason from absence do not block on what was not read.
+ * stands where its middle was, so rules that reason from absence do not block on what was not read. `skip` as
+ * for `parseLedger`.
  */
-export function readLedger(dir: string, session: string): ParsedLedger {
+export function readLedger(dir: string, session: string, skip?: (line: string) => boolean): ParsedLedger {
   const name = ledgerFileName(session);
   const legacy = legacyFileName(session);
   const records: LedgerRecord[] = [];
   let corrupt = 0;
   const keep = (text: string) => {
-    const parsed = parseLedger(text);
+    const parsed = parseLedger(text, skip);
     corrupt += parsed.corrupt;
     for (const r of parsed.records) if (r.session === session) records.push(r);
   };

@@ -1,8 +1,8 @@
 /** Resident mode for Claude Code `"type":"http"` hooks: `POST /hook/<event>` with the hook JSON as body. */
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isEventWord, neutralReply } from "./hook.ts";
-import { type LedgerRecord, readLedger } from "./ledger.ts";
+import type { LedgerRecord } from "./ledger.ts";
 import {
   eventSettings,
   failedRecord,
@@ -14,6 +14,16 @@ import {
 } from "./handle.ts";
 import { postLive } from "./live.ts";
 import { recordRestart, rememberTranscript, type RestartInfo, transcriptOf } from "./resident.ts";
+import { sessionLimits, SessionStore } from "./sessions.ts";
+import { bindRefusal, refusal, TOKEN_ENV } from "./access.ts";
+
+/** How often held sessions are checked for release (ended, idle). */
+const SWEEP_MS = 1_000;
+
+/** True when raw hook text is a main-agent Stop (found without parsing, like `sessionOf`). */
+function isMainStop(text: string): boolean {
+  return /"hook_event_name"\s*:\s*"Stop"/.test(text.slice(0, 4096));
+}
 
 /** Options for the resident guard. */
 export interface ServeOptions {
@@ -28,32 +38,48 @@ export interface ServeOptions {
 
 /**
  * Starts the resident guard; resolves when the server closes, rejects when it cannot listen. Events of one
- * session are handled in order.
+ * session are handled in order. Each session's evidence is held in memory and extended by each saved record
+ * (lib/guard/sessions.ts); `POST /hook/session-end` releases a session at once.
  */
 export async function serve(options: ServeOptions): Promise<void> {
-  const { settings, note } = await loadSettings(options.env);
+  const token = options.env[TOKEN_ENV] || undefined;
+  const refused = bindRefusal(options.host, token);
+  if (refused) throw new Error(refused);
+  const loaded = await loadSettings(options.env);
+  const { settings } = loaded;
+  const { limits, note: limitsNote } = sessionLimits(options.env);
+  const note = [loaded.note, limitsNote].filter(Boolean).join(" ") || undefined;
   if (options.restart && settings.arm !== "stock") {
     recordRestart(settings.ledgerDir, settings.arm, options.restart);
   }
   const supervisor = Number(options.env.FIABLE_SUPERVISOR_PID) || null;
-  const health = { ok: true, arm: settings.arm, ledger: settings.ledgerDir, pid: process.pid, supervisor };
-  const sessions = new Map<string, LedgerRecord[]>();
+  const store = new SessionStore({ ledgerDir: settings.ledgerDir, limits });
+  const health = () => ({
+    ok: true,
+    arm: settings.arm,
+    ledger: settings.ledgerDir,
+    pid: process.pid,
+    supervisor,
+    held: store.size(),
+    rss_mb: Math.round(process.memoryUsage.rss() / 2 ** 20),
+    heap_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+  });
   const queues = new Map<string, Promise<unknown>>();
-  const records = (session: string) => {
-    let list = sessions.get(session);
-    if (!list) {
-      list = [...readLedger(settings.ledgerDir, session).records];
-      sessions.set(session, list);
-    }
-    return list;
-  };
+  const sweep = setInterval(() => store.sweep(), SWEEP_MS);
+  sweep.unref?.();
   const server = createServer((req, res) => {
     const word = (req.url ?? "").replace(/^\/hook\//, "").replace(/\?.*$/, "");
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
-    if (req.method === "GET" && req.url === "/health") return send(200, health);
+    const denied = refusal(req.headers, { boundHost: options.host, token, path: req.url ?? "" });
+    if (denied) {
+      req.resume();
+      return send(denied.status, { error: denied.error });
+    }
+    if (req.method === "GET" && req.url === "/health") return send(200, health());
+    if (req.method === "POST" && word === "session-end") return endSession(req, send);
     if (req.method !== "POST" || !isEventWord(word)) {
       return send(404, { error: `Cannot route ${req.method} ${req.url}: use POST /hook/<event>.` });
     }
@@ -63,7 +89,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     req.on("end", () => {
       const { text, size } = body.done();
       const session = sessionOf(text);
-      if (!sessions.has(session) && settings.arm !== "stock") {
+      if (!store.knows(session) && settings.arm !== "stock") {
         // So a restarted guard can count, from the transcript, the calls it missed while it was down.
         const transcript = transcriptOf(text);
         if (transcript) rememberTranscript(settings.ledgerDir, session, transcript);
@@ -88,21 +114,46 @@ export async function serve(options: ServeOptions): Promise<void> {
               }), budgetMs);
           },
         );
-        const outcome = await Promise.race([handle(word, text, forEvent, { records, note, size }), overrun]);
+        const evidence = (s: string) => store.evidence(s);
+        const outcome = await Promise.race([handle(word, text, forEvent, { evidence, note, size }), overrun]);
         clearTimeout(timer);
-        // The record is saved before the reply leaves, so a reader that saw the reply also sees the record.
+        // The record is saved before the reply leaves, so a reader that saw the reply also sees the record;
+        // it is saved before it is folded, so a session released meanwhile is rebuilt with it.
+        const stopped = word === "stop" && isMainStop(text);
         if (outcome.record) {
-          records(outcome.record.session).push(outcome.record);
           saveRecord(settings.ledgerDir, outcome.record);
-        }
+          store.fold(outcome.record, stopped);
+        } else store.touch(session, stopped);
         send(200, outcome.reply);
         if (outcome.record && settings.liveUrl && settings.liveToken) {
           void postLive(settings.liveUrl, settings.liveToken, outcome.record);
         }
       }).catch(() => send(200, neutralReply(word)));
       queues.set(session, next);
+      // The queue entry goes once the session's last event is answered, so idle sessions hold nothing here.
+      void next.finally(() => {
+        if (queues.get(session) === next) queues.delete(session);
+      });
     });
   });
+  /** `POST /hook/session-end`: releases the session's evidence once its queued events are answered. */
+  const endSession = (
+    req: IncomingMessage,
+    send: (status: number, body: unknown) => void,
+  ) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => {
+      if (chunks.length < 64) chunks.push(c);
+    });
+    req.on("end", () => {
+      const session = sessionOf(Buffer.concat(chunks).toString("utf8"));
+      const previous = queues.get(session) ?? Promise.resolve();
+      void previous.finally(() => {
+        store.end(session);
+        send(200, {});
+      });
+    });
+  };
   return await new Promise((resolve, reject) => {
     // A port that cannot be bound (EADDRINUSE) rejects: the caller says so and exits non-zero.
     server.on("error", reject);
@@ -111,6 +162,9 @@ export async function serve(options: ServeOptions): Promise<void> {
       options.onListen?.(port);
       process.stderr.write(`fiable-guard serving on http://${options.host}:${port} (arm ${settings.arm})\n`);
     });
-    server.on("close", () => resolve());
+    server.on("close", () => {
+      clearInterval(sweep);
+      resolve();
+    });
   });
 }

@@ -17,6 +17,11 @@ export interface HookSettingsOptions {
   guard: string;
   /** Http mode: the resident guard's port on 127.0.0.1. */
   port?: number;
+  /**
+   * Http mode: send the guard's token (`FIABLE_GUARD_TOKEN` in Claude Code's environment) as a bearer token.
+   * The settings name the variable, never the token.
+   */
+  auth?: boolean;
   /** Per-hook timeout in seconds (Claude Code fails open when it passes). */
   timeoutS?: number;
   /** The node executable for command mode. */
@@ -70,7 +75,10 @@ export function shellQuote(value: string): string {
 function handler(opts: HookSettingsOptions, word: string): Record<string, unknown> {
   const timeout = opts.timeoutS ?? 10;
   if (opts.mode === "http" && word !== "session-start") {
-    return { type: "http", url: `http://127.0.0.1:${residentPort(opts)}/hook/${word}`, timeout };
+    const url = `http://127.0.0.1:${residentPort(opts)}/hook/${word}`;
+    if (!opts.auth) return { type: "http", url, timeout };
+    const headers = { Authorization: "Bearer ${FIABLE_GUARD_TOKEN}" };
+    return { type: "http", url, timeout, headers, allowedEnvVars: ["FIABLE_GUARD_TOKEN"] };
   }
   // Claude Code runs only command handlers on SessionStart, so that event is always a command. In http mode
   // it also carries the resident guard's port: it checks the guard and starts it when it is down.

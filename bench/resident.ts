@@ -1,0 +1,358 @@
+/**
+ * The resident guard's per-event cost as a session grows (issue 20's http target): in-handle time at 100 /
+ * 1k / 10k session records with the running evidence, the first event of a session whose 10k-record ledger
+ * is already on disk, and the http round trip at 10k records, each beside its floor measured in the same run
+ * (parsing the hook JSON alone; reading and JSON-parsing the ledger alone; a bare node:http server).
+ *
+ * Then memory: 100k events across 64 sessions through the Node bundle, the peak RSS and records lost.
+ *
+ * Usage: deno run -A bench/resident.ts [--sizes 100,1000,10000] [--runs 400] [--events 100000 (0: skip)]
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bundleGuard } from "../bundle.ts";
+import { emptyEvidence, type Evidence, foldRecord } from "../lib/guard/evidence.ts";
+import { handle } from "../lib/guard/handle.ts";
+import { type EventWord, parseHookInput } from "../lib/guard/hook.ts";
+import { ledgerFileName, type LedgerRecord } from "../lib/guard/ledger.ts";
+import { resolveSettings } from "../lib/guard/profile.ts";
+
+const SESSION = "bench-resident";
+const PROMPT = "# ⚕️ MD Review — Knee arthroscopy for PAT-3f2a9c1b7d4e\n" +
+  "- Use only payer namespaces: `review`, `determination`, `p2p`, `payer_letter_center`\n" +
+  "- Case CASE-3903B8ED, member MBR-55120, CPT 29881, ICD-10 M23.221\n";
+
+/** One hook event: the route word and the body Claude Code would send. */
+export interface HookEvent {
+  word: EventWord;
+  body: string;
+}
+
+function payload(fields: Record<string, unknown>, session = SESSION): string {
+  return JSON.stringify({ session_id: session, cwd: "/workspace", ...fields });
+}
+
+/**
+ * The i-th event of a long payer MD-review session after its prompt: pre/post pairs over reads (≈1 KB
+ * results that return new document and note ids) and mutations (notes naming ids seen earlier), a
+ * terminal finalize every 100 calls (the rules, the critic panel and the closure facts all run), a stop
+ * every 1,000 events.
+ */
+export function sessionEvent(i: number, session = SESSION): HookEvent {
+  if (i === 0) {
+    return {
+      word: "prompt",
+      body: payload({ hook_event_name: "UserPromptSubmit", prompt: PROMPT }, session),
+    };
+  }
+  if (i % 1000 === 999) {
+    return { word: "stop", body: payload({ hook_event_name: "Stop", stop_hook_active: false }, session) };
+  }
+  const call = Math.floor(i / 2);
+  const id = `toolu_${call.toString(36).padStart(8, "0")}`;
+  const doc = `DOC-${(call * 2654435761 % 2 ** 32).toString(16).padStart(8, "0")}`;
+  const kind = call % 100 === 99 ? "finalize" : ["md", "summary", "save", "p2p"][call % 4];
+  const [tool, input]: [string, Record<string, unknown>] = kind === "finalize"
+    ? ["determination_finalize", {
+      case_id: "CASE-3903B8ED",
+      decision: "approved",
+      rationale: `Criteria met (${doc}).`,
+    }]
+    : kind === "md"
+    ? ["review_get_md_review_data", { case_id: "CASE-3903B8ED" }]
+    : kind === "summary"
+    ? ["determination_get_summary", { case_id: "CASE-3903B8ED" }]
+    : kind === "save"
+    ? ["review_save_md_review", {
+      case_id: "CASE-3903B8ED",
+      notes: `Reviewed ${doc}; criteria 1-3 per chart.`,
+    }]
+    : ["p2p_list", { case_id: "CASE-3903B8ED" }];
+  const base = { tool_name: `mcp__healthverse__${tool}`, tool_input: input, tool_use_id: id };
+  if (i % 2 === 1) return { word: "pre", body: payload({ hook_event_name: "PreToolUse", ...base }, session) };
+  const result = {
+    case: { id: "CASE-3903B8ED", status: "under_review" },
+    documents: [{ id: doc, case_id: "CASE-3903B8ED", kind: "clinical_note" }],
+    criteria: `Criterion ${call % 7}: ${"met per imaging and exam; ".repeat(32)}`,
+    call,
+  };
+  return {
+    word: "post",
+    body: payload({
+      hook_event_name: "PostToolUse",
+      ...base,
+      tool_response: [{ type: "text", text: JSON.stringify(result) }],
+    }, session),
+  };
+}
+
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
+}
+
+const SETTINGS = resolveSettings({}, { FIABLE_CC_ARM: "critic", FIABLE_LEDGER_DIR: "/nonexistent" });
+
+/** Drives events [from, to) through handle() against a running evidence, folding each record as serve does. */
+async function drive(
+  ev: Evidence,
+  records: LedgerRecord[],
+  from: number,
+  to: number,
+  times?: { word: EventWord; handle: number; fold: number; floor: number }[],
+): Promise<void> {
+  for (let i = from; i < to; i++) {
+    const { word, body } = sessionEvent(i);
+    const t0 = performance.now();
+    const out = await handle(word, body, SETTINGS, { evidence: () => ev });
+    const t1 = performance.now();
+    if (out.record) {
+      records.push(out.record);
+      foldRecord(ev, out.record);
+    }
+    const t2 = performance.now();
+    if (times) {
+      parseHookInput(body, word);
+      times.push({ word, handle: t1 - t0, fold: t2 - t1, floor: performance.now() - t2 });
+    }
+  }
+}
+
+function ms(value: number): string {
+  return `${value.toFixed(3)} ms`;
+}
+
+/** Round trips to a server at `url`: median and p95 of `runs` sequential POSTs of the session's next events. */
+async function roundTrips(url: string, from: number, runs: number): Promise<{ p50: number; p95: number }> {
+  const times: number[] = [];
+  for (let i = from; i < from + runs; i++) {
+    const { word, body } = sessionEvent(i);
+    const started = performance.now();
+    const res = await fetch(`${url}/hook/${word}`, { method: "POST", body });
+    await res.text();
+    times.push(performance.now() - started);
+  }
+  return { p50: quantile(times, 0.5), p95: quantile(times, 0.95) };
+}
+
+function startNode(args: string[], env: Record<string, string>): Promise<{ url: string; stop: () => void }> {
+  const child = spawn("node", args, {
+    env: { ...Deno.env.toObject(), ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  return new Promise((resolve, reject) => {
+    let err = "";
+    child.stderr.on("data", (d) => {
+      err += d;
+      const m = /serving on (http:\/\/\S+)/.exec(err);
+      if (m) resolve({ url: m[1], stop: () => child.kill() });
+    });
+    child.on("exit", (code) => reject(new Error(`node ${args[0]} exited ${code}: ${err}`)));
+  });
+}
+
+const BARE_SERVER = `
+const http = require("node:http");
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end("{}");
+  });
+});
+server.listen(0, "127.0.0.1", () => process.stderr.write("serving on http://127.0.0.1:" + server.address().port + "\\n"));
+`;
+
+/**
+ * Memory under many sessions: `events` events across `sessions` sessions, `concurrent` at a time, each
+ * session's events in order and a Stop last, against the resident guard at `url`. Polls /health for the
+ * RSS; returns the peak, the RSS once every session is released, and the records missing from the ledgers.
+ */
+async function memoryRun(
+  url: string,
+  dir: string,
+  opts: { events: number; sessions: number; concurrent: number },
+): Promise<
+  { peakMb: number; heapPeak: number; afterMb: number; heldPeak: number; missing: number; seconds: number }
+> {
+  const per = Math.ceil(opts.events / opts.sessions);
+  let peakMb = 0;
+  let heapPeak = 0;
+  let heldPeak = 0;
+  const poll = setInterval(async () => {
+    const h = await (await fetch(`${url}/health`)).json().catch(() => null);
+    if (!h) return;
+    peakMb = Math.max(peakMb, h.rss_mb);
+    heapPeak = Math.max(heapPeak, h.heap_mb);
+    heldPeak = Math.max(heldPeak, h.held.records);
+  }, 200);
+  const started = performance.now();
+  const queue = Array.from({ length: opts.sessions }, (_, k) => `memory-${k}`);
+  await Promise.all(Array.from({ length: opts.concurrent }, async () => {
+    for (let session = queue.shift(); session; session = queue.shift()) {
+      for (let i = 0; i < per; i++) {
+        const { word, body } = i === per - 1
+          ? {
+            word: "stop" as const,
+            body: payload({ hook_event_name: "Stop", stop_hook_active: false }, session),
+          }
+          : sessionEvent(i, session);
+        const res = await fetch(`${url}/hook/${word}`, { method: "POST", body });
+        await res.text();
+      }
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  let afterMb = 0;
+  for (let k = 0; k < 100; k++) {
+    const h = await (await fetch(`${url}/health`)).json();
+    afterMb = h.rss_mb;
+    if (h.held.sessions === 0) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  clearInterval(poll);
+  let missing = 0;
+  for (let k = 0; k < opts.sessions; k++) {
+    const text = readFileSync(join(dir, ledgerFileName(`memory-${k}`)), "utf8");
+    const lines = text.split("\n").filter(Boolean).filter((l) => JSON.parse(l).decision !== "error");
+    missing += per - lines.length;
+  }
+  return { peakMb, heapPeak, afterMb, heldPeak, missing, seconds };
+}
+
+/** Runs the benchmark and prints the figures. */
+export async function main(args: string[]): Promise<number> {
+  const flag = (name: string, fallback: string) =>
+    args.includes(name) ? args[args.indexOf(name) + 1] : fallback;
+  const sizes = flag("--sizes", "100,1000,10000").split(",").map(Number);
+  const runs = Number(flag("--runs", "400"));
+  const events = Number(flag("--events", "100000"));
+  const load = Deno.loadavg().map((l) => l.toFixed(1)).join(" ");
+  console.log(
+    `resident guard, critic arm, one payer session; load average ${load}, ${navigator.hardwareConcurrency} cores`,
+  );
+  console.log("  records   in-handle p50 / p95 (pre p50, terminal p50)   fold p50   floor: parse alone p50");
+  const ev = emptyEvidence();
+  const records: LedgerRecord[] = [];
+  let at = 0;
+  for (const size of sizes) {
+    await drive(ev, records, at, size);
+    at = size;
+    const held = records.length;
+    const times: { word: EventWord; handle: number; fold: number; floor: number }[] = [];
+    await drive(ev, records, at, at + runs, times);
+    const terminal: number[] = [];
+    for (let i = at; i < at + runs; i++) {
+      if (sessionEvent(i).word === "pre" && sessionEvent(i).body.includes("determination_finalize")) {
+        terminal.push(times[i - at].handle);
+      }
+    }
+    at += runs;
+    const all = times.map((t) => t.handle);
+    const pres = times.filter((t) => t.word === "pre").map((t) => t.handle);
+    console.log(
+      `  ${String(held).padStart(7)}   ${ms(quantile(all, 0.5))} / ${ms(quantile(all, 0.95))} (${
+        ms(quantile(pres, 0.5))
+      }, ${terminal.length ? ms(quantile(terminal, 0.5)) : "n/a"})   ${
+        ms(quantile(times.map((t) => t.fold), 0.5))
+      }   ${ms(quantile(times.map((t) => t.floor), 0.5))}`,
+    );
+  }
+  const dir = mkdtempSync(join(tmpdir(), "fiable-resident-"));
+  const file = join(dir, ledgerFileName(SESSION));
+  writeFileSync(file, records.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  const bundle = await bundleGuard(join(dir, "fiable-guard.mjs"));
+  // The first event of a session whose ledger is on disk, as a trial's guard meets it after a restart: a
+  // fresh Node guard per run, timed from the request to the reply; beside it, Node reading the same file and
+  // JSON-parsing every line, and the same guard answering a session with no ledger.
+  const firsts: number[] = [];
+  const fresh: number[] = [];
+  const floors: number[] = [];
+  const floorScript = join(dir, "floor.cjs");
+  writeFileSync(
+    floorScript,
+    `const t = performance.now(); for (const l of require("node:fs").readFileSync(process.argv[2], "utf8")` +
+      `.split("\\n")) if (l) JSON.parse(l); console.log(performance.now() - t);`,
+  );
+  for (let k = 0; k < 5; k++) {
+    const first = await startNode([bundle, "serve", "--port", "0"], {
+      FIABLE_LEDGER_DIR: dir,
+      FIABLE_CC_ARM: "critic",
+      FIABLE_SUPERVISE: "0",
+    });
+    try {
+      const other = sessionEvent(at + 1, `fresh-${k}`);
+      const t0 = performance.now();
+      await (await fetch(`${first.url}/hook/pre`, { method: "POST", body: other.body })).text();
+      fresh.push(performance.now() - t0);
+      const t1 = performance.now();
+      await (await fetch(`${first.url}/hook/pre`, { method: "POST", body: sessionEvent(at + 1).body }))
+        .text();
+      firsts.push(performance.now() - t1);
+    } finally {
+      first.stop();
+    }
+    const out = new Deno.Command("node", { args: [floorScript, file], stdout: "piped" }).outputSync();
+    floors.push(Number(new TextDecoder().decode(out.stdout)));
+  }
+  console.log(
+    `  first event of a session with a ${records.length}-record ledger (${
+      (readFileSync(file).length / 2 ** 20).toFixed(1)
+    } MB) on disk, node bundle: ${ms(quantile(firsts, 0.5))} median of 5 (floor: node reading the file and ` +
+      `JSON-parsing every line ${ms(quantile(floors, 0.5))}; a session with no ledger ${
+        ms(quantile(fresh, 0.5))
+      })`,
+  );
+  const bare = join(dir, "bare.cjs");
+  writeFileSync(bare, BARE_SERVER);
+  const guard = await startNode([bundle, "serve", "--port", "0"], {
+    FIABLE_LEDGER_DIR: dir,
+    FIABLE_CC_ARM: "critic",
+    FIABLE_SUPERVISE: "0",
+  });
+  const floorServer = await startNode([bare], {});
+  try {
+    await roundTrips(guard.url, at, 20);
+    await roundTrips(floorServer.url, at, 20);
+    const trip = await roundTrips(guard.url, at + 20, runs);
+    const floor = await roundTrips(floorServer.url, at + 20, runs);
+    console.log(
+      `  http round trip at ${records.length + 20}+ records (node bundle): ${ms(trip.p50)} median, ${
+        ms(trip.p95)
+      } p95 (floor: bare node:http server parsing the body ${ms(floor.p50)} median, ${ms(floor.p95)} p95)`,
+    );
+  } finally {
+    guard.stop();
+    floorServer.stop();
+  }
+  if (events > 0) {
+    const memoryDir = mkdtempSync(join(tmpdir(), "fiable-resident-memory-"));
+    const resident = await startNode([bundle, "serve", "--port", "0"], {
+      FIABLE_LEDGER_DIR: memoryDir,
+      FIABLE_CC_ARM: "critic",
+      FIABLE_SUPERVISE: "0",
+      FIABLE_SESSION_ENDED_MS: "1000",
+    });
+    const idle = await (await fetch(`${resident.url}/health`)).json();
+    try {
+      const opts = { events, sessions: 64, concurrent: 16 };
+      const m = await memoryRun(resident.url, memoryDir, opts);
+      console.log(
+        `  memory: ${events} events across ${opts.sessions} sessions (${opts.concurrent} at a time, each ending ` +
+          `with a Stop) in ${
+            m.seconds.toFixed(0)
+          } s: peak RSS ${m.peakMb} MB (idle guard ${idle.rss_mb} MB), ` +
+          `${m.heldPeak} records held at most, ${m.afterMb} MB once all were released; ${m.missing} records missing`,
+      );
+    } finally {
+      resident.stop();
+    }
+  }
+  return 0;
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

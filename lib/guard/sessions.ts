@@ -1,0 +1,205 @@
+/**
+ * The resident guard's sessions in memory: one running evidence per session, folded one record at a time,
+ * released when the session is over (a Stop with no later event, SessionEnd, an idle limit) or when too many
+ * records or sessions are held (least recently used first). A released session that comes back is folded
+ * again from its ledger, so releasing loses nothing: the ledger is the state, memory is a cache of it.
+ */
+import { type Evidence, foldLedger, foldRecord } from "./evidence.ts";
+import { type LedgerRecord, readLedger } from "./ledger.ts";
+
+/** When sessions are released, and how much the store may hold. */
+export interface SessionLimits {
+  /** A session whose last event is a Stop is released this long after it (ms). */
+  endedMs: number;
+  /** A session with no event for this long is released (ms). */
+  idleMs: number;
+  /** Records held across sessions before the least recently used sessions are released. */
+  maxRecords: number;
+  /** Sessions held before the least recently used are released. */
+  maxSessions: number;
+}
+
+/** The defaults: 5 s after a Stop, 30 min idle, 50k records, 256 sessions. */
+export const DEFAULT_LIMITS: SessionLimits = {
+  endedMs: 5_000,
+  idleMs: 30 * 60_000,
+  maxRecords: 50_000,
+  maxSessions: 256,
+};
+
+/**
+ * Limits from `FIABLE_SESSION_ENDED_MS`, `FIABLE_SESSION_IDLE_MS`, `FIABLE_RESIDENT_RECORDS` and
+ * `FIABLE_RESIDENT_SESSIONS`; a value that is not a positive number keeps the default and says so.
+ */
+export function sessionLimits(
+  env: Record<string, string | undefined>,
+): { limits: SessionLimits; note?: string } {
+  const limits = { ...DEFAULT_LIMITS };
+  const notes: string[] = [];
+  const read = (name: string, key: keyof SessionLimits) => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return;
+    const value = Number(raw);
+    if (Number.isFinite(value) && value > 0) limits[key] = value;
+    else notes.push(`${name}="${raw}" is not a positive number; using ${limits[key]}.`);
+  };
+  read("FIABLE_SESSION_ENDED_MS", "endedMs");
+  read("FIABLE_SESSION_IDLE_MS", "idleMs");
+  read("FIABLE_RESIDENT_RECORDS", "maxRecords");
+  read("FIABLE_RESIDENT_SESSIONS", "maxSessions");
+  return { limits, note: notes.join(" ") || undefined };
+}
+
+/**
+ * A line the evidence does not need: an allowed pre record, which folds to nothing (only denies and shadows
+ * count toward block budgets). Matched on the key order `decide` writes, anchored at the line's start, so
+ * text inside an input can never match; any other line is parsed.
+ */
+const ALLOWED_PRE =
+  /^\{"v":1,"t":"[^"]*","session":"(?:[^"\\]|\\.)*","arm":"[a-z]+","event":"pre","decision":"allow"/;
+
+/** True for a ledger line folding would ignore (see `ALLOWED_PRE`). */
+export function foldsToNothing(line: string): boolean {
+  return ALLOWED_PRE.test(line);
+}
+
+/** One held session. */
+interface Held {
+  ev: Evidence;
+  records: number;
+  lastAt: number;
+  /** When its last event was a Stop (null after any other event). */
+  stoppedAt: number | null;
+}
+
+/** Why sessions were released, counted since the store started. */
+export interface Releases {
+  ended: number;
+  idle: number;
+  evicted: number;
+  rebuilt: number;
+}
+
+/** Options for a store: the ledger directory it rebuilds from, limits, and a clock for tests. */
+export interface SessionStoreOptions {
+  ledgerDir: string;
+  limits?: Partial<SessionLimits>;
+  now?: () => number;
+}
+
+/** The held sessions of one resident guard. */
+export class SessionStore {
+  readonly limits: SessionLimits;
+  readonly releases: Releases = { ended: 0, idle: 0, evicted: 0, rebuilt: 0 };
+  #held = new Map<string, Held>();
+  #records = 0;
+  #known = new Set<string>();
+  #dir: string;
+  #now: () => number;
+
+  constructor(options: SessionStoreOptions) {
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.#dir = options.ledgerDir;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** True when the session's evidence is in memory. */
+  holds(session: string): boolean {
+    return this.#held.has(session);
+  }
+
+  /** True when the session was seen by this store before (held now or released). */
+  knows(session: string): boolean {
+    return this.#known.has(session);
+  }
+
+  /**
+   * The session's running evidence: the held one (now the most recently used), or folded from its ledger
+   * when the session is new to this guard or was released. Fails like `readLedger` when the ledger is unreadable.
+   */
+  evidence(session: string): Evidence {
+    const held = this.#held.get(session);
+    if (held) {
+      this.#held.delete(session);
+      this.#held.set(session, held);
+      return held.ev;
+    }
+    const { records } = readLedger(this.#dir, session, foldsToNothing);
+    if (this.#known.has(session)) this.releases.rebuilt++;
+    if (this.#known.size >= 100_000) this.#known.clear();
+    this.#known.add(session);
+    const ev = foldLedger(records);
+    this.#held.set(session, { ev, records: records.length, lastAt: this.#now(), stoppedAt: null });
+    this.#records += records.length;
+    this.#evictOver(session);
+    return ev;
+  }
+
+  /**
+   * Folds a record the guard has just saved to the ledger. A session not held is left alone: its ledger
+   * already has the record, and the next `evidence` call folds it from there. `stopped` marks a main-agent
+   * Stop, after which the session is released unless another event comes within `endedMs`.
+   */
+  fold(record: LedgerRecord, stopped = false): void {
+    const held = this.#held.get(record.session);
+    if (!held) return;
+    foldRecord(held.ev, record);
+    held.records++;
+    this.#records++;
+    held.lastAt = this.#now();
+    held.stoppedAt = stopped ? held.lastAt : null;
+    this.#evictOver(record.session);
+  }
+
+  /** Notes an event of a session that recorded nothing (it still counts as activity). */
+  touch(session: string, stopped = false): void {
+    const held = this.#held.get(session);
+    if (!held) return;
+    held.lastAt = this.#now();
+    held.stoppedAt = stopped ? held.lastAt : null;
+  }
+
+  /** Releases a session now (SessionEnd); true when it was held. */
+  end(session: string): boolean {
+    if (!this.#held.has(session)) return false;
+    this.#release(session);
+    this.releases.ended++;
+    return true;
+  }
+
+  /** Releases the sessions that ended (a Stop `endedMs` ago with nothing since) or went idle. */
+  sweep(): void {
+    const now = this.#now();
+    for (const [session, held] of [...this.#held]) {
+      if (held.stoppedAt !== null && now - held.stoppedAt >= this.limits.endedMs) {
+        this.#release(session);
+        this.releases.ended++;
+      } else if (now - held.lastAt >= this.limits.idleMs) {
+        this.#release(session);
+        this.releases.idle++;
+      }
+    }
+  }
+
+  /** Sessions and records held now, and the releases so far. */
+  size(): { sessions: number; records: number; releases: Releases } {
+    return { sessions: this.#held.size, records: this.#records, releases: { ...this.releases } };
+  }
+
+  #release(session: string): void {
+    const held = this.#held.get(session);
+    if (!held) return;
+    this.#held.delete(session);
+    this.#records -= held.records;
+  }
+
+  /** Releases least recently used sessions, never `keep`, until both caps hold. */
+  #evictOver(keep: string): void {
+    for (const session of this.#held.keys()) {
+      if (this.#records <= this.limits.maxRecords && this.#held.size <= this.limits.maxSessions) return;
+      if (session === keep) continue;
+      this.#release(session);
+      this.releases.evicted++;
+    }
+  }
+}
