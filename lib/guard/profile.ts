@@ -1,7 +1,7 @@
 /** Guard profiles: YAML validated with zod; a literal secret anywhere rejects the whole profile. */
 import * as z from "zod/mini";
 import "./hook.ts"; // configures zod/mini with English messages
-import { type Arm, ARMS } from "./ledger.ts";
+import { type Arm, ARMS, unknownArmNote } from "./ledger.ts";
 import { SECRET_KEY, secretKind } from "./secrets.ts";
 import { type Bounds, DEFAULT_BOUNDS } from "./decide.ts";
 
@@ -106,10 +106,7 @@ export function resolveSettings(profile: Profile, env: Record<string, string | u
   const known = (ARMS as readonly string[]).includes(armWord);
   return {
     arm: known ? armWord as Arm : "shadow",
-    armError: known
-      ? undefined
-      : `Cannot run the guard: FIABLE_CC_ARM "${armWord}" is unknown. Use one of ${ARMS.join(", ")}. ` +
-        "Running as shadow (records, blocks nothing).",
+    armError: known ? undefined : unknownArmNote(armWord),
     bounds: {
       blockBudget: profile.budgets?.block_per_signature ?? DEFAULT_BOUNDS.blockBudget,
       stopBlocks: profile.budgets?.stop_blocks ?? DEFAULT_BOUNDS.stopBlocks,
