@@ -19,7 +19,7 @@ export function benchNames(): string[] {
 /** The command line. */
 export const CLI: CommandSpec = {
   name: "bench",
-  summary: "The benchmarks in `bench/` (latency, replay, aggregate, handbook, dashboard, agent, restart).",
+  summary: `The benchmarks in \`bench/\`, one after another: ${benchNames().join(", ")}.`,
   usage: ["deno task bench [name...]"],
   options: {},
   args: [{ name: "name", description: `benchmarks to run (default: all): ${benchNames().join(", ")}` }],
