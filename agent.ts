@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import process from "node:process";
-import { type AgentConfig, parseConfig, USAGE } from "./lib/agent/config.ts";
+import { type AgentConfig, CLI, configOf } from "./lib/agent/config.ts";
+import { runCli } from "./lib/cli.ts";
 import { anthropicModel, type Model } from "./lib/agent/model.ts";
 import { combine, connectMcp, type Toolbox } from "./lib/agent/mcp.ts";
 import { type HandbookSearch, handbookTools, sharedSearch } from "./lib/agent/handbook_tools.ts";
@@ -146,22 +147,17 @@ export async function runAgent(
 }
 
 /** Entry: parse flags and environment, run, print one JSON summary line. */
-export async function main(args: string[]): Promise<number> {
-  if (args[0] === "--version") {
-    console.log(VERSION);
-    return 0;
-  }
-  if (args.includes("--help") || args.includes("-h")) {
-    console.log(USAGE);
-    return 0;
-  }
-  let config: AgentConfig;
-  try {
-    config = parseConfig(args, process.env);
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, (p) => {
+    if (p.flag("version")) {
+      console.log(VERSION);
+      return Promise.resolve(0);
+    }
+    return run(configOf(p, process.env));
+  }, { err: (line) => void process.stderr.write(`${line}\n`) });
+}
+
+async function run(config: AgentConfig): Promise<number> {
   const scrub = scrubber(config.apiKey);
   try {
     const result = await runAgent(config);

@@ -1,9 +1,11 @@
 /**
  * Aggregate χ-Bench trial roots into per-arm figures: `deno task aggregate --arm stock=DIR --arm guarded=DIR
- * --control stock [--recipe A|B|C] [--prices FILE] [--out results/<name>/]`. Writes results.csv,
- * aggregate.json, summary.md and the Parquet summary (trials.parquet, decisions.parquet); exits 1 when an input problem was found (the outputs are still written).
+ * --control stock [--recipe A|B|C] [--prices FILE] [--out results/<name>/]`. Checks every argument and path,
+ * then writes results.csv, aggregate.json, summary.md and the Parquet summary (trials.parquet, decisions.parquet);
+ * exits 1 when an input problem was found in the trials (the outputs are still written), 2 on bad usage (nothing
+ * written).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import {
   aggregateArms,
@@ -25,21 +27,65 @@ import {
 } from "./lib/results/columnar.ts";
 import { packetName, packetOf } from "./lib/results/trials.ts";
 import { parsePrices, type Recipe, RECIPE_NOTES, RECIPES } from "./lib/results/cost.ts";
+import { type CommandSpec, parse, type Parsed, runCli, wholeNumber } from "./lib/cli.ts";
+
+const ROOT = import.meta.dirname ?? ".";
 
 export { aggregateArms, aggregateArmsParallel };
 
-const USAGE = `Usage: deno task aggregate [--arm NAME=DIR]... [DIR]... [options]
-  --arm NAME=DIR      an arm and one of its trial roots (repeat; a repeated NAME adds a root)
-  DIR                 an arm named after the directory
-  --ledgers NAME=DIR  replay ledgers (*.jsonl) for arm NAME
-  --control NAME      the arm every other arm is compared against
-  --recipe A|B|C      cost/walltime recipe; default B
-${RECIPES.map((r) => `                        ${r}: ${RECIPE_NOTES[r]}`).join("\n")}
-  --prices FILE       chi-bench prices.yaml; default data/prices.yaml
-  --out DIR           output dir; default results/<arm names>/
-  --iters N --seed N  bootstrap iterations (1000) and seed (0)
-  --workers N         trajectory-reading Web Workers (default 1: this thread)
-  --no-tool-calls     skip trajectory reading`;
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "aggregate",
+  summary: "pass@1, pass^k, pass@k with bootstrap CIs, cost, tool calls, walltime, guard statistics, run " +
+    "integrity, paired tests against the control; CSV, JSON and Markdown in `results/`.",
+  usage: [
+    "deno task aggregate --arm NAME=DIR ... --control NAME",
+    "deno task aggregate DIR... [options]",
+  ],
+  options: {
+    arm: {
+      type: "string",
+      value: "NAME=DIR",
+      multiple: true,
+      description: "an arm and one of its trial roots (a repeated NAME adds a root)",
+    },
+    ledgers: {
+      type: "string",
+      value: "NAME=DIR",
+      multiple: true,
+      description: "replay ledgers (*.jsonl) for arm NAME",
+    },
+    control: { type: "string", value: "NAME", description: "the arm every other arm is compared against" },
+    recipe: {
+      type: "string",
+      value: "A|B|C",
+      default: "B",
+      description: "cost/walltime recipe:\n" + RECIPES.map((r) => `${r}: ${RECIPE_NOTES[r]}`).join("\n"),
+    },
+    prices: {
+      type: "string",
+      value: "FILE",
+      default: "data/prices.yaml",
+      description: "chi-bench prices.yaml",
+    },
+    out: { type: "string", value: "DIR", defaultNote: "results/<arm names>/", description: "output dir" },
+    iters: { type: "string", value: "N", default: "1000", description: "bootstrap iterations" },
+    seed: { type: "string", value: "N", default: "0", description: "bootstrap seed" },
+    workers: {
+      type: "string",
+      value: "N",
+      default: "1",
+      description: "trajectory-reading Web Workers (1: this thread)",
+    },
+    "no-tool-calls": { type: "boolean", description: "skip trajectory reading" },
+  },
+  args: [{ name: "DIR", description: "an arm named after the directory" }],
+  notes: [
+    "Every argument is checked before anything is written.",
+    "Exit codes: 0 clean, 1 an input problem found (the outputs are still written), 2 bad usage.",
+  ],
+  example: "deno task aggregate --arm stock=runs/stock --arm checklist=runs/checklist --control stock",
+};
 
 /** Parsed command line. */
 export interface AggregateArgs {
@@ -52,85 +98,79 @@ export interface AggregateArgs {
   seed: number;
   toolCalls: boolean;
   workers?: number;
-  help: boolean;
 }
 
-function pair(flag: string, value: string | undefined): [string, string] {
-  const at = value?.indexOf("=") ?? -1;
-  if (!value || at <= 0 || at === value.length - 1) {
-    throw new Error(
-      `Cannot read ${flag} ${
-        JSON.stringify(value ?? "")
-      }: expected NAME=DIR. Example: ${flag} stock=runs/stock.`,
-    );
-  }
-  return [value.slice(0, at), value.slice(at + 1)];
-}
-
-function int(flag: string, value: string | undefined): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) {
-    throw new Error(`Cannot read ${flag} ${JSON.stringify(value ?? "")}: expected a whole number.`);
-  }
-  return n;
-}
-
-/** Parses the command line; throws with the fix on bad input. */
+/** Parses the command line and checks every path; throws a CliError with the fix on bad input. */
 export function parseArgs(args: string[]): AggregateArgs {
-  const out: AggregateArgs = {
-    arms: [],
-    recipe: "B",
-    prices: join(import.meta.dirname ?? ".", "data", "prices.yaml"),
-    iters: 1000,
-    seed: 0,
-    toolCalls: true,
-    help: false,
-  };
+  return aggregateArgs(parse(CLI, args));
+}
+
+function aggregateArgs(p: Parsed): AggregateArgs {
+  const arms: ArmInput[] = [];
   const arm = (name: string) => {
-    let a = out.arms.find((x) => x.name === name);
-    if (!a) out.arms.push(a = { name, roots: [], ledgerDirs: [] });
+    let a = arms.find((x) => x.name === name);
+    if (!a) arms.push(a = { name, roots: [], ledgerDirs: [] });
     return a;
   };
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i];
-    const value = () => {
-      if (i + 1 >= args.length) throw new Error(`Cannot read ${flag}: it needs a value. Run with --help.`);
-      return args[++i];
-    };
-    if (flag === "--help" || flag === "-h") out.help = true;
-    else if (flag === "--arm") {
-      const [name, dir] = pair(flag, value());
-      arm(name).roots.push(dir);
-    } else if (flag === "--ledgers") {
-      const [name, dir] = pair(flag, value());
-      arm(name).ledgerDirs!.push(dir);
-    } else if (flag === "--control") out.control = value();
-    else if (flag === "--recipe") {
-      const r = value().toUpperCase();
-      if (!RECIPES.includes(r as Recipe)) {
-        throw new Error(
-          `Cannot use --recipe ${JSON.stringify(r)}: it is unknown. Use one of ${RECIPES.join(", ")}.`,
-        );
-      }
-      out.recipe = r as Recipe;
-    } else if (flag === "--prices") out.prices = value();
-    else if (flag === "--out") out.out = value();
-    else if (flag === "--iters") out.iters = Math.max(1, int(flag, value()));
-    else if (flag === "--seed") out.seed = int(flag, value());
-    else if (flag === "--no-tool-calls") out.toolCalls = false;
-    else if (flag === "--workers") out.workers = Math.max(1, int(flag, value()));
-    else if (flag.startsWith("-")) {
-      throw new Error(`Cannot use option ${flag}: it is unknown. Run with --help.`);
-    } else arm(basename(resolve(flag))).roots.push(flag);
-  }
-  for (const a of out.arms) {
-    if (!a.roots.length && a.ledgerDirs!.length) {
-      throw new Error(
-        `Cannot aggregate arm "${a.name}": it has --ledgers but no trials. Add --arm ${a.name}=DIR.`,
+  const pair = (flag: string, value: string): [string, string] => {
+    const at = value.indexOf("=");
+    if (at <= 0 || at === value.length - 1) {
+      throw p.error(
+        `--${flag} ${JSON.stringify(value)} is not NAME=DIR. Use e.g. --${flag} stock=runs/stock.`,
       );
     }
+    return [value.slice(0, at), value.slice(at + 1)];
+  };
+  const recipe = p.string("recipe")!.toUpperCase();
+  if (!RECIPES.includes(recipe as Recipe)) {
+    throw p.error(`--recipe "${p.string("recipe")}" is unknown. Use one of ${RECIPES.join(", ")}.`);
   }
-  return out;
+  const iters = Math.max(1, wholeNumber(p, "iters")!);
+  const seed = wholeNumber(p, "seed")!;
+  const workers = p.given("workers") ? Math.max(1, wholeNumber(p, "workers")!) : undefined;
+  // Arms in order: the --arm pairs, then the bare directories.
+  for (const v of p.strings("arm")) {
+    const [name, dir] = pair("arm", v);
+    arm(name).roots.push(dir);
+  }
+  for (const dir of p.positionals) arm(basename(resolve(dir))).roots.push(dir);
+  for (const v of p.strings("ledgers")) {
+    const [name, dir] = pair("ledgers", v);
+    arm(name).ledgerDirs!.push(dir);
+  }
+  if (!arms.length) {
+    throw p.error("no arm given. Use --arm NAME=DIR (or a DIR per arm) (see --help).");
+  }
+  for (const a of arms) {
+    if (!a.roots.length) {
+      throw p.error(`arm "${a.name}" has --ledgers but no trials. Use --arm ${a.name}=DIR as well.`);
+    }
+    for (const dir of [...a.roots, ...a.ledgerDirs!]) {
+      if (!existsSync(dir)) throw p.error(`${dir} (arm "${a.name}") does not exist. Use a trial root.`);
+    }
+  }
+  const names = arms.map((a) => a.name);
+  const control = p.string("control");
+  if (control !== undefined && !names.includes(control)) {
+    throw p.error(`--control "${control}" is no arm. Use one of ${names.join(", ")}.`);
+  }
+  const prices = p.given("prices") ? p.string("prices")! : join(ROOT, "data", "prices.yaml");
+  if (!existsSync(prices)) throw p.error(`--prices ${prices} does not exist. Use a prices.yaml file.`);
+  const out = p.string("out");
+  if (out !== undefined && existsSync(out) && !statSync(out).isDirectory()) {
+    throw p.error(`--out ${out} is a file. Use a directory.`);
+  }
+  return {
+    arms,
+    control,
+    recipe: recipe as Recipe,
+    prices,
+    out,
+    iters,
+    seed,
+    toolCalls: !p.flag("no-tool-calls"),
+    workers,
+  };
 }
 
 function progressBar(): ((done: number, total: number, what: string) => void) | undefined {
@@ -196,18 +236,11 @@ export class ColumnarCollector {
 }
 
 /** Entry: returns the exit code (0 clean, 1 input problems found, 2 bad usage). */
-export async function main(args: string[]): Promise<number> {
-  let parsed: AggregateArgs;
-  try {
-    parsed = parseArgs(args);
-  } catch (err) {
-    console.error((err as Error).message);
-    return 2;
-  }
-  if (parsed.help || !parsed.arms.length) {
-    console.error(USAGE);
-    return parsed.help ? 0 : 2;
-  }
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, (p) => run(aggregateArgs(p)));
+}
+
+async function run(parsed: AggregateArgs): Promise<number> {
   let result: AggregateResult;
   const columnar = new ColumnarCollector(parsed.recipe);
   try {

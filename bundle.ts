@@ -4,6 +4,7 @@
  */
 import { dirname, join } from "node:path";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { type CommandSpec, runCli } from "./lib/cli.ts";
 
 const ROOT = import.meta.dirname ?? ".";
 
@@ -74,12 +75,32 @@ export function bundleAgent(out = DEFAULT_AGENT_BUNDLE): Promise<string> {
 }
 
 /** Entry: `deno task bundle [--out FILE]` (the guard) or `deno task bundle --agent [--out FILE]` (fiable-agent). */
-export async function main(args: string[]): Promise<number> {
-  const at = args.indexOf("--out");
-  const build = args.includes("--agent") ? bundleAgent : bundleGuard;
-  const out = await build(at >= 0 ? args[at + 1] : undefined);
-  console.log(`wrote ${out}`);
-  return 0;
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, async (p) => {
+    const build = p.flag("agent") ? bundleAgent : bundleGuard;
+    console.log(`wrote ${await build(p.string("out"))}`);
+    return 0;
+  });
 }
+
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "bundle",
+  summary:
+    "Builds `dist/fiable-guard.mjs`, the guard as one file for Node ≥ 20 (the trial container has no " +
+    "Deno). `--agent` builds `dist/fiable-agent.mjs`.",
+  usage: ["deno task bundle [--agent] [--out FILE]"],
+  options: {
+    agent: { type: "boolean", description: "build fiable-agent instead of the guard" },
+    out: {
+      type: "string",
+      value: "FILE",
+      defaultNote: "dist/fiable-guard.mjs, or dist/fiable-agent.mjs with --agent",
+      description: "where the bundle goes",
+    },
+  },
+  args: "none",
+  example: "deno task bundle --agent --out dist/fiable-agent.mjs",
+};
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -9,12 +9,23 @@
 import { type CheckInfo, CHECKS } from "./rules/checks.ts";
 import { RULES } from "./rules/mod.ts";
 import { GATE_PROTECTS } from "./lib/guard/closure.ts";
+import { type CommandSpec, runCli } from "./lib/cli.ts";
+
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "coverage",
+  summary: "Rule → check IDs, then every deterministic verifier check with the rules that protect it.",
+  usage: ["deno task coverage [--json]"],
+  options: { json: { type: "boolean", description: "the report as JSON on stdout" } },
+  args: "none",
+  example: "deno task coverage --json",
+};
 
 /** How many deterministic checks the original design set out to protect. */
 export const DESIGN_TARGET = 42;
 
 /**
- * Code-defined deterministic checks the v1.0.0 verifier never emits (checks.md §5, "not emitted"): v2/legacy
+ * Code-defined deterministic checks the v1.0.0 verifier never emits (the check catalog's "not emitted" list): v2/legacy
  * payer checks, three letter checks, appeal checks, and the `provider.*` / `e2e.*` families.
  */
 export const NOT_EMITTED_V1: ReadonlySet<string> = new Set([
@@ -119,7 +130,7 @@ export function renderCoverage(report: CoverageReport): string {
   lines.push(
     "",
     `Totals: ${t.rules} rules; ${t.protected} of ${t.checks} v1.0.0 deterministic checks protected.`,
-    `Preventable (checks.tsv "yes"): ${t.preventableYesProtected} of ${t.preventableYes} protected.`,
+    `Preventable (catalog rules/checks.ts, "yes"): ${t.preventableYesProtected} of ${t.preventableYes} protected.`,
     `Against the original design's ${t.designTarget}: ${t.protected} protected (${
       t.protected >= t.designTarget ? "met" : `${t.designTarget - t.protected} short`
     }).`,
@@ -129,14 +140,11 @@ export function renderCoverage(report: CoverageReport): string {
 
 /** Entry: `deno task coverage [--json]`. */
 export function main(args: string[]): number {
-  const unknown = args.filter((a) => a !== "--json");
-  if (unknown.length) {
-    console.error(`Cannot run coverage: "${unknown[0]}" is unknown. Use no argument or --json.`);
-    return 2;
-  }
-  const report = coverageReport(protectorsOf(RULES, GATE_PROTECTS), CHECKS);
-  console.log(args.includes("--json") ? JSON.stringify(report, null, 2) : renderCoverage(report));
-  return 0;
+  return runCli(CLI, args, (p) => {
+    const report = coverageReport(protectorsOf(RULES, GATE_PROTECTS), CHECKS);
+    console.log(p.flag("json") ? JSON.stringify(report, null, 2) : renderCoverage(report));
+    return 0;
+  });
 }
 
 if (import.meta.main) Deno.exit(main(Deno.args));

@@ -14,6 +14,28 @@ import { writeOutputs } from "./aggregate.ts";
 import { loadPrices, serve } from "./dashboard/server.tsx";
 import { replayTrees } from "./lib/trajectories/replay.ts";
 import { verifyTrees } from "./lib/results/verify.ts";
+import { type CommandSpec, parse, type Parsed, portNumber, runCli } from "./lib/cli.ts";
+
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "demo",
+  summary:
+    "Writes sample trials, verifies, replays and aggregates them, and serves the dashboard over them " +
+    "(no network, no keys).",
+  usage: ["deno task demo [--out DIR] [--port N] [--no-serve]"],
+  options: {
+    out: { type: "string", value: "DIR", default: ".fiable/demo", description: "where the demo data goes" },
+    port: {
+      type: "string",
+      value: "N",
+      default: "8787",
+      description: "the dashboard's port (a free one when it is taken)",
+    },
+    "no-serve": { type: "boolean", description: "prepare the data and exit without serving" },
+  },
+  args: "none",
+  example: "deno task demo --out /tmp/demo --no-serve",
+};
 
 /** Demo settings. */
 export interface DemoArgs {
@@ -22,21 +44,13 @@ export interface DemoArgs {
   serve: boolean;
 }
 
-/** Parses `--out DIR --port N --no-serve`. */
+/** Parses `--out DIR --port N --no-serve`; throws a CliError on bad input. */
 export function parseArgs(args: string[]): DemoArgs {
-  const out: DemoArgs = { out: resolve(".fiable", "demo"), port: 8787, serve: true };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === "--no-serve") out.serve = false;
-    else if (a === "--out" && args[i + 1]) out.out = resolve(args[++i]);
-    else if (a === "--port" && args[i + 1]) {
-      out.port = Number(args[++i]);
-      if (!Number.isInteger(out.port) || out.port < 0 || out.port > 65535) {
-        throw new Error(`Cannot start the demo: --port "${args[i]}" is not a port number. Use 0–65535.`);
-      }
-    } else throw new Error(`Cannot start the demo: ${a} is unknown. Use --out DIR, --port N or --no-serve.`);
-  }
-  return out;
+  return demoArgs(parse(CLI, args));
+}
+
+function demoArgs(p: Parsed): DemoArgs {
+  return { out: resolve(p.string("out")!), port: portNumber(p)!, serve: !p.flag("no-serve") };
 }
 
 /** Where the demo put its data. */
@@ -120,14 +134,11 @@ export async function prepare(out: string): Promise<DemoData> {
 }
 
 /** Entry. */
-export async function main(args: string[]): Promise<number> {
-  let parsed: DemoArgs;
-  try {
-    parsed = parseArgs(args);
-  } catch (err) {
-    console.error((err as Error).message);
-    return 2;
-  }
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, (p) => run(demoArgs(p)));
+}
+
+async function run(parsed: DemoArgs): Promise<number> {
   const data = await prepare(parsed.out);
   for (const line of data.lines) console.log(line);
   console.log("\nThe same steps from a shell:");

@@ -37,52 +37,122 @@ import {
 } from "./lib/install/estimate.ts";
 import { parsePrices, type Prices } from "./lib/results/cost.ts";
 import { findTrials, readTrial } from "./lib/results/trials.ts";
+import { CliError, type CommandSpec, helpText, parse, wantsHelp } from "./lib/cli.ts";
 import { bundleAgent, bundleGuard, DEFAULT_AGENT_BUNDLE, DEFAULT_BUNDLE } from "./bundle.ts";
 
 const ROOT = import.meta.dirname ?? ".";
-const INSTALL_FLAGS = {
-  values: ["--chi-bench", "--bundle"],
-  switches: ["--apply", "--uninstall", "--force"],
-};
-const EXPERIMENT_FLAGS = {
-  values: [
-    "--chi-bench",
-    "--model",
-    "--arm",
-    "--concurrency",
-    "--environment",
-    "--claude-version",
-    "--reference",
-    "--prices",
+/** `deno task install`. */
+export const INSTALL_CLI: CommandSpec = {
+  name: "install",
+  summary:
+    "Registers the guarded harness `fiable-cc` (and `fiable-agent`) in a chi-bench checkout; dry run " +
+    "by default, byte-for-byte uninstall.",
+  usage: [
+    "deno task install --chi-bench DIR [--apply|--uninstall]",
+    "deno task install experiments --chi-bench DIR [options]   (deno task install experiments --help)",
   ],
-  switches: ["--shadow", "--apply"],
+  options: {
+    "chi-bench": {
+      type: "string",
+      value: "DIR",
+      description: "the root of your chi-bench checkout (required)",
+    },
+    bundle: {
+      type: "string",
+      value: "FILE",
+      defaultNote: "built now into dist/fiable-guard.mjs",
+      description: "the guard bundle to install",
+    },
+    apply: { type: "boolean", description: "make the changes (without it: a dry run, nothing written)" },
+    uninstall: { type: "boolean", description: "restore every touched file byte for byte" },
+    force: {
+      type: "boolean",
+      description:
+        "with --uninstall: restore files edited since the install, keeping each edit as .fiable-kept",
+    },
+  },
+  args: "none",
+  commands: [{ name: "experiments", description: "write the pre-registered ablation configs and run.sh" }],
+  notes: ["Exit codes: 0 done (or nothing to do), 2 refused (nothing written)."],
+  example: "deno task install --chi-bench ~/src/chi-bench --apply",
+};
+
+/** `deno task install experiments`. */
+export const EXPERIMENTS_CLI: CommandSpec = {
+  name: "install experiments",
+  summary:
+    "Prints the cost estimate, then (dry run unless `--apply`) writes the ablation configs (4 arms × 3 " +
+    "domains × 3 attempts), their smoke slices and the staged `run.sh`.",
+  usage: ["deno task install experiments --chi-bench DIR [--apply]"],
+  options: {
+    "chi-bench": {
+      type: "string",
+      value: "DIR",
+      description: "the root of your chi-bench checkout (required)",
+    },
+    model: {
+      type: "string",
+      value: "M",
+      default: DEFAULT_EXPERIMENT.model,
+      description: "the vendor-prefixed model every arm runs",
+    },
+    arm: {
+      type: "string",
+      value: "A,B",
+      multiple: true,
+      default: PREREGISTERED_ARMS.join(","),
+      description: `arms: ${ARMS.join(", ")}`,
+    },
+    shadow: { type: "boolean", description: "add the shadow arm" },
+    concurrency: {
+      type: "string",
+      value: "N",
+      default: String(DEFAULT_EXPERIMENT.concurrency),
+      description: "trials at once",
+    },
+    environment: {
+      type: "string",
+      value: "docker|modal",
+      default: DEFAULT_EXPERIMENT.environment,
+      description: "where Harbor runs the trials",
+    },
+    "claude-version": {
+      type: "string",
+      value: "X.Y.Z",
+      defaultNote: "the harness's pinned version",
+      description: "the Claude Code CLI version in every arm",
+    },
+    reference: {
+      type: "string",
+      value: "R",
+      defaultNote: "the packet closest to --model",
+      description: "the cost estimate's reference: a packet id in data/reference_tokens.json or a trial dir",
+    },
+    prices: {
+      type: "string",
+      value: "FILE",
+      default: "data/prices.yaml",
+      description: "prices for the estimate",
+    },
+    apply: { type: "boolean", description: "write the files (without it: a dry run, nothing written)" },
+  },
+  args: "none",
+  notes: ["Exit codes: 0 done (or nothing to do), 2 refused (nothing written)."],
+  example: "deno task install experiments --chi-bench ~/src/chi-bench --arm stock,checklist --apply",
 };
 /** Tasks per domain in chi-bench v1.0.0, when the checkout has no data yet. */
 const V1_TASKS = 25;
 
-/** Parsed flags: values (repeatable ones joined by ",") and switches. */
-export function parseFlags(
-  args: string[],
-  spec: { values: string[]; switches: string[] },
-  action: string,
-): Record<string, string | true> {
+/**
+ * Parsed flags as `--name` → value (a repeatable one's values joined by ",") or true; only the flags given.
+ * Throws a CliError on an unknown flag, a missing value or a stray argument.
+ */
+export function parseFlags(args: string[], spec: CommandSpec): Record<string, string | true> {
+  const p = parse(spec, args);
   const out: Record<string, string | true> = {};
-  for (let i = 0; i < args.length; i++) {
-    const [flag, inline] = args[i].split(/=(.*)/s, 2);
-    if (spec.switches.includes(flag)) {
-      out[flag] = true;
-    } else if (spec.values.includes(flag)) {
-      const value = inline ?? args[++i];
-      if (value === undefined || value.startsWith("--")) {
-        throw new InstallRefusal(`Cannot ${action}: ${flag} needs a value.`);
-      }
-      out[flag] = typeof out[flag] === "string" ? `${out[flag]},${value}` : value;
-    } else {
-      throw new InstallRefusal(
-        `Cannot ${action}: ${flag.startsWith("-") ? `${flag} is unknown` : `"${flag}" is not a flag`}. ` +
-          `Use one of ${[...spec.values, ...spec.switches].join(", ")}.`,
-      );
-    }
+  for (const name of Object.keys(spec.options)) {
+    if (!p.given(name)) continue;
+    out[`--${name}`] = spec.options[name].type === "boolean" ? true : p.strings(name).join(",");
   }
   return out;
 }
@@ -134,7 +204,7 @@ export async function loadSources(bundle?: string): Promise<Sources> {
 }
 
 async function install(args: string[]): Promise<number> {
-  const flags = parseFlags(args, INSTALL_FLAGS, "install");
+  const flags = parseFlags(args, INSTALL_CLI);
   if (flags["--apply"] && flags["--uninstall"]) {
     throw new InstallRefusal(
       "Cannot install: --apply and --uninstall contradict each other. Use one of them.",
@@ -288,7 +358,7 @@ function loadReference(
 }
 
 async function experiments(args: string[]): Promise<number> {
-  const flags = parseFlags(args, EXPERIMENT_FLAGS, "write experiments");
+  const flags = parseFlags(args, EXPERIMENTS_CLI);
   const opts = experimentOptions(flags);
   const dir = checkoutDir(flags, "write experiments");
   const read = diskReader(dir);
@@ -360,12 +430,17 @@ async function experiments(args: string[]): Promise<number> {
   return 0;
 }
 
-/** Entry: `install.ts [experiments] …`; refusals print their reason and exit 2. */
+/** Entry: `install.ts [experiments] …`; `--help` prints the help; refusals print their reason and exit 2. */
 export async function main(args: string[]): Promise<number> {
+  const sub = args[0] === "experiments";
+  if (wantsHelp(args)) {
+    console.log(helpText(sub ? EXPERIMENTS_CLI : INSTALL_CLI));
+    return 0;
+  }
   try {
-    return args[0] === "experiments" ? await experiments(args.slice(1)) : await install(args);
+    return sub ? await experiments(args.slice(1)) : await install(args);
   } catch (err) {
-    if (!(err instanceof InstallRefusal)) throw err;
+    if (!(err instanceof InstallRefusal) && !(err instanceof CliError)) throw err;
     console.error(err.message);
     return 2;
   }

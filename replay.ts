@@ -16,21 +16,58 @@ import {
   replayTrees,
 } from "./lib/trajectories/replay.ts";
 import { columnarLine } from "./lib/results/columnar.ts";
+import { type CommandSpec, parse, type Parsed, runCli, wholeNumber } from "./lib/cli.ts";
 import { formatJudgeReport, judgeReport, judgeReportByPacket } from "./lib/results/judge_figures.ts";
 
 export { replayTrees };
 
-const USAGE = `Usage: deno task replay <path>... [options]
-  <path>           trial dirs, job dirs, submission packets or any tree holding them
-  --arm A[,B]      arms to replay (repeatable): ${ARMS.join(", ")}; default ${DEFAULT_ARMS.join(",")}
-  --rules ID,…     run only these rule IDs (default: all)
-  --out DIR        ledgers and summary.json; default results/replay/<name>/
-  --name NAME      the <name> in the default --out (default: the path's base name)
-  --no-ledgers     write nothing
-  --json           print the first arm's summary as JSON (other arms: summary.json)
-  --by-packet      report every packet (the folder holding results.csv/submission.json) on its own even
-                   when there is one (it is shown for several anyway); with --json, adds "by_packet"
-  --workers N      worker threads (default: the core count)`;
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "replay",
+  summary:
+    "Runs the guard over recorded trials (any harness, ATIF v1.2/1.5/1.7): what each rule would have " +
+    "caught; `--by-packet` per packet, `--json`.",
+  usage: ["deno task replay PATH... [--arm A[,B]] [--rules ID,…] [--out DIR] [--json] [--by-packet]"],
+  options: {
+    arm: {
+      type: "string",
+      value: "A[,B]",
+      multiple: true,
+      default: DEFAULT_ARMS.join(","),
+      description: `arms to replay: ${ARMS.join(", ")}`,
+    },
+    rules: { type: "string", value: "ID,…", defaultNote: "all", description: "run only these rule IDs" },
+    out: {
+      type: "string",
+      value: "DIR",
+      defaultNote: "results/replay/<name>/",
+      description: "ledgers and summary.json",
+    },
+    name: {
+      type: "string",
+      value: "NAME",
+      defaultNote: "the path's base name",
+      description: "the <name> in the default --out",
+    },
+    "no-ledgers": { type: "boolean", description: "write nothing" },
+    json: {
+      type: "boolean",
+      description: "print the first arm's summary as JSON (other arms: summary.json)",
+    },
+    "by-packet": {
+      type: "boolean",
+      description: "report every packet (the folder holding results.csv/submission.json) on its own even\n" +
+        'when there is one (it is shown for several anyway); with --json, adds "by_packet"',
+    },
+    workers: { type: "string", value: "N", defaultNote: "the core count", description: "worker threads" },
+  },
+  args: [{
+    name: "PATH",
+    description: "trial dirs, job dirs, submission packets or any tree holding them",
+  }],
+  notes: ["Exit codes: 0 trials replayed, 1 nothing could be read, 2 bad usage."],
+  example: "deno task replay runs/2026-06-01__stock --arm checklist,critic --by-packet",
+};
 
 /** Parsed command line. */
 export interface ReplayArgs {
@@ -43,56 +80,31 @@ export interface ReplayArgs {
   workers?: number;
 }
 
-/** Parses argv; throws an Error whose message says what was wrong and what to do. */
+/** Parses argv; throws a CliError whose message says what was wrong and what to do. */
 export function parseArgs(args: string[]): ReplayArgs {
-  const paths: string[] = [];
+  return replayArgs(parse(CLI, args));
+}
+
+function replayArgs(p: Parsed): ReplayArgs {
+  const paths = p.positionals;
   const arms: Arm[] = [];
-  let rules: string[] | undefined;
-  let out: string | null | undefined;
-  let name: string | undefined;
-  let json = false;
-  let byPacket = false;
-  let workers: number | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    const value = () => {
-      const v = args[++i];
-      if (v === undefined || v.startsWith("--")) {
-        throw new Error(`Cannot replay: ${a} needs a value.\n${USAGE}`);
-      }
-      return v;
-    };
-    if (a === "--arm") {
-      for (const arm of value().split(",").filter(Boolean)) {
-        if (!(ARMS as readonly string[]).includes(arm)) {
-          throw new Error(`Cannot replay: --arm "${arm}" is unknown. Use one of ${ARMS.join(", ")}.`);
-        }
-        if (!arms.includes(arm as Arm)) arms.push(arm as Arm);
-      }
-    } else if (a === "--rules") rules = value().split(",").filter(Boolean);
-    else if (a === "--out") out = value();
-    else if (a === "--name") name = value();
-    else if (a === "--no-ledgers") out = null;
-    else if (a === "--json") json = true;
-    else if (a === "--by-packet") byPacket = true;
-    else if (a === "--workers") {
-      workers = Number(value());
-      if (!Number.isInteger(workers) || workers < 0) {
-        throw new Error(`Cannot replay: --workers "${args[i]}" is not a whole number. Use e.g. --workers 2.`);
-      }
-    } else if (a === "--help" || a === "-h") throw new Error(USAGE);
-    else if (a.startsWith("--")) throw new Error(`Cannot replay: option ${a} is unknown.\n${USAGE}`);
-    else paths.push(a);
+  for (const arm of p.strings("arm").flatMap((a) => a.split(",")).filter(Boolean)) {
+    if (!(ARMS as readonly string[]).includes(arm)) {
+      throw p.error(`--arm "${arm}" is unknown. Use one of ${ARMS.join(", ")}.`);
+    }
+    if (!arms.includes(arm as Arm)) arms.push(arm as Arm);
   }
-  if (!paths.length) throw new Error(`Cannot replay: no path given.\n${USAGE}`);
-  const label = name ?? (paths.length === 1 ? basename(resolve(paths[0])) : "replay");
+  const workers = wholeNumber(p, "workers");
+  if (!paths.length) throw p.error("no path given. Use deno task replay PATH... (see --help).");
+  const label = p.string("name") ?? (paths.length === 1 ? basename(resolve(paths[0])) : "replay");
+  const out = p.flag("no-ledgers") ? null : p.string("out") ?? join("results", "replay", label);
   return {
     paths,
-    arms: arms.length ? arms : [...DEFAULT_ARMS],
-    rules,
-    out: out === undefined ? join("results", "replay", label) : out,
-    json,
-    byPacket,
+    arms,
+    rules: p.string("rules")?.split(",").filter(Boolean),
+    out,
+    json: p.flag("json"),
+    byPacket: p.flag("by-packet"),
     workers,
   };
 }
@@ -191,15 +203,12 @@ export function formatReport(report: ReplayReport, opts: { byPacket?: boolean } 
   return parts.join("\n\n");
 }
 
-/** Entry: returns the exit status (1 only when nothing could be read, or on bad arguments). */
-export async function main(args: string[]): Promise<number> {
-  let parsed: ReplayArgs;
-  try {
-    parsed = parseArgs(args);
-  } catch (err) {
-    console.error((err as Error).message);
-    return 1;
-  }
+/** Entry: returns the exit status (1 only when nothing could be read, 2 on bad arguments). */
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, (p) => run(replayArgs(p)));
+}
+
+async function run(parsed: ReplayArgs): Promise<number> {
   const report = await replayTrees(parsed.paths, parsed);
   if (!report.trials.length && !report.unreadable.length) {
     console.error(

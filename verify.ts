@@ -4,16 +4,37 @@
  * they ran. Prints one line per problem and a summary table; exits 1 when a guarded arm has a trial without
  * a ledger or below full coverage, a stock arm has hooks, or any input is bad; 2 on bad usage.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { type CommandSpec, parse, type Parsed, runCli } from "./lib/cli.ts";
 import { parsePrices, type Prices } from "./lib/results/cost.ts";
 import { renderVerify, verified, verifyTrees } from "./lib/results/verify.ts";
 
-const USAGE = `Usage: deno task verify DIR... [--json] [--trials] [--prices FILE]
-  DIR             trial dirs, chi-bench job or trials dirs, packets (ledgers at <trial>/agent/fiable/)
-  --json          the full report as JSON on stdout
-  --trials        also one row per trial
-  --prices FILE   prices.yaml for packet cost checks; default data/prices.yaml`;
+const ROOT = import.meta.dirname ?? ".";
+
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "verify",
+  summary: "Proves the guard ran in every trial (ledger, guard coverage of the trajectory's χ-World calls, " +
+    "plan, hook mode, fail-open errors, arm); one line per problem, exit 1 on any.",
+  usage: ["deno task verify DIR... [--trials] [--json] [--prices FILE]"],
+  options: {
+    json: { type: "boolean", description: "the full report as JSON on stdout" },
+    trials: { type: "boolean", description: "also one row per trial" },
+    prices: {
+      type: "string",
+      value: "FILE",
+      default: "data/prices.yaml",
+      description: "prices.yaml for packet cost checks",
+    },
+  },
+  args: [{
+    name: "DIR",
+    description: "trial dirs, chi-bench job or trials dirs, packets (ledgers at <trial>/agent/fiable/)",
+  }],
+  notes: ["Exit codes: 0 verified, 1 a problem found, 2 bad usage."],
+  example: "deno task verify jobs/2026-06-01__checklist",
+};
 
 /** Parsed command line. */
 export interface VerifyArgs {
@@ -21,45 +42,31 @@ export interface VerifyArgs {
   json: boolean;
   trials: boolean;
   prices: string;
-  help: boolean;
 }
 
-/** Parses the command line; throws with the fix on bad input. */
+/** Parses the command line; throws a CliError with the fix on bad input. */
 export function parseArgs(args: string[]): VerifyArgs {
-  const out: VerifyArgs = {
-    roots: [],
-    json: false,
-    trials: false,
-    prices: join(import.meta.dirname ?? ".", "data", "prices.yaml"),
-    help: false,
+  return verifyArgs(parse(CLI, args));
+}
+
+function verifyArgs(p: Parsed): VerifyArgs {
+  if (!p.positionals.length) throw p.error("no DIR given. Use deno task verify DIR... (see --help).");
+  const missing = p.positionals.find((d) => !existsSync(d));
+  if (missing) throw p.error(`${missing} does not exist. Pass a trial tree.`);
+  return {
+    roots: p.positionals,
+    json: p.flag("json"),
+    trials: p.flag("trials"),
+    prices: p.given("prices") ? p.string("prices")! : join(ROOT, "data", "prices.yaml"),
   };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === "--help" || a === "-h") out.help = true;
-    else if (a === "--json") out.json = true;
-    else if (a === "--trials") out.trials = true;
-    else if (a === "--prices") {
-      if (i + 1 >= args.length) throw new Error("Cannot read --prices: it needs a value. Run with --help.");
-      out.prices = args[++i];
-    } else if (a.startsWith("-")) throw new Error(`Cannot use option ${a}: it is unknown. Run with --help.`);
-    else out.roots.push(a);
-  }
-  return out;
 }
 
 /** Entry: returns the exit code (0 verified, 1 a problem found, 2 bad usage). */
-export async function main(args: string[]): Promise<number> {
-  let parsed: VerifyArgs;
-  try {
-    parsed = parseArgs(args);
-  } catch (err) {
-    console.error((err as Error).message);
-    return 2;
-  }
-  if (parsed.help || !parsed.roots.length) {
-    console.error(USAGE);
-    return parsed.help ? 0 : 2;
-  }
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, (p) => run(verifyArgs(p)));
+}
+
+async function run(parsed: VerifyArgs): Promise<number> {
   let prices: Prices;
   try {
     prices = await parsePrices(readFileSync(parsed.prices, "utf8"));

@@ -18,6 +18,7 @@ import { toolEvents } from "../lib/trajectories/atif.ts";
 import type { LedgerRecord } from "../lib/guard/ledger.ts";
 import { type Prices, pricesFrom, type Recipe, RECIPES } from "../lib/results/cost.ts";
 import { findAggregates, type Sources, Store } from "./store.ts";
+import { type CommandSpec, parse, type Parsed, portNumber, runCli } from "../lib/cli.ts";
 import { SLICE_BYTES } from "./ledgers.ts";
 import { matchChecks, matchRules, RowSearch } from "./search.ts";
 import { htmxSource } from "./static/htmx.ts";
@@ -556,68 +557,78 @@ export interface ServeArgs {
   experiments?: string[];
 }
 
-const VALUE_FLAGS = ["--port", "--host", "--token", "--control", "--handbook", "--recipe", "--prices"];
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "dashboard",
+  summary: "The Hono + htmx dashboard: arms, matrix, trials, transcripts, rules, live ablation, search; " +
+    "`--control`, `--recipe`, `--prices`, `--experiments DIR`, `--handbook DIR`.",
+  usage: ["deno task dashboard --logs DIR... --results DIR... [options]"],
+  options: {
+    logs: { type: "string", value: "DIR", list: true, description: "trial trees and ledgers" },
+    results: { type: "string", value: "DIR", list: true, description: "aggregate and replay output" },
+    experiments: {
+      type: "string",
+      value: "DIR",
+      list: true,
+      description: "ablation configs for the Live page",
+    },
+    port: { type: "string", value: "N", default: "8787", description: "the port (0: a free one)" },
+    host: { type: "string", value: "H", default: "127.0.0.1", description: "the host name to bind" },
+    token: {
+      type: "string",
+      value: "T",
+      defaultNote: "env FIABLE_LIVE_TOKEN",
+      description: "bearer token for POST /ingest (required off loopback)",
+    },
+    control: { type: "string", value: "ARM", description: "the arm every other arm is compared against" },
+    recipe: { type: "string", value: "A|B|C", default: "B", description: "cost/walltime recipe" },
+    prices: {
+      type: "string",
+      value: "FILE",
+      default: "data/prices.yaml",
+      description: "chi-bench prices.yaml",
+    },
+    handbook: { type: "string", value: "DIR", description: "the handbook folder, for handbook search" },
+  },
+  args: [],
+  example: "deno task dashboard --logs runs/ --results results/ --control stock",
+};
 
 /**
  * Parses `--logs DIR... --results DIR... --experiments DIR... --port N --host H --token T --control ARM
- * --recipe R --prices FILE --handbook DIR`; throws a usage message.
+ * --recipe R --prices FILE --handbook DIR`; throws a CliError with the fix.
  */
 export function parseArgs(args: string[], env: Record<string, string | undefined> = {}): ServeArgs {
+  return serveArgs(parse(CLI, args), env);
+}
+
+function serveArgs(p: Parsed, env: Record<string, string | undefined>): ServeArgs {
+  if (p.positionals.length) {
+    throw p.error(`"${p.positionals[0]}" follows no option. Put directories after --logs or --results.`);
+  }
   const out: ServeArgs = {
-    logs: [],
-    results: [],
-    experiments: [],
-    port: 8787,
-    host: "127.0.0.1",
-    token: env.FIABLE_LIVE_TOKEN || undefined,
+    logs: p.strings("logs").map((d) => resolve(d)),
+    results: p.strings("results").map((d) => resolve(d)),
+    experiments: p.strings("experiments").map((d) => resolve(d)),
+    port: portNumber(p)!,
+    host: p.string("host")!,
+    token: p.string("token") ?? (env.FIABLE_LIVE_TOKEN || undefined),
+    control: p.string("control"),
+    handbook: p.given("handbook") ? resolve(p.string("handbook")!) : undefined,
+    prices: p.given("prices") ? resolve(p.string("prices")!) : undefined,
   };
-  let list: string[] | null = null;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === "--logs") list = out.logs;
-    else if (a === "--results") list = out.results;
-    else if (a === "--experiments") list = out.experiments!;
-    else if (VALUE_FLAGS.includes(a)) {
-      const v = args[++i];
-      if (v === undefined) throw new Error(`Cannot start the dashboard: ${a} needs a value.`);
-      if (a === "--port") {
-        out.port = Number(v);
-        if (!Number.isInteger(out.port) || out.port < 0 || out.port > 65535) {
-          throw new Error(`Cannot start the dashboard: --port "${v}" is not a port number. Use 0–65535.`);
-        }
-      } else if (a === "--host") out.host = v;
-      else if (a === "--token") out.token = v;
-      else if (a === "--handbook") out.handbook = resolve(v);
-      else if (a === "--prices") out.prices = resolve(v);
-      else if (a === "--recipe") {
-        const r = v.toUpperCase();
-        if (!RECIPES.includes(r as Recipe)) {
-          throw new Error(
-            `Cannot start the dashboard: --recipe "${v}" is unknown. Use one of ${RECIPES.join(", ")}.`,
-          );
-        }
-        out.recipe = r as Recipe;
-      } else out.control = v;
-      list = null;
-    } else if (a.startsWith("--")) {
-      throw new Error(
-        `Cannot start the dashboard: ${a} is unknown. Use --logs, --results, --experiments, --port, --host, ` +
-          "--token, --control, --recipe, --prices or --handbook.",
-      );
-    } else if (list) list.push(resolve(a));
-    else {
-      throw new Error(
-        `Cannot start the dashboard: "${a}" follows no option. Put directories after --logs or --results.`,
-      );
+  if (p.given("recipe")) {
+    const r = p.string("recipe")!.toUpperCase();
+    if (!RECIPES.includes(r as Recipe)) {
+      throw p.error(`--recipe "${p.string("recipe")}" is unknown. Use one of ${RECIPES.join(", ")}.`);
     }
+    out.recipe = r as Recipe;
   }
   if (!out.logs.length && !out.results.length) {
-    throw new Error(
-      "Cannot start the dashboard: no sources. Pass --logs DIR (trial trees, ledgers) and/or --results DIR.",
-    );
+    throw p.error("no sources. Use --logs DIR (trial trees, ledgers) and/or --results DIR.");
   }
   for (const dir of [...out.logs, ...out.results, ...out.experiments!, ...(out.prices ? [out.prices] : [])]) {
-    if (!existsSync(dir)) throw new Error(`Cannot read ${dir}: it does not exist. Check the path.`);
+    if (!existsSync(dir)) throw p.error(`${dir} does not exist. Check the path.`);
   }
   return out;
 }
@@ -693,14 +704,11 @@ export function serve(
 }
 
 /** Entry: parse args, serve, print the URL. */
-export async function main(args: string[]): Promise<number> {
-  let parsed: ServeArgs;
-  try {
-    parsed = parseArgs(args, Deno.env.toObject());
-  } catch (err) {
-    console.error((err as Error).message);
-    return 2;
-  }
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, (p) => run(serveArgs(p, Deno.env.toObject())));
+}
+
+async function run(parsed: ServeArgs): Promise<number> {
   try {
     const { server, url } = serve(parsed);
     console.log(

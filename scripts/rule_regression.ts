@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import type { Arm } from "../lib/guard/ledger.ts";
 import { checkMatches, packetName, type ReplayReport, replayTrees } from "../lib/trajectories/replay.ts";
 import { RULES } from "../rules/mod.ts";
+import { type CommandSpec, type Parsed, runCli } from "../lib/cli.ts";
 
 const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..");
 /** The tuning packets beside the repository. */
@@ -170,13 +171,43 @@ export function readSnapshot(path: string): Snapshot {
   return { arm: data.arm ?? ARM, trials };
 }
 
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "rule_regression",
+  summary: "Replays the real packets: the tuning trials keep every baseline catch; passing-trial fires per " +
+    "rule (`--headers` writes them).",
+  usage: ["deno run -A scripts/rule_regression.ts [roots…] [--baseline FILE] [--write] [--headers] [--json]"],
+  options: {
+    baseline: {
+      type: "string",
+      value: "FILE",
+      default: "tests/support/rule_baseline.json",
+      description: "the committed catches to hold the replay to",
+    },
+    write: { type: "boolean", description: "record the current catches as the new baseline" },
+    headers: { type: "boolean", description: "rewrite each rule file's passing-trial fires sentence" },
+    json: { type: "boolean", description: "lost catches and passing fires as JSON" },
+  },
+  args: [{
+    name: "roots",
+    description:
+      "packets or trial roots (default: the tuning packets in ../shared/leaderboard and, unless\n" +
+      "writing, ../shared/leaderboard-extra when present)",
+  }],
+  notes: ["Exit codes: 0 every baseline catch kept, 1 a catch lost or a root missing, 2 bad usage."],
+  example: "deno run -A scripts/rule_regression.ts --json",
+};
+
 /** Entry: replay the roots, compare with the baseline (or write it); exit 1 on a lost catch. */
-export async function main(args: string[]): Promise<number> {
-  const json = args.includes("--json");
-  const write = args.includes("--write");
-  const at = args.indexOf("--baseline");
-  const baselinePath = at >= 0 ? args[at + 1] : BASELINE;
-  const roots = args.filter((a, i) => !a.startsWith("--") && !(at >= 0 && i === at + 1));
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, regress);
+}
+
+async function regress(p: Parsed): Promise<number> {
+  const json = p.flag("json");
+  const write = p.flag("write");
+  const baselinePath = p.given("baseline") ? p.string("baseline")! : BASELINE;
+  const roots = [...p.positionals];
   if (!roots.length) roots.push(TUNING, ...(existsSync(EXTRA) && !write ? [EXTRA] : []));
   for (const r of roots) {
     if (!existsSync(r)) {
@@ -186,7 +217,7 @@ export async function main(args: string[]): Promise<number> {
   }
   const report = await replayTrees(roots, { arms: [ARM], out: null });
   const current = snapshot(report);
-  if (args.includes("--headers")) {
+  if (p.flag("headers")) {
     const passing = passingByPacket(current);
     for (const rule of RULES) {
       const file = ruleFile(rule.meta.name);

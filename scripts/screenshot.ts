@@ -14,6 +14,17 @@ import { serve } from "../dashboard/server.tsx";
 import { chromiumArgs, ensureChromium } from "../tests/support/chromium.ts";
 import { liveRecord, writeAblation } from "../tests/support/dashboard_fixture.ts";
 import { writeHandbook } from "../tests/support/handbook_fixture.ts";
+import { type CommandSpec, runCli } from "../lib/cli.ts";
+
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "screenshot",
+  summary: "Regenerates every dashboard screenshot in `docs/` over the demo's data, in headless Chromium.",
+  usage: ["deno task screenshot [--out docs]"],
+  options: { out: { type: "string", value: "DIR", default: "docs", description: "where the PNGs go" } },
+  args: "none",
+  example: "deno task screenshot --out /tmp/shots",
+};
 
 /** The pages captured, by file name. */
 export const SHOTS = [
@@ -44,11 +55,13 @@ async function shot(page: Page, out: string, name: string, url: string, opts: { 
 }
 
 /** Entry: writes the PNGs and prints their paths. */
-export async function main(args: string[]): Promise<number> {
-  const at = args.indexOf("--out");
-  const out = resolve(
-    at >= 0 && args[at + 1] ? args[at + 1] : join(import.meta.dirname ?? ".", "..", "docs"),
-  );
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, (p) => shoot(resolve(p.given("out") ? p.string("out")! : join(ROOT, "docs"))));
+}
+
+const ROOT = join(import.meta.dirname ?? ".", "..");
+
+async function shoot(out: string): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "fiable-shot-"));
   const profile = mkdtempSync(join(tmpdir(), "fiable-shot-chromium-"));
   const demo = await prepare(join(dir, "demo"));

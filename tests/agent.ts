@@ -185,8 +185,8 @@ const BAD: [string[], Record<string, string>, RegExp][] = [
   [[], {}, /ANTHROPIC_API_KEY is not set/],
   [["--arm", "critc"], ENV, /--arm "critc" is unknown. Use one of stock, shadow, plan, checklist, critic/],
   [["--max-cost", "-1"], ENV, /--max-cost "-1": it must be a non-negative number/],
-  [["--api-key", KEY], ENV, /"--api-key": it is not a known flag/],
-  [["--arm"], ENV, /--arm: it needs a value/],
+  [["--api-key", KEY], ENV, /unknown option --api-key\. Use one of: --instruction-file, /],
+  [["--arm"], ENV, /--arm needs a value/],
 ];
 for (const [args, env, message] of BAD) {
   cfg(`refuses ${args.join(" ") || "no key"}`, () => assert.throws(() => parseConfig(args, env), message));

@@ -4,7 +4,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { aggregateArms, aggregateArmsParallel, type Row } from "../lib/results/aggregate.ts";
 import { writeSamples } from "../lib/samples/trials.ts";
@@ -241,9 +241,11 @@ s("a trial dir in two arms is listed as a problem", () => {
 });
 
 const BAD_ARGS: [string[], RegExp][] = [
-  [["--arm", "stock"], /expected NAME=DIR/],
+  [["--arm", "stock"], /is not NAME=DIR/],
   [["--recipe", "D", "x"], /Use one of A, B, C/],
-  [["--bogus"], /--bogus: it is unknown/],
+  [["--bogus"], /unknown option --bogus/],
+  [["/nope"], /\/nope \(arm "nope"\) does not exist/],
+  [["--control", "x", "."], /--control "x" is no arm/],
   [["--iters"], /needs a value/],
 ];
 for (const [args, message] of BAD_ARGS) {
@@ -251,8 +253,14 @@ for (const [args, message] of BAD_ARGS) {
 }
 
 s("a repeated --arm NAME adds a root; a bare dir is an arm named after it", () => {
-  const a = parseArgs(["--arm", "s=x", "--arm", "s=y", "runs/guarded/"]);
-  assert.equal(a.arms.map((x) => [x.name, x.roots]), [["s", ["x", "y"]], ["guarded", ["runs/guarded/"]]]);
+  const root = tempDir();
+  made.push(root);
+  for (const d of ["x", "y", "guarded"]) mkdirSync(join(root, d));
+  const a = parseArgs(["--arm", `s=${root}/x`, "--arm", `s=${root}/y`, `${root}/guarded/`]);
+  assert.equal(a.arms.map((x) => [x.name, x.roots]), [["s", [`${root}/x`, `${root}/y`]], [
+    "guarded",
+    [`${root}/guarded/`],
+  ]]);
 });
 
 s("main writes the CSV, JSON and Markdown and exits 1 when an input problem was found", async () => {

@@ -1146,7 +1146,7 @@ for (
     [["--logs", "/no/such/dir"], "does not exist"],
     [["--logs", dir, "--port", "http"], "not a port number"],
     [["--logs", dir, "--recipe", "Z"], 'recipe "Z" is unknown'],
-    [["--logs", dir, "--colour"], "is unknown"],
+    [["--logs", dir, "--colour"], "unknown option --colour. Use one of: --logs, --results"],
     [["--logs", dir, "--experiments", "/no/such/dir"], "does not exist"],
     [["stray"], "follows no option"],
   ] as [string[], string][]

@@ -103,16 +103,22 @@ for (const runtime of await runtimes()) {
     assert.is(existsSync(join(dir, "s5.jsonl")), false);
   });
 
-  s("an unknown arm is recorded as an error and behaves as shadow", async () => {
+  s("an unknown arm behaves as shadow, says so in one stderr line and in the ledger", async () => {
     const dir = tempLedger();
     const run = await runGuard(runtime, "pre", pre("s6", ...SUBMIT), env(dir, { FIABLE_CC_ARM: "critc" }));
+    assert.is(run.code, 0);
     assert.is(decision(run), "allow");
+    const warning = 'fiable-guard: unknown FIABLE_CC_ARM "critc"; running as shadow (records, blocks ' +
+      "nothing). Use one of: stock, shadow, plan, checklist, critic";
+    assert.equal(run.stderr.split("\n").filter(Boolean), [warning]);
     const [record] = ledgerOf(dir, "s6").records;
     assert.is(record.decision, "shadow");
-    assert.match(
-      record.note ?? "",
-      /FIABLE_CC_ARM "critc" is unknown. Use one of stock, shadow, plan, checklist, critic/,
-    );
+    assert.ok((record.note ?? "").includes(warning), record.note);
+  });
+
+  s("a known arm writes nothing to stderr", async () => {
+    const run = await runGuard(runtime, "pre", pre("s6b", ...SUBMIT), env(tempLedger()));
+    assert.is(run.stderr, "");
   });
 
   s("plan arm answers the task prompt with the role plan as additionalContext", async () => {

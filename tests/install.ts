@@ -243,7 +243,7 @@ const CLI_ERRORS: [string[], string][] = [
   ],
   [
     ["--chi-bench", ".", "--arm", "plan"],
-    "Cannot install: --arm is unknown. Use one of --chi-bench, --bundle, --apply, --uninstall, --force.",
+    "Cannot run install: unknown option --arm. Use one of: experiments, --chi-bench, --bundle, --apply, --uninstall, --force, --help (see --help).",
   ],
   [
     ["--apply"],

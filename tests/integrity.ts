@@ -14,6 +14,7 @@ import { verifyTrees } from "../lib/results/verify.ts";
 import { aggregateArms } from "../lib/results/aggregate.ts";
 import { writeSamples } from "../lib/samples/trials.ts";
 import { main } from "../verify.ts";
+import { unknownArmNote } from "../lib/guard/ledger.ts";
 import { type GuardedTrialOptions, tempDir, writeGuardedTrial } from "./support/trial_dirs.ts";
 
 const s = suite("integrity");
@@ -168,6 +169,25 @@ const CASES: [
     "fail",
     1,
     /2 lines are not a valid record/,
+    1,
+  ],
+  [
+    "a guard started with an unknown FIABLE_CC_ARM (it ran as shadow)",
+    {
+      arm: "checklist",
+      extra: [{
+        v: 1,
+        t: "2026-12-01T09:00:00.000Z",
+        session: "3f1c2d4e-0000-4000-a000-000000000001",
+        event: "session-start",
+        arm: "shadow",
+        decision: "allow",
+        note: unknownArmNote("checklst"),
+      }],
+    },
+    "fail",
+    1,
+    /its guard ran with FIABLE_CC_ARM "checklst", no arm, so it ran as shadow and blocked nothing/,
     1,
   ],
   [
@@ -402,6 +422,22 @@ s(
     assert.is(res.rows[0].integrity!.marked, true);
   },
 );
+
+s("aggregate reports a guard that ran with an unknown FIABLE_CC_ARM as an integrity problem", () => {
+  const root = fresh();
+  const note = unknownArmNote("guarded");
+  const record = { v: 1, t: "2026-12-01T09:00:00.000Z", session: "s", event: "pre", arm: "shadow", note };
+  const dir = writeGuardedTrial(root, {
+    arm: "checklist",
+    calls: SIX,
+    extra: [{ ...record, decision: "shadow" }],
+  });
+  const res = aggregateArms([{ name: "checklist", roots: [root] }], { iters: 10 });
+  const p = res.problems.find((x) => x.kind === "integrity" && /FIABLE_CC_ARM "guarded"/.test(x.message));
+  assert.ok(p, res.problems.map((x) => x.message).join("\n"));
+  assert.is(p!.path, dir);
+  assert.is(res.rows[0].integrity!.marked, true);
+});
 
 s("a guarded trial whose settings.json registers no hooks fails", () => {
   const root = fresh();

@@ -335,7 +335,7 @@ const ARG_ERRORS: [string[], RegExp][] = [
   [[], /no path given/],
   [["x", "--arm", "critc"], /--arm "critc" is unknown. Use one of stock, shadow, plan, checklist, critic/],
   [["x", "--workers", "two"], /not a whole number/],
-  [["x", "--bogus"], /option --bogus is unknown/],
+  [["x", "--bogus"], /unknown option --bogus\. Use one of: --arm, /],
 ];
 for (const [args, message] of ARG_ERRORS) {
   s(`bad arguments: ${args.join(" ") || "(none)"}`, () => assert.throws(() => parseArgs(args), message));

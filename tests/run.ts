@@ -9,6 +9,7 @@ import { run } from "uvu/run";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
+import { type CommandSpec, type Parsed, runCli } from "../lib/cli.ts";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
 const ROOT = join(HERE, "..");
@@ -71,12 +72,38 @@ async function runSuites(files: { name: string; file: string }[]): Promise<[numb
   return [passed, total - passed - skipped];
 }
 
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "test",
+  summary: "Formatting, lint and type checks, then every uvu suite in `tests/` and `tests/e2e/`; " +
+    "`--only` runs the named suites and skips the static checks.",
+  usage: ["deno task test [--only a,b]"],
+  options: {
+    only: {
+      type: "string",
+      value: "a,b",
+      multiple: true,
+      defaultNote: "every suite, after the static checks",
+      description: "run only these suites (file names in tests/ and tests/e2e/, e.g. cli,e2e/http)",
+    },
+  },
+  args: "none",
+  example: "deno task test --only cli,aggregate",
+};
+
 /** Entry: `deno task test [--only a,b]`. */
-export async function main(args: string[]): Promise<number> {
-  const onlyAt = args.indexOf("--only");
-  const only = onlyAt >= 0 ? (args[onlyAt + 1] ?? "").split(",").filter(Boolean) : [];
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, (p) => runAll(p.strings("only").flatMap((o) => o.split(",")).filter(Boolean), p));
+}
+
+async function runAll(only: string[], p: Parsed): Promise<number> {
+  const files = suiteFiles(only);
+  const missing = only.filter((o) => !files.some((f) => f.name === o || f.name.endsWith(`/${o}`)));
+  if (missing.length) {
+    throw p.error(`no suite named ${missing.join(", ")}. Use file names in tests/ or tests/e2e/.`);
+  }
   const staticOk = only.length ? true : await staticChecks();
-  const [passed, failed] = await runSuites(suiteFiles(only));
+  const [passed, failed] = await runSuites(files);
   const failedAll = failed + (staticOk ? 0 : 1);
   console.log(`${passed + (only.length ? 0 : staticOk ? 1 : 0)} passed, ${failedAll} failed`);
   return failedAll === 0 && passed > 0 ? 0 : 1;

@@ -3,7 +3,7 @@
  * imports no parser (the profile's schema is in profile.ts, loaded only when there is a profile).
  */
 import type { Profile } from "./profile.ts";
-import { type Arm, ARMS } from "./ledger.ts";
+import { type Arm, ARMS, unknownArmNote } from "./ledger.ts";
 import { type Bounds, DEFAULT_BOUNDS } from "./decide.ts";
 
 /** The settings the guard runs with, after profile, environment and defaults. */
@@ -34,10 +34,7 @@ export function resolveSettings(profile: Profile, env: Record<string, string | u
   const known = (ARMS as readonly string[]).includes(armWord);
   return {
     arm: known ? armWord as Arm : "shadow",
-    armError: known
-      ? undefined
-      : `Cannot run the guard: FIABLE_CC_ARM "${armWord}" is unknown. Use one of ${ARMS.join(", ")}. ` +
-        "Running as shadow (records, blocks nothing).",
+    armError: known ? undefined : unknownArmNote(armWord),
     bounds: {
       blockBudget: profile.budgets?.block_per_signature ?? DEFAULT_BOUNDS.blockBudget,
       stopBlocks: profile.budgets?.stop_blocks ?? DEFAULT_BOUNDS.stopBlocks,

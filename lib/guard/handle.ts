@@ -60,10 +60,13 @@ export function toGuardEvent(input: HookInput): GuardEvent {
 
 /**
  * Settings from `FIABLE_PROFILE` (YAML) and the environment; a bad profile falls back to defaults with a note.
+ * An unknown `FIABLE_CC_ARM` runs as shadow and says so in one line to `warn` (stderr: Claude Code's debug log
+ * shows a hook's stderr) as well as in the note every record carries.
  * The profile parser (yaml, zod) is loaded only when there is a profile.
  */
 export async function loadSettings(
   env: Record<string, string | undefined>,
+  warn: (line: string) => void = (line) => host.writeErr(`${line}\n`),
 ): Promise<{ settings: GuardSettings; note?: string }> {
   let note: string | undefined;
   let profile = {};
@@ -76,6 +79,7 @@ export async function loadSettings(
     }
   }
   const settings = resolveSettings(profile, env);
+  if (settings.armError) warn(settings.armError);
   return { settings, note: [note, settings.armError].filter(Boolean).join(" ") || undefined };
 }
 

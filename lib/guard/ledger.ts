@@ -9,6 +9,17 @@ export const ARMS = ["stock", "shadow", "plan", "checklist", "critic"] as const;
 export type Arm = typeof ARMS[number];
 
 /**
+ * The one stderr line (and the ledger note) when `FIABLE_CC_ARM` names no arm: the guard runs as shadow.
+ * UNKNOWN_ARM finds it again in a record's note, with the word that was set.
+ */
+export function unknownArmNote(word: string): string {
+  return `fiable-guard: unknown FIABLE_CC_ARM ${JSON.stringify(word)}; running as shadow (records, blocks ` +
+    `nothing). Use one of: ${ARMS.join(", ")}`;
+}
+/** Matches unknownArmNote's text; group 1 is the word as JSON. */
+export const UNKNOWN_ARM = /unknown FIABLE_CC_ARM ("(?:[^"\\]|\\.)*"); running as shadow/;
+
+/**
  * What the guard did: `allow`/`deny` a call, `block` a stop, `release` a call or stop whose block budget ran
  * out, `shadow` a would-be deny or block it did not enforce, `context` for an injected plan, `record` for
  * evidence, `error` when it failed open.

@@ -6,7 +6,7 @@
  * tool_use_id where the trajectory keeps call ids (Claude Code's ATIF does), else by order and tool name.
  * verify.ts prints it per trial; aggregate rolls it up per arm (COORDINATION.md contract 5).
  */
-import { ARMS, type LedgerRecord } from "../guard/ledger.ts";
+import { ARMS, type LedgerRecord, UNKNOWN_ARM } from "../guard/ledger.ts";
 import { ENFORCES } from "../guard/decide.ts";
 import type { WorldCall } from "./tool_counts.ts";
 
@@ -100,6 +100,8 @@ export interface TrialIntegrity {
   gaps: number;
   missed: number;
   restarts: number;
+  /** The FIABLE_CC_ARM word (as JSON) its guard did not know and ran as shadow under; null when none. */
+  unknown_arm: string | null;
   stop_blocks: number;
   problems: string[];
   verdict: "pass" | "fail" | "n/a";
@@ -316,6 +318,14 @@ export function trialIntegrity(f: TrialFacts): TrialIntegrity {
   const hookRecords = records.filter((r) => !isGuardRecord(r));
   const guardRecords = records.filter(isGuardRecord);
   const fiable = isFiable(f, sources);
+  const unknownArm = records.map((r) => UNKNOWN_ARM.exec(String(r.note ?? ""))?.[1]).find(Boolean);
+  if (unknownArm) {
+    problems.push(
+      `Cannot trust ${f.dir} as arm ${arm ?? "unknown"}: its guard ran with FIABLE_CC_ARM ${unknownArm}, ` +
+        `no arm, so it ran as shadow and blocked nothing (ledger notes in ${f.ledgerDir}). Re-run it with ` +
+        `FIABLE_CC_ARM one of ${ARMS.join(", ")}.`,
+    );
+  }
   if (arm !== null && !(ARMS as readonly string[]).includes(arm)) {
     problems.push(
       `Cannot tell the arm of ${f.dir}: "${arm}" (${armSource}) is unknown. Use one of ${ARMS.join(", ")}.`,
@@ -419,6 +429,7 @@ export function trialIntegrity(f: TrialFacts): TrialIntegrity {
     missed,
     restarts: guardRecords.filter((r) => (r.decision as string) === "restart").length,
     stop_blocks: hookRecords.filter((r) => r.event === "stop" && r.decision === "block").length,
+    unknown_arm: unknownArm ?? null,
     problems,
     verdict: problems.length ? "fail" : kind === "unguarded" ? "n/a" : "pass",
   };
@@ -481,7 +492,7 @@ export function armIntegrity(trials: readonly TrialIntegrity[]): ArmIntegrity {
     plan_injected: trials.filter((t) => t.plan_injected).length,
     stop_blocks: sum((t) => t.stop_blocks),
     marked: (guarded.length > 0 && (full < guarded.length || guarded.some((t) => !t.ledger))) ||
-      trials.some((t) => t.kind === "stock" && t.hooked),
+      trials.some((t) => t.kind === "stock" && t.hooked) || trials.some((t) => t.unknown_arm),
     problems,
     trial_arms: trialArms,
   };
