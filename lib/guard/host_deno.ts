@@ -29,7 +29,18 @@ function readRange(path: string, start: number, bytes: number): string {
 export function denoHost(): Host {
   const encoder = new TextEncoder();
   return {
-    env: Deno.env.toObject(),
+    // Read when first asked: a process without --allow-env (the dashboard's figures child imports the
+    // ledger module) must still load this module.
+    get env() {
+      let env: Record<string, string | undefined>;
+      try {
+        env = Deno.env.toObject();
+      } catch {
+        env = {};
+      }
+      Object.defineProperty(this, "env", { value: env });
+      return env;
+    },
     args: Deno.args,
     readText: (path) => Deno.readTextFileSync(path),
     readTail(path, bytes) {
