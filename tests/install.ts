@@ -324,10 +324,10 @@ const uninstall =
   (force = false): Args => (dir) => ["--chi-bench", dir, "--uninstall", ...(force ? ["--force"] : [])];
 const SECOND_BUNDLE = join(tempDir("fiable-fake-bundle-"), "fiable-guard.mjs");
 writeFileSync(SECOND_BUNDLE, "// newer stand-in guard bundle\nconsole.log('{}');\n");
-/** Two arms keep the experiment files few (14) while taking the same path as the full ablation. */
+/** One arm keeps the experiment files few (8) while taking the same path as the full ablation. */
 const experimentsApply: Args = (
   dir,
-) => ["experiments", "--chi-bench", dir, "--arm", "stock,critic", "--apply"];
+) => ["experiments", "--chi-bench", dir, "--arm", "stock", "--apply"];
 
 /** A command interrupted after every change it makes, and the reruns that must each end in a known tree. */
 interface Interruption {

@@ -4,6 +4,7 @@
  * start by removing the temp files an interrupted run left, and both accept every file in any state the
  * manifest (a journal, see manifest.ts) knows, so either one picks up after a crash at any step.
  */
+import { Buffer } from "node:buffer";
 import { InstallRefusal, type Reader } from "./checkout.ts";
 import {
   fromBase64,
@@ -53,7 +54,7 @@ export interface Desired {
 
 function same(a: Uint8Array | null, b: Uint8Array | null): boolean {
   if (a === null || b === null) return a === b;
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+  return Buffer.from(a.buffer, a.byteOffset, a.length).equals(b);
 }
 
 function parents(path: string): string[] {
