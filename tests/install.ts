@@ -507,7 +507,11 @@ crash(
 crash("only an empty .fiable-install/ left: --uninstall removes it and prints no empty list", async () => {
   const dir = fixture();
   const pristine = snapshot(dir);
-  assert.ok(await crashedAt(dir, apply(), 2), "crashes after creating .fiable-install/");
+  const counter = faultyFs(Infinity);
+  await cli(apply()(copyTree(dir)), counter);
+  const made = counter.ops.findIndex((op) => op.startsWith("mkdir ") && op.endsWith("/.fiable-install")) + 1;
+  assert.ok(made > 0, counter.ops.join("\n"));
+  assert.ok(await crashedAt(dir, apply(), made + 1), "crashes after creating .fiable-install/");
   assert.equal(readdirSync(join(dir, ".fiable-install")), []);
   const run = await cli(uninstall()(dir));
   assert.is(run.code, 0, run.err);
@@ -517,6 +521,31 @@ crash("only an empty .fiable-install/ left: --uninstall removes it and prints no
   );
   assert.equal(snapshot(dir), pristine);
 });
+
+crash(
+  "an update interrupted before its first file, rerun with the old bundle: back to the old install",
+  async () => {
+    const dir = await installed();
+    const old = snapshot(dir);
+    const counter = faultyFs(Infinity);
+    await cli(apply(SECOND_BUNDLE)(copyTree(dir)), counter);
+    const journal = counter.ops.findIndex((op) => op.startsWith("rename ") && op.includes("manifest.json")) +
+      1;
+    assert.ok(
+      await crashedAt(dir, apply(SECOND_BUNDLE), journal + 1),
+      "crashes after the manifest is written",
+    );
+    assert.ok(
+      text(dir, ".fiable-install/manifest.json").includes('"previous"'),
+      "the manifest names the old bundle",
+    );
+    const back = await cli(apply()(dir));
+    assert.is(back.code, 0, back.err);
+    assert.match(back.out, /edit +\.fiable-install\/manifest\.json /);
+    assert.equal(snapshot(dir), old, "the manifest says the old bundle again");
+    assert.ok((await cli(apply()(dir))).out.startsWith("Nothing to change"));
+  },
+);
 
 crash("a manifest from before the journal (version 1) still uninstalls byte for byte", async () => {
   const dir = fixture();

@@ -200,11 +200,13 @@ export function planUninstall(read: Reader, manifest: Manifest, options: { force
   ]);
   for (const f of [...manifest.files].reverse()) {
     const current = read(f.path);
-    if (current !== null && edited.includes(f.path)) {
+    const kept = read(f.path + KEPT_SUFFIX);
+    // Already kept when an interrupted --force got that far.
+    if (current !== null && edited.includes(f.path) && !same(kept, current)) {
       changes.push({
         path: f.path + KEPT_SUFFIX,
-        action: "create",
-        before: read(f.path + KEPT_SUFFIX),
+        action: kept === null ? "create" : "edit",
+        before: kept,
         after: current,
         why: "your edits, kept (--force)",
       });
