@@ -12,11 +12,12 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { ARMS } from "./lib/guard/ledger.ts";
 import { inspectCheckout, InstallRefusal, readText, REGISTRY } from "./lib/install/checkout.ts";
-import { applyPlan, diskIsDir, diskReader } from "./lib/install/apply.ts";
+import { applyPlan } from "./lib/install/apply.ts";
+import { diskFs, fsIsDir, fsReader, type InstallFs } from "./lib/install/fs.ts";
 import { type AssetKey, HARNESSES } from "./lib/install/harnesses.ts";
 import { desiredInstall, type Sources } from "./lib/install/desired.ts";
-import { MANIFEST, type Manifest, parseManifest } from "./lib/install/manifest.ts";
-import { planUninstall, planWrites } from "./lib/install/plan.ts";
+import { MANIFEST, type Manifest, parseManifest, STATE_DIR } from "./lib/install/manifest.ts";
+import { planLeftState, planUninstall, planWrites } from "./lib/install/plan.ts";
 import { renderPlan } from "./lib/install/render.ts";
 import {
   DEFAULT_EXPERIMENT,
@@ -173,8 +174,8 @@ function checkoutDir(flags: Record<string, string | true>, action: string): stri
   return dir;
 }
 
-function readManifest(dir: string): Manifest | null {
-  const text = readText(diskReader(dir), MANIFEST);
+function readManifest(fs: InstallFs, dir: string): Manifest | null {
+  const text = readText(fsReader(fs, dir), MANIFEST);
   return text === null ? null : parseManifest(text);
 }
 
@@ -203,7 +204,10 @@ export async function loadSources(bundle?: string): Promise<Sources> {
   return sources;
 }
 
-async function install(args: string[]): Promise<number> {
+/** How to finish after a failed write: every step is journalled, so rerunning picks up where it stopped. */
+const RESUME = "run the same command again: it picks up where it stopped";
+
+async function install(args: string[], fs: InstallFs): Promise<number> {
   const flags = parseFlags(args, INSTALL_CLI);
   if (flags["--apply"] && flags["--uninstall"]) {
     throw new InstallRefusal(
@@ -211,15 +215,29 @@ async function install(args: string[]): Promise<number> {
     );
   }
   const dir = checkoutDir(flags, "install");
-  const read = diskReader(dir);
-  const manifest = readManifest(dir);
+  const read = fsReader(fs, dir);
+  const isDir = fsIsDir(fs, dir);
+  const manifest = readManifest(fs, dir);
   if (flags["--uninstall"]) {
-    if (!manifest) {
+    const plan = manifest
+      ? planUninstall(read, manifest, { force: flags["--force"] === true })
+      : planLeftState(read, isDir);
+    if (!plan) {
       console.log(`Nothing to uninstall: ${dir} has no ${MANIFEST}.`);
       return 0;
     }
-    const plan = planUninstall(read, manifest, { force: flags["--force"] === true });
-    applyPlan(dir, plan);
+    applyPlan(fs, dir, plan, `run --uninstall again: it picks up where it stopped`);
+    if (!manifest) {
+      console.log(
+        isDir(STATE_DIR)
+          ? `Nothing to uninstall: ${dir} has no ${MANIFEST}, and ${STATE_DIR}/ holds files install.ts did not write, so it stays.`
+          : `Removed the ${STATE_DIR}/ folder an interrupted install left in ${dir}; nothing else was installed${
+            plan.changes.length ? ":" : "."
+          }`,
+      );
+      if (plan.changes.length) console.log(renderPlan(plan).join("\n"));
+      return 0;
+    }
     console.log(`Uninstalled from ${dir}:`);
     console.log(renderPlan(plan).join("\n"));
     return 0;
@@ -228,7 +246,7 @@ async function install(args: string[]): Promise<number> {
   const sources = await loadSources(
     typeof flags["--bundle"] === "string" ? resolve(flags["--bundle"]) : undefined,
   );
-  const plan = planWrites(read, desiredInstall(info.registry, sources), manifest, diskIsDir(dir));
+  const plan = planWrites(read, desiredInstall(info.registry, sources), manifest, isDir);
   const names = HARNESSES.map((h) => h.name).join(", ");
   if (!plan.changes.length) {
     console.log(`Nothing to change: ${names} ${HARNESSES.length > 1 ? "are" : "is"} installed in ${dir}.`);
@@ -240,9 +258,9 @@ async function install(args: string[]): Promise<number> {
     console.log("Dry run: nothing written. Run again with --apply to make these changes.");
     return 0;
   }
-  applyPlan(dir, plan);
+  applyPlan(fs, dir, plan, `${RESUME} (or --uninstall restores the checkout as it was)`);
   console.log(`Installed. Undo with: deno task install --chi-bench ${dir} --uninstall`);
-  if (!diskIsDir(dir)(".venv")) {
+  if (!isDir(".venv")) {
     console.log("Note: no .venv yet; run `uv sync --extra dev` in the checkout (it locks Harbor 0.20).");
   }
   return 0;
@@ -357,11 +375,12 @@ function loadReference(
   return { reference, why: "--reference names it", table };
 }
 
-async function experiments(args: string[]): Promise<number> {
+async function experiments(args: string[], fs: InstallFs): Promise<number> {
   const flags = parseFlags(args, EXPERIMENTS_CLI);
   const opts = experimentOptions(flags);
   const dir = checkoutDir(flags, "write experiments");
-  const read = diskReader(dir);
+  const read = fsReader(fs, dir);
+  const isDir = fsIsDir(fs, dir);
   const info = inspectCheckout(dir, read);
   const pricesPath = typeof flags["--prices"] === "string"
     ? resolve(flags["--prices"])
@@ -389,7 +408,7 @@ async function experiments(args: string[]): Promise<number> {
   }
   for (const line of estimate) console.log(line);
   console.log("");
-  const writes = planWrites(read, experimentFiles(opts, estimate), readManifest(dir), diskIsDir(dir));
+  const writes = planWrites(read, experimentFiles(opts, estimate), readManifest(fs, dir), isDir);
   if (!writes.changes.length) {
     console.log(`Nothing to change: the ablation configs in ${join(dir, EXPERIMENTS_DIR)} are current.`);
   } else {
@@ -402,7 +421,7 @@ async function experiments(args: string[]): Promise<number> {
       console.log("Dry run: nothing written. Run again with --apply to write these files.");
       return 0;
     }
-    applyPlan(dir, writes);
+    applyPlan(fs, dir, writes, `${RESUME} (or install.ts --uninstall removes what it wrote)`);
   }
   console.log(
     [
@@ -419,7 +438,7 @@ async function experiments(args: string[]): Promise<number> {
       } is not in ${REGISTRY} yet; run deno task install --chi-bench ${dir} --apply.`,
     );
   }
-  const missing = Object.values(DOMAINS).filter((d) => !diskIsDir(dir)(`data/${d}/tasks`));
+  const missing = Object.values(DOMAINS).filter((d) => !isDir(`data/${d}/tasks`));
   if (missing.length) {
     console.log(
       `Note: ${
@@ -430,15 +449,18 @@ async function experiments(args: string[]): Promise<number> {
   return 0;
 }
 
-/** Entry: `install.ts [experiments] …`; `--help` prints the help; refusals print their reason and exit 2. */
-export async function main(args: string[]): Promise<number> {
+/**
+ * Entry: `install.ts [experiments] …`; `--help` prints the help; refusals print their reason and exit 2. `fs` is
+ * the checkout's filesystem (a test passes a faulty one).
+ */
+export async function main(args: string[], fs: InstallFs = diskFs): Promise<number> {
   const sub = args[0] === "experiments";
   if (wantsHelp(args)) {
     console.log(helpText(sub ? EXPERIMENTS_CLI : INSTALL_CLI));
     return 0;
   }
   try {
-    return sub ? await experiments(args.slice(1)) : await install(args);
+    return sub ? await experiments(args.slice(1), fs) : await install(args, fs);
   } catch (err) {
     if (!(err instanceof InstallRefusal) && !(err instanceof CliError)) throw err;
     console.error(err.message);

@@ -4,7 +4,16 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
@@ -26,6 +35,8 @@ import { writeArm, writeGuardedTrial } from "./support/trial_dirs.ts";
 import { lineDiff } from "../lib/install/render.ts";
 import { chiBenchFixture, type FixtureOptions, REGISTRY_PY, uvLock } from "./support/chibench_fixture.ts";
 import { testBundle } from "./support/guard_process.ts";
+import { faultyFs, SimulatedCrash } from "./support/faulty_fs.ts";
+import type { InstallFs } from "../lib/install/fs.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const STUB = join(ROOT, "tests", "support", "harbor_stub");
@@ -53,15 +64,15 @@ function snapshot(dir: string): Record<string, string> {
   return out;
 }
 
-/** Runs install.ts's main in-process and captures what it printed. */
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+/** Runs install.ts's main in-process (on `fs`, the disk by default) and captures what it printed. */
+async function cli(args: string[], fs?: InstallFs): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
   const { log, error } = console;
   console.log = (...a: unknown[]) => out.push(a.join(" "));
   console.error = (...a: unknown[]) => err.push(a.join(" "));
   try {
-    const code = await main(args);
+    const code = await main(args, fs);
     return { code, out: out.join("\n"), err: err.join("\n") };
   } finally {
     console.log = log;
@@ -285,6 +296,268 @@ s("lockedHarbor reads the [[package]] pin, not the dev extra's specifier", () =>
 });
 
 s.run();
+
+// ---------------------------------------------------------------------------------------------------------
+const crash = suite("install: interrupted");
+
+/** A copy of the tree at `dir` in a new temp folder. */
+function copyTree(dir: string): string {
+  const to = tempDir("fiable-chibench-copy-");
+  cpSync(dir, to, { recursive: true });
+  return to;
+}
+
+/** Runs install.ts on a filesystem that crashes at its k-th change; true when it crashed there. */
+async function crashedAt(dir: string, args: Args, k: number): Promise<boolean> {
+  try {
+    await cli(args(dir), faultyFs(k));
+    return false;
+  } catch (err) {
+    if (err instanceof SimulatedCrash) return true;
+    throw err;
+  }
+}
+
+type Args = (dir: string) => string[];
+const apply = (bundle = FAKE_BUNDLE): Args => (dir) => ["--chi-bench", dir, "--bundle", bundle, "--apply"];
+const uninstall =
+  (force = false): Args => (dir) => ["--chi-bench", dir, "--uninstall", ...(force ? ["--force"] : [])];
+const SECOND_BUNDLE = join(tempDir("fiable-fake-bundle-"), "fiable-guard.mjs");
+writeFileSync(SECOND_BUNDLE, "// newer stand-in guard bundle\nconsole.log('{}');\n");
+/** One arm keeps the experiment files few (8) while taking the same path as the full ablation. */
+const experimentsApply: Args = (
+  dir,
+) => ["experiments", "--chi-bench", dir, "--arm", "stock", "--apply"];
+
+/** A command interrupted after every change it makes, and the reruns that must each end in a known tree. */
+interface Interruption {
+  name: string;
+  /** Brings a fresh fixture to the tree the interrupted command starts from. */
+  setup: Args[];
+  run: Args;
+  /** Each rerun after the crash, on its own copy of the crashed tree, and the tree it must end in. */
+  reruns: { args: Args[]; ends: "pristine" | "finished" | "start" }[];
+}
+
+const INTERRUPTIONS: Interruption[] = [
+  {
+    name: "a first --apply",
+    setup: [],
+    run: apply(),
+    reruns: [{ args: [uninstall()], ends: "pristine" }, { args: [apply()], ends: "finished" }],
+  },
+  {
+    name: "an update (--apply over an older install)",
+    setup: [apply()],
+    run: apply(SECOND_BUNDLE),
+    reruns: [{ args: [uninstall()], ends: "pristine" }, { args: [apply(SECOND_BUNDLE)], ends: "finished" }],
+  },
+  {
+    name: "experiments --apply",
+    setup: [apply()],
+    run: experimentsApply,
+    reruns: [{ args: [uninstall()], ends: "pristine" }, { args: [experimentsApply], ends: "finished" }],
+  },
+  {
+    name: "--uninstall",
+    setup: [apply(), experimentsApply],
+    run: uninstall(),
+    reruns: [{ args: [uninstall()], ends: "pristine" }, { args: [apply(), experimentsApply], ends: "start" }],
+  },
+];
+
+for (const c of INTERRUPTIONS) {
+  crash(
+    `${c.name} interrupted after any change: --uninstall restores the original, a rerun finishes it`,
+    async () => {
+      const pristineDir = fixture();
+      const pristine = snapshot(pristineDir);
+      for (const step of c.setup) assert.is((await cli(step(pristineDir))).code, 0);
+      const startDir = pristineDir;
+      const trees = { pristine, start: snapshot(startDir), finished: {} as Record<string, string> };
+      const whole = copyTree(startDir);
+      const counter = faultyFs(Infinity);
+      const done = await cli(c.run(whole), counter);
+      assert.is(done.code, 0, done.err);
+      trees.finished = snapshot(whole);
+      assert.ok(counter.ops.length > 5, counter.ops.join("\n"));
+      for (let k = 1; k <= counter.ops.length; k++) {
+        const dir = copyTree(startDir);
+        assert.ok(await crashedAt(dir, c.run, k), `change ${k} (${counter.ops[k - 1]}) was reached`);
+        for (const rerun of c.reruns) {
+          const copy = copyTree(dir);
+          const where = `crash at change ${k} (${counter.ops[k - 1]}), then ${
+            rerun.args.map((a) => a("DIR").join(" ")).join("; ")
+          }`;
+          for (const args of rerun.args) {
+            const again = await cli(args(copy));
+            assert.is(again.code, 0, `${where}: ${again.err}`);
+            assert.not.ok(again.out.endsWith(":"), `${where}: an empty list\n${again.out}`);
+          }
+          assert.equal(snapshot(copy), trees[rerun.ends], `${where} ends ${rerun.ends}`);
+          rmSync(copy, { recursive: true });
+        }
+      }
+    },
+  );
+}
+
+crash(
+  "--uninstall --force interrupted after any change: a rerun keeps the edits and restores the rest",
+  async () => {
+    const startDir = await installed();
+    const edited = text(startDir, REGISTRY).replace(
+      '    "hermes"',
+      '    "mine": "my.module:Mine",\n    "hermes"',
+    );
+    writeFileSync(join(startDir, REGISTRY), edited);
+    const whole = copyTree(startDir);
+    const counter = faultyFs(Infinity);
+    assert.is((await cli(uninstall(true)(whole), counter)).code, 0);
+    const finished = snapshot(whole);
+    assert.is(text(whole, `${REGISTRY}.fiable-kept`), edited);
+    for (let k = 1; k <= counter.ops.length; k++) {
+      const dir = copyTree(startDir);
+      assert.ok(await crashedAt(dir, uninstall(true), k));
+      const where = `crash at change ${k} (${counter.ops[k - 1]})`;
+      const forced = copyTree(dir);
+      assert.is((await cli(uninstall(true)(forced))).code, 0, where);
+      assert.equal(snapshot(forced), finished, `${where}, then --uninstall --force`);
+      // Without --force: refused while the edit is still in place, else finished; never an edit lost.
+      const plain = copyTree(dir);
+      const before = snapshot(plain);
+      const run = await cli(uninstall()(plain));
+      if (run.code === 2) {
+        assert.ok(run.err.startsWith(`Cannot uninstall: ${REGISTRY} changed since`), run.err);
+        assert.equal(snapshot(plain), before, `${where}: a refusal writes nothing`);
+      } else {
+        assert.is(run.code, 0, run.err);
+        assert.equal(snapshot(plain), finished, `${where}, then --uninstall`);
+      }
+    }
+  },
+);
+
+crash(
+  "a full disk at any write: a one-line error saying what to do, nothing lost, a rerun finishes",
+  async () => {
+    const pristineDir = fixture();
+    const pristine = snapshot(pristineDir);
+    const whole = copyTree(pristineDir);
+    const counter = faultyFs(Infinity);
+    assert.is((await cli(apply()(whole), counter)).code, 0);
+    const finished = snapshot(whole);
+    const writes = counter.ops.filter((op) => op.startsWith("write "));
+    assert.ok(writes.length >= 4, writes.join("\n"));
+    for (let w = 1; w <= writes.length; w++) {
+      const dir = copyTree(pristineDir);
+      const run = await cli(apply()(dir), faultyFs(w, "enospc"));
+      const path = writes[w - 1].slice(`write ${dir}/`.length).replace(/\.fiable-tmp$/, "");
+      assert.is(run.code, 2, `write ${w}: ${run.out}`);
+      assert.is(
+        run.err,
+        `Cannot write ${path}: the disk is full (ENOSPC). Nothing is lost: free some space, then run the same ` +
+          "command again: it picks up where it stopped (or --uninstall restores the checkout as it was).",
+      );
+      assert.not.ok(
+        Object.keys(snapshot(dir)).some((p) => p.endsWith(".fiable-tmp")),
+        "no half-written temp file",
+      );
+      const undo = copyTree(dir);
+      assert.is((await cli(uninstall()(undo))).code, 0);
+      assert.equal(snapshot(undo), pristine, `full disk at write ${w}, then --uninstall`);
+      assert.is((await cli(apply()(dir))).code, 0);
+      assert.equal(snapshot(dir), finished, `full disk at write ${w}, then --apply`);
+    }
+  },
+);
+
+crash(
+  "the issue's case: manifest written, registry.py.fiable-tmp left; the dry run says so, both finish",
+  async () => {
+    const pristineDir = fixture();
+    const pristine = snapshot(pristineDir);
+    const counter = faultyFs(Infinity);
+    await cli(apply()(copyTree(pristineDir)), counter);
+    const k =
+      counter.ops.findIndex((op) => op.startsWith("rename ") && op.includes("registry.py.fiable-tmp")) + 1;
+    assert.ok(k > 0, counter.ops.join("\n"));
+    const dir = copyTree(pristineDir);
+    assert.ok(await crashedAt(dir, apply(), k));
+    assert.is(text(dir, REGISTRY), REGISTRY_PY, "registry.py untouched");
+    assert.ok(text(dir, `${REGISTRY}.fiable-tmp`).length > 0, "the temp file is there");
+    const dry = await cli(["--chi-bench", dir, "--bundle", FAKE_BUNDLE]);
+    assert.is(dry.code, 0, dry.err);
+    assert.match(
+      dry.out,
+      new RegExp(`delete +${REGISTRY.replaceAll(".", "\\.")}\\.fiable-tmp +\\(left by an interrupted run`),
+    );
+    assert.match(dry.out, new RegExp(`edit +${REGISTRY.replaceAll(".", "\\.")} `));
+    assert.ok(text(dir, `${REGISTRY}.fiable-tmp`).length > 0, "a dry run writes nothing");
+    const undo = copyTree(dir);
+    const un = await cli(uninstall()(undo));
+    assert.is(un.code, 0, un.err);
+    assert.equal(snapshot(undo), pristine);
+    assert.is((await cli(apply()(dir))).code, 0);
+    assert.is((await cli(uninstall()(dir))).code, 0);
+    assert.equal(snapshot(dir), pristine);
+  },
+);
+
+crash("only an empty .fiable-install/ left: --uninstall removes it and prints no empty list", async () => {
+  const dir = fixture();
+  const pristine = snapshot(dir);
+  const counter = faultyFs(Infinity);
+  await cli(apply()(copyTree(dir)), counter);
+  const made = counter.ops.findIndex((op) => op.startsWith("mkdir ") && op.endsWith("/.fiable-install")) + 1;
+  assert.ok(made > 0, counter.ops.join("\n"));
+  assert.ok(await crashedAt(dir, apply(), made + 1), "crashes after creating .fiable-install/");
+  assert.equal(readdirSync(join(dir, ".fiable-install")), []);
+  const run = await cli(uninstall()(dir));
+  assert.is(run.code, 0, run.err);
+  assert.is(
+    run.out,
+    `Removed the .fiable-install/ folder an interrupted install left in ${dir}; nothing else was installed.`,
+  );
+  assert.equal(snapshot(dir), pristine);
+});
+
+crash(
+  "an update interrupted before its first file, rerun with the old bundle: back to the old install",
+  async () => {
+    const dir = await installed();
+    const old = snapshot(dir);
+    const counter = faultyFs(Infinity);
+    await cli(apply(SECOND_BUNDLE)(copyTree(dir)), counter);
+    const journal = counter.ops.findIndex((op) => op.startsWith("rename ") && op.includes("manifest.json")) +
+      1;
+    assert.ok(
+      await crashedAt(dir, apply(SECOND_BUNDLE), journal + 1),
+      "crashes after the manifest is written",
+    );
+    assert.ok(
+      text(dir, ".fiable-install/manifest.json").includes('"previous"'),
+      "the manifest names the old bundle",
+    );
+    const back = await cli(apply()(dir));
+    assert.is(back.code, 0, back.err);
+    assert.match(back.out, /edit +\.fiable-install\/manifest\.json /);
+    assert.equal(snapshot(dir), old, "the manifest says the old bundle again");
+    assert.ok((await cli(apply()(dir))).out.startsWith("Nothing to change"));
+  },
+);
+
+crash("a manifest from before the journal (version 1) still uninstalls byte for byte", async () => {
+  const dir = fixture();
+  const pristine = snapshot(dir);
+  await cli(apply()(dir));
+  const manifest = join(dir, ".fiable-install/manifest.json");
+  writeFileSync(manifest, readFileSync(manifest, "utf8").replace('"v": 2', '"v": 1'));
+  assert.is((await cli(uninstall()(dir))).code, 0);
+  assert.equal(snapshot(dir), pristine);
+});
+
+crash.run();
 
 // ---------------------------------------------------------------------------------------------------------
 const py = suite("install: generated harness (Python, Harbor 0.20 stand-in)");

@@ -1,59 +1,97 @@
-/** Carries out a plan on disk: folders first, each file written atomically (temp file + rename), folders removed last. */
-import {
-  chmodSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { join } from "node:path";
-import type { Plan } from "./plan.ts";
-import type { Reader } from "./checkout.ts";
+/**
+ * Carries out a plan on a checkout, in the plan's order: each file written as a temp file, flushed, then
+ * renamed over the target (so a file is always whole, old or new); each folder created just before the first
+ * file in it and removed before the manifest that lists it; every step flushed before the next. A failing
+ * filesystem (a full disk) stops it with a one-line refusal saying how to finish.
+ */
+import { dirname, join } from "node:path";
+import { InstallRefusal } from "./checkout.ts";
+import type { InstallFs } from "./fs.ts";
+import { MANIFEST } from "./manifest.ts";
+import { type Plan, TEMP_SUFFIX } from "./plan.ts";
 
-/** A Reader over a directory on disk. */
-export function diskReader(dir: string): Reader {
-  return (path) => {
-    try {
-      return new Uint8Array(readFileSync(join(dir, path)));
-    } catch {
-      return null;
-    }
-  };
+/** A system error (it has an errno code), as opposed to a bug or a refusal. */
+function errnoCode(err: unknown): string | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^E[A-Z0-9]+$/.test(code) ? code : null;
 }
 
-/** True when `path` (relative to dir) is a folder. */
-export function diskIsDir(dir: string): (path: string) => boolean {
-  return (path) => {
-    try {
-      return statSync(join(dir, path)).isDirectory();
-    } catch {
-      return false;
-    }
-  };
+function stopped(err: unknown, what: string, resume: string): Error {
+  const code = errnoCode(err);
+  if (!code) return err as Error;
+  const full = code === "ENOSPC" || code === "EDQUOT";
+  const cause = code === "ENOSPC"
+    ? "the disk is full (ENOSPC)"
+    : code === "EDQUOT"
+    ? "the disk quota is used up (EDQUOT)"
+    : (err as Error).message;
+  return new InstallRefusal(
+    `Cannot ${what}: ${cause}. Nothing is lost: ${full ? "free some space" : "fix that"}, then ${resume}.`,
+  );
 }
 
-/** Applies the plan under `dir`. */
-export function applyPlan(dir: string, plan: Plan): void {
-  for (const d of plan.mkdirs) mkdirSync(join(dir, d), { recursive: true });
+/**
+ * Applies the plan under `dir`. `resume` says how to finish after a failure, e.g. "run the same command
+ * again: it picks up where it stopped".
+ */
+export function applyPlan(fs: InstallFs, dir: string, plan: Plan, resume: string): void {
+  const at = (path: string) => join(dir, path);
+  const made = new Set<string>();
+  const removed = new Set<string>();
+  const step = (what: string, op: () => void) => {
+    try {
+      op();
+    } catch (err) {
+      throw stopped(err, what, resume);
+    }
+  };
+  const rmdirs = (which: (d: string) => boolean) => {
+    for (const d of plan.rmdirs.filter((d) => which(d) && !removed.has(d))) {
+      removed.add(d);
+      // false: not empty (someone else's files live there now) or already gone; leave it.
+      step(`remove the folder ${d}`, () => {
+        if (fs.rmdir(at(d))) fs.syncDir(dirname(at(d)));
+      });
+    }
+  };
   for (const change of plan.changes) {
-    const target = join(dir, change.path);
+    if (change.path === MANIFEST && change.after === null) {
+      rmdirs((d) => !MANIFEST.startsWith(`${d}/`));
+    }
+    for (const d of plan.mkdirs.filter((d) => change.path.startsWith(`${d}/`) && !made.has(d))) {
+      made.add(d);
+      step(`create the folder ${d}`, () => {
+        fs.mkdir(at(d));
+        fs.syncDir(dirname(at(d)));
+      });
+    }
+    const target = at(change.path);
     if (change.after === null) {
-      rmSync(target, { force: true });
+      step(`remove ${change.path}`, () => {
+        fs.remove(target);
+        fs.syncDir(dirname(target));
+      });
       continue;
     }
-    const temp = `${target}.fiable-tmp`;
-    writeFileSync(temp, change.after);
-    if (change.before !== null) chmodSync(temp, statSync(target).mode & 0o7777);
-    renameSync(temp, target);
+    const temp = target + TEMP_SUFFIX;
+    const bytes = change.after;
+    step(`write ${change.path}`, () => {
+      try {
+        fs.writeFile(temp, bytes, fs.mode(target) ?? undefined);
+      } catch (err) {
+        // A partial temp file is worthless; the next run would remove it anyway.
+        if (errnoCode(err)) {
+          try {
+            fs.remove(temp);
+          } catch {
+            // Left for the next run's clean-up.
+          }
+        }
+        throw err;
+      }
+      fs.rename(temp, target);
+      fs.syncDir(dirname(target));
+    });
   }
-  for (const d of plan.rmdirs) {
-    try {
-      rmdirSync(join(dir, d));
-    } catch {
-      // Not empty (someone else's files live there now) or already gone: leave it.
-    }
-  }
+  rmdirs(() => true);
 }

@@ -1,7 +1,10 @@
 /**
- * The install manifest, `.fiable-install/manifest.json` in the checkout: for every file install.ts wrote,
- * its original bytes (or null when it did not exist) and the SHA-256 of what install.ts left there, so
- * `--uninstall` restores byte for byte and notices files edited since.
+ * The install manifest, `.fiable-install/manifest.json` in the checkout, is a journal: it is written (atomically)
+ * before any file it lists changes, and records for each file its original bytes (or null when it did not
+ * exist), the SHA-256 of what install.ts writes there, and of what an earlier install left there when this one
+ * replaces it. Whatever step an install or uninstall was interrupted at, each listed file is in one of those
+ * states, so `--uninstall` restores byte for byte, `--apply` resumes, and a file in any other state is one
+ * someone edited.
  */
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
@@ -14,20 +17,22 @@ export const MANIFEST = `${STATE_DIR}/manifest.json`;
 /** Makes git ignore the state folder without touching chi-bench's own .gitignore. */
 export const STATE_GITIGNORE = `${STATE_DIR}/.gitignore`;
 
-/** One file install.ts wrote. */
+/** One file install.ts writes. */
 export interface ManifestEntry {
   path: string;
-  /** The original bytes (base64), or null when install.ts created the file. */
+  /** The original bytes (base64), or null when install.ts creates the file. */
   before: string | null;
-  /** SHA-256 (hex) of the bytes install.ts wrote. */
+  /** SHA-256 (hex) of the bytes install.ts writes (once the install that wrote this entry finished). */
   after: string;
+  /** SHA-256 (hex) of what an earlier install left in the file, when this install replaces it. */
+  previous?: string;
 }
 
-/** Every file and folder install.ts created or changed in a checkout. */
+/** Every file and folder install.ts creates or changes in a checkout. */
 export interface Manifest {
-  v: 1;
+  v: 2;
   files: ManifestEntry[];
-  /** Folders install.ts created, parents first; removed on uninstall when empty. */
+  /** Folders install.ts creates, parents first; removed on uninstall when empty. */
   dirs: string[];
 }
 
@@ -57,23 +62,39 @@ export function parseManifest(text: string): Manifest {
         "files it lists by hand before installing again.",
     );
   }
-  const m = data as Manifest;
-  const ok = m && m.v === 1 && Array.isArray(m.files) && Array.isArray(m.dirs) &&
+  // Version 1 (before the journal) lists finished installs only: the same fields, no `previous`.
+  const m = data as { v: unknown; files: ManifestEntry[]; dirs: string[] };
+  const ok = m && (m.v === 1 || m.v === 2) && Array.isArray(m.files) && Array.isArray(m.dirs) &&
+    m.dirs.every((d) => typeof d === "string") &&
     m.files.every((f) =>
-      typeof f.path === "string" && typeof f.after === "string" &&
-      (f.before === null || typeof f.before === "string")
+      f && typeof f.path === "string" && typeof f.after === "string" &&
+      (f.before === null || typeof f.before === "string") &&
+      (f.previous === undefined || typeof f.previous === "string")
     );
   if (!ok) {
     throw new InstallRefusal(
-      `Cannot read ${MANIFEST}: it is not a version 1 install manifest. Restore it from a backup, or ` +
+      `Cannot read ${MANIFEST}: it is not a version 1 or 2 install manifest. Restore it from a backup, or ` +
         "remove the files it lists by hand before installing again.",
     );
   }
-  return m;
+  return { v: 2, files: m.files, dirs: m.dirs };
+}
+
+/**
+ * True when `bytes` (null: no file) is a state install.ts knows the file in: its original, what install.ts
+ * writes, or what an earlier install left. Any other state is someone's edit.
+ */
+export function knownState(entry: ManifestEntry, bytes: Uint8Array | null): boolean {
+  if (entry.before === null ? bytes === null : bytes !== null && toBase64(bytes) === entry.before) {
+    return true;
+  }
+  if (bytes === null) return false;
+  const hash = sha256(bytes);
+  return hash === entry.after || hash === entry.previous;
 }
 
 /** The manifest as written to disk (stable, one file per line). */
 export function manifestText(m: Manifest): string {
   const files = m.files.map((f) => "    " + JSON.stringify(f)).join(",\n");
-  return `{\n  "v": 1,\n  "dirs": ${JSON.stringify(m.dirs)},\n  "files": [\n${files}\n  ]\n}\n`;
+  return `{\n  "v": 2,\n  "dirs": ${JSON.stringify(m.dirs)},\n  "files": [\n${files}\n  ]\n}\n`;
 }

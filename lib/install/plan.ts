@@ -1,18 +1,28 @@
 /**
  * Pure planning: what install.ts would write into a checkout, as a list of file changes. The same
- * `planWrites` serves the harness install and the experiment configs; `planUninstall` undoes both.
+ * `planWrites` serves the harness install and the experiment configs; `planUninstall` undoes both. Both
+ * start by removing the temp files an interrupted run left, and both accept every file in any state the
+ * manifest (a journal, see manifest.ts) knows, so either one picks up after a crash at any step.
  */
+import { Buffer } from "node:buffer";
 import { InstallRefusal, type Reader } from "./checkout.ts";
 import {
   fromBase64,
+  knownState,
   MANIFEST,
   type Manifest,
+  type ManifestEntry,
   manifestText,
   sha256,
   STATE_DIR,
   STATE_GITIGNORE,
   toBase64,
 } from "./manifest.ts";
+
+/** Each file is written as `<file>.fiable-tmp`, flushed, then renamed over `<file>`. */
+export const TEMP_SUFFIX = ".fiable-tmp";
+/** Where `--uninstall --force` keeps a file's edits before restoring the original. */
+export const KEPT_SUFFIX = ".fiable-kept";
 
 /** One file install.ts will write, restore or delete. */
 export interface FileChange {
@@ -25,12 +35,12 @@ export interface FileChange {
   why: string;
 }
 
-/** The changes plus the folders to create first or remove last. */
+/** The changes, in the order they are made, and the folders they need created or leave to remove. */
 export interface Plan {
   changes: FileChange[];
-  /** Folders to create before writing (install) — parents first. */
+  /** Folders to create (install), parents first: each just before the first file written in it. */
   mkdirs: string[];
-  /** Folders to remove when empty after writing (uninstall) — children first. */
+  /** Folders to remove when empty (uninstall), children first: before the manifest is removed. */
   rmdirs: string[];
 }
 
@@ -44,7 +54,7 @@ export interface Desired {
 
 function same(a: Uint8Array | null, b: Uint8Array | null): boolean {
   if (a === null || b === null) return a === b;
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+  return Buffer.from(a.buffer, a.byteOffset, a.length).equals(b);
 }
 
 function parents(path: string): string[] {
@@ -52,15 +62,27 @@ function parents(path: string): string[] {
   return parts.map((_, i) => parts.slice(0, i + 1).join("/"));
 }
 
-/** True when the file is as install.ts left it (or install.ts never wrote it). */
-function untouchedSince(manifest: Manifest | null, path: string, bytes: Uint8Array | null): boolean {
-  const entry = manifest?.files.find((f) => f.path === path);
-  return !entry || (bytes !== null && sha256(bytes) === entry.after);
+/** Temp files an interrupted run left beside `paths` (the target itself is whole: renames are atomic). */
+function leftovers(read: Reader, paths: string[]): FileChange[] {
+  const out: FileChange[] = [];
+  for (const path of new Set(paths.map((p) => p + TEMP_SUFFIX))) {
+    const bytes = read(path);
+    if (bytes !== null) {
+      out.push({ path, action: "delete", before: bytes, after: null, why: "left by an interrupted run" });
+    }
+  }
+  return out;
+}
+
+function isOriginal(entry: ManifestEntry, bytes: Uint8Array | null): boolean {
+  return entry.before === null ? bytes === null : bytes !== null && toBase64(bytes) === entry.before;
 }
 
 /**
- * The changes that make every desired file exact, with the manifest update first so a crash midway still
- * leaves the original bytes on record. No changes at all when everything is already in place.
+ * The changes that make every desired file exact. The manifest comes first and already lists every file the
+ * plan will change, with its original bytes and, when that is not what is there now, the hash of what is; so
+ * a crash at any later step leaves each file in a state the manifest knows. No changes at all when
+ * everything is already in place.
  */
 export function planWrites(
   read: Reader,
@@ -69,17 +91,27 @@ export function planWrites(
   isDir: (path: string) => boolean,
 ): Plan {
   const changes: FileChange[] = [];
+  const files = [...(manifest?.files ?? [])];
+  let settled = false;
   for (const want of desired) {
     const current = read(want.path);
-    if (same(current, want.bytes)) continue;
-    const recorded = manifest?.files.some((f) => f.path === want.path) ?? false;
-    if (want.owned && current !== null && !recorded) {
+    const at = files.findIndex((f) => f.path === want.path);
+    const entry = at >= 0 ? files[at] : undefined;
+    if (same(current, want.bytes)) {
+      // In place already (an interrupted install wrote it, then a rerun wants the same bytes): say so.
+      if (entry && entry.after !== sha256(want.bytes)) {
+        files[at] = { path: entry.path, before: entry.before, after: sha256(want.bytes) };
+        settled = true;
+      }
+      continue;
+    }
+    if (want.owned && current !== null && !entry) {
       throw new InstallRefusal(
         `Cannot write ${want.path}: the file exists and install.ts did not write it. ` +
           "Move it out of the way, then run install.ts again.",
       );
     }
-    if (!untouchedSince(manifest, want.path, current)) {
+    if (entry && !knownState(entry, current)) {
       throw new InstallRefusal(
         `Cannot update ${want.path}: it changed since install.ts wrote it. Run install.ts --uninstall ` +
           "(add --force to keep your copy beside it as .fiable-kept), then install again.",
@@ -92,33 +124,42 @@ export function planWrites(
       after: want.bytes,
       why: want.why,
     });
+    const next: ManifestEntry = {
+      path: want.path,
+      before: entry ? entry.before : current === null ? null : toBase64(current),
+      after: sha256(want.bytes),
+    };
+    if (entry && !isOriginal(entry, current)) next.previous = sha256(current!);
+    if (entry) files[at] = next;
+    else files.push(next);
   }
-  if (!changes.length) return { changes, mkdirs: [], rmdirs: [] };
+  const stale = leftovers(read, [
+    MANIFEST,
+    STATE_GITIGNORE,
+    ...(manifest?.files ?? []).map((f) => f.path),
+    ...desired.map((d) => d.path),
+  ]);
+  if (!changes.length && !settled) return { changes: stale, mkdirs: [], rmdirs: [] };
   const mkdirs = [...new Set([STATE_DIR, ...changes.flatMap((c) => parents(c.path))])]
     .filter((d) => !isDir(d));
   const next: Manifest = {
-    v: 1,
-    dirs: [...(manifest?.dirs ?? []), ...mkdirs.filter((d) => !manifest?.dirs.includes(d))],
-    files: [...(manifest?.files ?? [])],
+    v: 2,
+    dirs: [...new Set([STATE_DIR, ...(manifest?.dirs ?? []), ...mkdirs])],
+    files,
   };
-  for (const c of changes) {
-    const entry = {
-      path: c.path,
-      before: c.before === null ? null : toBase64(c.before),
-      after: sha256(c.after!),
-    };
-    const at = next.files.findIndex((f) => f.path === c.path);
-    if (at >= 0) next.files[at] = { ...entry, before: next.files[at].before };
-    else next.files.push(entry);
-  }
   const enc = new TextEncoder();
-  const state: FileChange[] = [{
-    path: MANIFEST,
-    action: manifest ? "edit" : "create",
-    before: read(MANIFEST),
-    after: enc.encode(manifestText(next)),
-    why: "original bytes of every file install.ts touches, for --uninstall",
-  }];
+  const state: FileChange[] = [];
+  const text = enc.encode(manifestText(next));
+  const current = read(MANIFEST);
+  if (!same(current, text)) {
+    state.push({
+      path: MANIFEST,
+      action: current ? "edit" : "create",
+      before: current,
+      after: text,
+      why: "original bytes of every file install.ts touches, for --uninstall",
+    });
+  }
   if (read(STATE_GITIGNORE) === null) {
     state.push({
       path: STATE_GITIGNORE,
@@ -128,16 +169,17 @@ export function planWrites(
       why: "keeps install.ts state out of git",
     });
   }
-  return { changes: [...state, ...changes], mkdirs, rmdirs: [] };
+  return { changes: [...stale, ...state, ...changes], mkdirs, rmdirs: [] };
 }
 
 /** Files changed since install.ts wrote them (their edits would be lost by a byte-for-byte restore). */
 export function editedSinceInstall(read: Reader, manifest: Manifest): string[] {
-  return manifest.files.filter((f) => !untouchedSince(manifest, f.path, read(f.path))).map((f) => f.path);
+  return manifest.files.filter((f) => !knownState(f, read(f.path))).map((f) => f.path);
 }
 
 /**
- * Restores every file in the manifest to its original bytes (or deletes it), then removes the state.
+ * Restores every file in the manifest to its original bytes (or deletes it), then removes the state: the
+ * manifest last but for its folder, so an interrupted uninstall still knows what is left to undo.
  * A file edited since install is refused, or with `force` kept beside the restored one as `.fiable-kept`.
  */
 export function planUninstall(read: Reader, manifest: Manifest, options: { force?: boolean } = {}): Plan {
@@ -148,17 +190,23 @@ export function planUninstall(read: Reader, manifest: Manifest, options: { force
         edited.length > 1 ? "them" : "it"
       }, ` +
         "and restoring the original bytes would lose those edits. Run again with --force to restore anyway " +
-        "and keep each edited copy beside it as <file>.fiable-kept.",
+        `and keep each edited copy beside it as <file>${KEPT_SUFFIX}.`,
     );
   }
-  const changes: FileChange[] = [];
+  const changes = leftovers(read, [
+    MANIFEST,
+    STATE_GITIGNORE,
+    ...manifest.files.flatMap((f) => [f.path, f.path + KEPT_SUFFIX]),
+  ]);
   for (const f of [...manifest.files].reverse()) {
     const current = read(f.path);
-    if (current !== null && edited.includes(f.path)) {
+    const kept = read(f.path + KEPT_SUFFIX);
+    // Already kept when an interrupted --force got that far.
+    if (current !== null && edited.includes(f.path) && !same(kept, current)) {
       changes.push({
-        path: `${f.path}.fiable-kept`,
-        action: "create",
-        before: read(`${f.path}.fiable-kept`),
+        path: f.path + KEPT_SUFFIX,
+        action: kept === null ? "create" : "edit",
+        before: kept,
         after: current,
         why: "your edits, kept (--force)",
       });
@@ -186,11 +234,30 @@ export function planUninstall(read: Reader, manifest: Manifest, options: { force
       });
     }
   }
+  changes.push(...stateRemoval(read));
+  return { changes, mkdirs: [], rmdirs: [...new Set([STATE_DIR, ...manifest.dirs])].reverse() };
+}
+
+function stateRemoval(read: Reader): FileChange[] {
+  const out: FileChange[] = [];
   for (const path of [STATE_GITIGNORE, MANIFEST]) {
     const current = read(path);
     if (current !== null) {
-      changes.push({ path, action: "delete", before: current, after: null, why: "install.ts state" });
+      out.push({ path, action: "delete", before: current, after: null, why: "install.ts state" });
     }
   }
-  return { changes, mkdirs: [], rmdirs: [...manifest.dirs].reverse() };
+  return out;
+}
+
+/**
+ * What an install interrupted before its manifest was written leaves: the state folder, maybe a temp
+ * manifest in it. Null when there is no state folder either (nothing was ever installed).
+ */
+export function planLeftState(read: Reader, isDir: (path: string) => boolean): Plan | null {
+  if (!isDir(STATE_DIR)) return null;
+  return {
+    changes: [...leftovers(read, [MANIFEST, STATE_GITIGNORE]), ...stateRemoval(read)],
+    mkdirs: [],
+    rmdirs: [STATE_DIR],
+  };
 }
