@@ -1,9 +1,9 @@
 /**
  * Aggregate χ-Bench trial roots into per-arm figures: `deno task aggregate --arm stock=DIR --arm guarded=DIR
  * --control stock [--recipe A|B|C] [--prices FILE] [--out results/<name>/]`. Checks every argument and path,
- * then writes results.csv, aggregate.json, summary.md and the Parquet summary (trials.parquet, decisions.parquet);
- * exits 1 when an input problem was found in the trials (the outputs are still written), 2 on bad usage (nothing
- * written).
+ * then writes results.csv, aggregate.json, summary.md and the Parquet summary (trials.parquet,
+ * decisions.parquet); exits 1 when an input problem was found in the trials (the outputs are still written),
+ * 2 on bad usage (nothing written).
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
@@ -37,7 +37,7 @@ export { aggregateArms, aggregateArmsParallel };
 export const CLI: CommandSpec = {
   name: "aggregate",
   summary: "pass@1, pass^k, pass@k with bootstrap CIs, cost, tool calls, walltime, guard statistics, run " +
-    "integrity, paired tests against the control; CSV, JSON and Markdown in `results/`.",
+    "integrity, paired tests against the control; CSV, JSON, Markdown and a Parquet summary in `results/`.",
   usage: [
     "deno task aggregate --arm NAME=DIR ... --control NAME",
     "deno task aggregate DIR... [options]",
