@@ -28,7 +28,7 @@ const PUBLISHED: ReferenceTable["published"] = [{
   agent: "claude-code",
   model: "anthropic/claude-opus-5",
   mean_cost_usd: 4.790005273,
-  source: "actava-ai/leaderboard, recipe B overall, reproduced in chi-bench harness.md §5.3",
+  source: "actava-ai/leaderboard, recipe B overall",
 }];
 
 function round(r: Reference): Reference {
