@@ -21,6 +21,7 @@ import {
 } from "../scripts/script_table.ts";
 import { readmeWithTable } from "../scripts/rule_table.ts";
 import { testBundle } from "./support/guard_process.ts";
+import { bundleAgent } from "../bundle.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const made: string[] = [];
@@ -152,19 +153,29 @@ e("the README's script table is the help texts' usage and summary", () => {
   );
 });
 
-e("the guard bundle under node: --help exits 0, --bogus exits 2", async () => {
-  const bundle = await testBundle();
+e("the guard and agent bundles under node: --help exits 0, --bogus exits 2", async () => {
+  const guard = await testBundle();
+  const agent = await bundleAgent(join(temp(), "fiable-agent.mjs"));
   for (
-    const [args, code, stream, first] of [
-      [["--help"], 0, "stdout", /^Usage: /],
-      [["--bogus"], 2, "stderr", /^Cannot run guard: unknown option --bogus/],
+    const [bundle, args, code, stream, first] of [
+      [guard, ["--help"], 0, "stdout", /^Usage: /],
+      [guard, ["--bogus"], 2, "stderr", /^Cannot run guard: unknown option --bogus/],
+      [agent, ["--help"], 0, "stdout", /^Usage: /],
       [
+        agent,
+        ["--bogus"],
+        2,
+        "stderr",
+        /^Cannot run agent: unknown option --bogus\. Use one of: --instruction-file/,
+      ],
+      [
+        guard,
         ["settings", "--mode", "http", "--arm", "checklist"],
         2,
         "stderr",
         /^Cannot run guard settings: --mode http needs/,
       ],
-    ] as [string[], number, "stdout" | "stderr", RegExp][]
+    ] as [string, string[], number, "stdout" | "stderr", RegExp][]
   ) {
     const out = await new Deno.Command("node", { args: [bundle, ...args], stdin: "null" }).output();
     assert.is(out.code, code, args.join(" "));
