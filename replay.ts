@@ -6,6 +6,7 @@
  * replayed, the critic judges' figures follow, overall and per packet. Exits 1 only when nothing could be
  * read.
  */
+import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { type Arm, ARMS } from "./lib/guard/ledger.ts";
 import {
@@ -96,6 +97,8 @@ function replayArgs(p: Parsed): ReplayArgs {
   }
   const workers = wholeNumber(p, "workers");
   if (!paths.length) throw p.error("no path given. Use deno task replay PATH... (see --help).");
+  const missing = paths.find((path) => !existsSync(path));
+  if (missing) throw p.error(`${missing} does not exist. Pass trial dirs, job dirs or packets.`);
   const label = p.string("name") ?? (paths.length === 1 ? basename(resolve(paths[0])) : "replay");
   const out = p.flag("no-ledgers") ? null : p.string("out") ?? join("results", "replay", label);
   return {

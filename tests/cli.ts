@@ -198,6 +198,17 @@ v("aggregate /nope: exit 2, one line, no file written", async () => {
   assert.equal(readdirSync(cwd), []);
 });
 
+v("replay /nope and verify /nope: exit 2, one line, no file written", async () => {
+  const cwd = temp();
+  for (const file of ["replay.ts", "verify.ts"]) {
+    const r = await runEntry(entry(file), ["/nope"], cwd);
+    assert.is(r.code, 2, file);
+    assert.match(r.stderr, /^Cannot run (replay|verify): \/nope does not exist\. Pass /);
+    assert.is(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+  }
+  assert.equal(readdirSync(cwd), []);
+});
+
 v("aggregate with a bad --control, --prices or --recipe writes no --out", async () => {
   const cwd = temp();
   const trials = join(cwd, "stock");

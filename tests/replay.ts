@@ -327,7 +327,11 @@ s("workers and in-process give the same summary", async () => {
 s("exit 1 only when nothing could be read", async () => {
   const broken = join(packet, "trials", "cm", "cm_broken_001__eeeeeee");
   assert.is((await captured([broken, "--no-ledgers"])).code, 1);
-  assert.is((await captured([join(root, "nothing-here"), "--no-ledgers"])).code, 1);
+  assert.is(
+    (await captured([join(root, "nothing-here"), "--no-ledgers"])).code,
+    2,
+    "a missing path is bad usage",
+  );
   assert.is((await captured([packet, "--no-ledgers", "--arm", "checklist"])).code, 0);
 });
 
@@ -336,6 +340,7 @@ const ARG_ERRORS: [string[], RegExp][] = [
   [["x", "--arm", "critc"], /--arm "critc" is unknown. Use one of stock, shadow, plan, checklist, critic/],
   [["x", "--workers", "two"], /not a whole number/],
   [["x", "--bogus"], /unknown option --bogus\. Use one of: --arm, /],
+  [["/nope"], /^Cannot run replay: \/nope does not exist/],
 ];
 for (const [args, message] of ARG_ERRORS) {
   s(`bad arguments: ${args.join(" ") || "(none)"}`, () => assert.throws(() => parseArgs(args), message));
