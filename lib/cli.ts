@@ -52,6 +52,8 @@ export class Parsed {
     readonly spec: CommandSpec,
     readonly values: Record<string, string | boolean | string[] | undefined>,
     readonly positionals: string[],
+    /** The options given on the command line (the rest hold their defaults, if any). */
+    private readonly present: ReadonlySet<string> = new Set(),
   ) {}
   /** A string option's value (its default when absent), or undefined. */
   string(name: string): string | undefined {
@@ -72,8 +74,6 @@ export class Parsed {
   given(name: string): boolean {
     return this.present.has(name);
   }
-  /** @internal */
-  present = new Set<string>();
   /** A CliError for this command: `Cannot run <cmd>: <what>`. */
   error(what: string): CliError {
     return new CliError(`Cannot run ${this.spec.name}: ${what}`);
@@ -152,9 +152,7 @@ export function parse(spec: CommandSpec, args: readonly string[]): Parsed {
   for (const [n, o] of Object.entries(spec.options)) {
     if (values[n] === undefined && o.default !== undefined) values[n] = o.default;
   }
-  const parsed = new Parsed(spec, values, positionals);
-  parsed.present = present;
-  return parsed;
+  return new Parsed(spec, values, positionals, present);
 }
 
 function optionLabel(name: string, o: OptionSpec): string {
