@@ -125,3 +125,63 @@ export function redact(value: unknown, key = "", state: RedactState = { deep: fa
   for (const [k, v] of Object.entries(value)) out[k] = redact(v, k, state, depth + 1);
   return out;
 }
+
+/** A JSON key followed by the opening quote of a string value (keys are short; values are scanned by hand). */
+const JSON_STRING_ENTRY = /"([A-Za-z0-9_.-]{1,64})"\s{0,8}:\s{0,8}"/g;
+
+/** JSON text with the string values under secret-named keys redacted; a linear scan, no regex over values. */
+function redactJsonKeys(json: string): string {
+  let out = "";
+  let kept = 0;
+  JSON_STRING_ENTRY.lastIndex = 0;
+  for (let m = JSON_STRING_ENTRY.exec(json); m; m = JSON_STRING_ENTRY.exec(json)) {
+    const start = JSON_STRING_ENTRY.lastIndex;
+    let end = start;
+    while (end < json.length && json.charCodeAt(end) !== 34) end += json.charCodeAt(end) === 92 ? 2 : 1;
+    JSON_STRING_ENTRY.lastIndex = end + 1;
+    const value = json.slice(start, end);
+    if (!DATA_SECRET_KEY.test(m[1]) || !value || /^\$\{[A-Z0-9_]+\}$/.test(value)) continue;
+    out += json.slice(kept, start) + REDACTED;
+    kept = end;
+  }
+  return kept === 0 ? json : out + json.slice(kept);
+}
+
+/** True when a value nests objects or arrays deeper than `limit`: an iterative walk, stopping at the first. */
+export function nestsDeeper(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (!node || typeof node !== "object") continue;
+    if (depth >= limit) return true;
+    for (const key in node) {
+      const child = (node as Record<string, unknown>)[key];
+      if (child && typeof child === "object") stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+/**
+ * A value redacted and capped for a record, its work bounded by the cap: a value whose JSON fits `max`
+ * characters is redacted as a tree (`redact`); a larger one becomes a marked preview of its JSON, redacted
+ * as text (shapes, and the values under secret-named keys) before the cut. `state.deep` is set when the
+ * value nested deeper than `MAX_DEPTH` and was cut there.
+ */
+export function redactCapped(value: unknown, max: number, state: RedactState = { deep: false }): unknown {
+  if (value === undefined) return undefined;
+  if (typeof value === "string") {
+    return value.length <= max
+      ? redactText(value)
+      : redactText(value.slice(0, max + MAX_TOKEN)).slice(0, max) +
+        "…[truncated]";
+  }
+  // JSON.stringify recurses natively: past a few thousand levels it overflows (Node sooner than Deno), so a
+  // value nested deeper than MAX_DEPTH is cut by `redact` first, and only the cut copy is serialised.
+  if (nestsDeeper(value, MAX_DEPTH)) return redactCapped(redact(value, "", state), max, state);
+  const json = JSON.stringify(value) ?? "";
+  if (json.length <= max) return redact(value, "", state);
+  // Only the head is redacted: the margin covers a token that crosses the cut (a longer run is redacted whole).
+  const head = json.slice(0, max + MAX_TOKEN);
+  return { _truncated: json.length, preview: redactText(redactJsonKeys(head)).slice(0, max) };
+}
