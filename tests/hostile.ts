@@ -9,7 +9,8 @@ import * as assert from "uvu/assert";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ledgerFileName, type LedgerRecord, parseLedger, readLedger } from "../lib/guard/ledger.ts";
-import { type GuardRun, runGuard, runtimes, tempLedger } from "./support/guard_process.ts";
+import { spawn } from "node:child_process";
+import { type GuardRun, runGuard, type Runtime, runtimes, tempLedger } from "./support/guard_process.ts";
 import { post, pre, prompt, PROVIDER_PROMPT, stop } from "./support/payloads.ts";
 
 /** The decision budget (the default `decision_ms`). */
@@ -278,5 +279,48 @@ for (const runtime of await runtimes()) {
     assert.is(statSync(join(dir, "mode.jsonl")).mode & 0o777, 0o644);
   });
 
+  s("http mode: a 17 MB body is recorded under its own session with the real reason", async () => {
+    const dir = tempLedger();
+    const server = await startServe(runtime, env(dir));
+    try {
+      const body = queue("big-http", "z".repeat(17_000_000), "toolu_http");
+      const started = performance.now();
+      const res = await fetch(`${server.url}/hook/post`, { method: "POST", body });
+      assert.equal(await res.json(), {});
+      assert.ok(performance.now() - started < BUDGET_MS, `answered in ${performance.now() - started} ms`);
+      const record = recorded(dir, "big-http", /17000\d{3} bytes, over the 1048576-byte limit/);
+      assert.equal([record.degraded, record.tool_use_id], [true, "toolu_http"]);
+      assert.not.ok(readdirSync(dir).some((f) => f.startsWith("unknown-session")));
+    } finally {
+      server.stop();
+    }
+  });
+
   s.run();
+}
+
+/** `guard serve --port 0` under a runtime, unsupervised; resolves once it listens. */
+function startServe(
+  runtime: Runtime,
+  env: Record<string, string>,
+): Promise<{ url: string; stop: () => void }> {
+  const [cmd, ...args] = runtime.argv("serve");
+  const child = spawn(cmd, [...args, "--port", "0"], {
+    env: {
+      PATH: Deno.env.get("PATH") ?? "",
+      HOME: Deno.env.get("HOME") ?? "",
+      FIABLE_SUPERVISE: "0",
+      ...env,
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  return new Promise((resolve, reject) => {
+    let err = "";
+    child.stderr.on("data", (d) => {
+      err += d;
+      const m = /serving on (http:\/\/[^ ]+)/.exec(err);
+      if (m) resolve({ url: m[1].trim(), stop: () => child.kill() });
+    });
+    child.on("exit", (code) => reject(new Error(`guard serve exited ${code}: ${err}`)));
+  });
 }
