@@ -149,15 +149,17 @@ function decidePre(
 ): Outcome {
   const tool = normalizeToolName(event.tool);
   if (!tool) return { reply: allowReply(), record: null };
-  const caseKey = caseKeyOf(event.input, ev.owners);
+  // Redacted at the source: it is recorded, quoted by judges and part of the block-budget signature.
+  const rawCase = caseKeyOf(event.input, ev.owners);
+  const caseKey = rawCase === null ? null : redactText(rawCase);
   const hits = checkCall(tool, event.input, ev, config.rules);
   const call = { tool, input: event.input };
   const all: Vote[] = [
     ...(isTerminal(tool, event.input) ? panel(call, ev, hits) : []),
     ...judgeVotes(call, ev, { recentText: event.recentText ?? [] }),
   ];
-  const votes = all.length ? all : undefined;
-  const criticHit = criticHits(all);
+  const votes = all.length ? all.map((v) => ({ ...v, reason: redactText(v.reason) })) : undefined;
+  const criticHit = criticHits(all).map((h) => ({ ...h, message: redactText(h.message) }));
   const record: LedgerRecord = {
     ...base(event, config, now),
     event: "pre",

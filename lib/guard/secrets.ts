@@ -89,9 +89,12 @@ function withoutLongTokens(text: string): string {
   return kept === 0 ? text : out + text.slice(kept);
 }
 
-/** The text with every secret-shaped substring replaced by `[redacted]`. */
+/**
+ * The text with every secret-shaped substring replaced by `[redacted]`, and the string values under
+ * secret-named keys of any JSON it holds (plain or escaped).
+ */
 export function redactText(text: string): string {
-  let out = withoutLongTokens(text);
+  let out = redactJsonKeys(withoutLongTokens(text));
   for (const [, shape] of SECRET_SHAPES) out = out.replace(new RegExp(shape.source, "g"), REDACTED);
   // The lookbehind starts a match only where a run starts (same matches, half the scanning on long results).
   return out.replace(
@@ -126,21 +129,38 @@ export function redact(value: unknown, key = "", state: RedactState = { deep: fa
   return out;
 }
 
-/** A JSON key followed by the opening quote of a string value (keys are short; values are scanned by hand). */
-const JSON_STRING_ENTRY = /"([A-Za-z0-9_.-]{1,64})"\s{0,8}:\s{0,8}"/g;
+/**
+ * A JSON key followed by the opening quote of a string value, plain (`"token": "`) or escaped once or more
+ * (`\\"token\\":\\"`, JSON held in a JSON string, as results often are). Keys are short; values are
+ * scanned by hand.
+ */
+const JSON_STRING_ENTRY = /(\\{0,8})"([A-Za-z0-9_.-]{1,64})\\{0,8}"\s{0,8}:\s{0,8}(\\{0,8})"/g;
 
-/** JSON text with the string values under secret-named keys redacted; a linear scan, no regex over values. */
+/** Where a string value that starts at `start` ends: its closing quote, escaped `escapes` times. */
+function valueEnd(json: string, start: number, escapes: string): number {
+  if (escapes) {
+    const end = json.indexOf(`${escapes}"`, start);
+    return end < 0 ? json.length : end;
+  }
+  let end = start;
+  while (end < json.length && json.charCodeAt(end) !== 34) end += json.charCodeAt(end) === 92 ? 2 : 1;
+  return Math.min(end, json.length);
+}
+
+/** Text with the string values under secret-named JSON keys redacted; a linear scan, no regex over values. */
 function redactJsonKeys(json: string): string {
+  if (!json.includes(":")) return json;
   let out = "";
   let kept = 0;
-  JSON_STRING_ENTRY.lastIndex = 0;
-  for (let m = JSON_STRING_ENTRY.exec(json); m; m = JSON_STRING_ENTRY.exec(json)) {
-    const start = JSON_STRING_ENTRY.lastIndex;
-    let end = start;
-    while (end < json.length && json.charCodeAt(end) !== 34) end += json.charCodeAt(end) === 92 ? 2 : 1;
-    JSON_STRING_ENTRY.lastIndex = end + 1;
+  const entries = new RegExp(JSON_STRING_ENTRY.source, "g");
+  for (let m = entries.exec(json); m; m = entries.exec(json)) {
+    // A value under any other key is scanned on (it may hold escaped JSON with secret keys of its own).
+    if (!DATA_SECRET_KEY.test(m[2])) continue;
+    const start = entries.lastIndex;
+    const end = valueEnd(json, start, m[3]);
+    entries.lastIndex = Math.max(end, start);
     const value = json.slice(start, end);
-    if (!DATA_SECRET_KEY.test(m[1]) || !value || /^\$\{[A-Z0-9_]+\}$/.test(value)) continue;
+    if (!value || /^\$\{[A-Z0-9_]+\}$/.test(value)) continue;
     out += json.slice(kept, start) + REDACTED;
     kept = end;
   }
@@ -183,5 +203,5 @@ export function redactCapped(value: unknown, max: number, state: RedactState = {
   if (json.length <= max) return redact(value, "", state);
   // Only the head is redacted: the margin covers a token that crosses the cut (a longer run is redacted whole).
   const head = json.slice(0, max + MAX_TOKEN);
-  return { _truncated: json.length, preview: redactText(redactJsonKeys(head)).slice(0, max) };
+  return { _truncated: json.length, preview: redactText(head).slice(0, max) };
 }
