@@ -15,6 +15,7 @@ import {
 import type { LedgerRecord } from "../lib/guard/ledger.ts";
 import { isMutating, normalizeToolName } from "../lib/guard/names.ts";
 import type { RuleMeta } from "../lib/guard/rule.ts";
+import { redact, redactText } from "../lib/guard/secrets.ts";
 
 /** Token and cost figures of one step, where the trajectory has them. */
 export interface StepMetrics {
@@ -196,6 +197,42 @@ function interleave(steps: Item[], extra: Item[]): Item[] {
   return out;
 }
 
+/** A call with its texts, arguments and records redacted. */
+function redactCall(c: CallItem): CallItem {
+  const record = (r: LedgerRecord | null) => (r ? redact(r) as LedgerRecord : null);
+  return {
+    ...c,
+    input: redact(c.input) as Record<string, unknown>,
+    keyArgs: c.keyArgs.map(([k, v]) => [k, String((redact({ [k]: v }) as Record<string, unknown>)[k])]),
+    result: redactText(c.result),
+    script: c.script === null ? null : redactText(c.script),
+    guard: record(c.guard),
+    post: record(c.post),
+    would: record(c.would),
+  };
+}
+
+/**
+ * An item with every text it shows redacted: the trajectory is the agent's raw record, so a key the model
+ * was given or pasted would otherwise reach the page (ledger records are redacted when written; older ones
+ * are redacted here too).
+ */
+function redactItem(item: Item): Item {
+  switch (item.kind) {
+    case "record":
+      return { ...item, record: redact(item.record) as LedgerRecord };
+    case "agent":
+      return {
+        ...item,
+        text: redactText(item.text),
+        reasoning: redactText(item.reasoning),
+        calls: item.calls.map(redactCall),
+      };
+    default:
+      return { ...item, text: redactText(item.text) };
+  }
+}
+
 /** The transcript of a trial: trajectory steps with the ledger and a replay overlay on the same timeline. */
 export function buildTranscript(input: {
   trajectory: Trajectory | null;
@@ -237,7 +274,7 @@ export function buildTranscript(input: {
       sidechain: c.sidechain ?? false,
     };
   };
-  if (!trajectory) return ledgerTranscript(records, overlay);
+  if (!trajectory) return ledgerTranscript(records, overlay).map(redactItem);
   const results = new Map<string, unknown>();
   for (const s of trajectory.steps) {
     for (const r of s.observation?.results ?? []) {
@@ -324,7 +361,9 @@ export function buildTranscript(input: {
       calls: items,
     });
   });
-  return interleave(steps, [...placed(records, used, false), ...placed(overlay, usedWould, true)]);
+  return interleave(steps, [...placed(records, used, false), ...placed(overlay, usedWould, true)]).map(
+    redactItem,
+  );
 }
 
 /** A transcript from ledger records alone (a live trial before its trajectory exists). */

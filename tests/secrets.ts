@@ -73,6 +73,27 @@ s("secret-named keys are redacted case-insensitively; data keys that merely cont
   });
 });
 
+s("values under secret-named keys of JSON held in text are redacted, plain or escaped", () => {
+  const inner = JSON.stringify({ case_id: "CASE-3903B8ED", token: "plain-value", note: "kept" });
+  assert.is(redactText(inner), '{"case_id":"CASE-3903B8ED","token":"[redacted]","note":"kept"}');
+  const outer = JSON.stringify({ content: [{ type: "text", text: inner }] });
+  assert.equal(JSON.parse(JSON.parse(redactText(outer)).content[0].text), {
+    case_id: "CASE-3903B8ED",
+    token: "[redacted]",
+    note: "kept",
+  });
+  assert.is(
+    redactText('"password": "hunter2" and "auth_type": "prior"'),
+    '"password": "[redacted]" and "auth_type": "prior"',
+  );
+});
+
+s("a run of 1 MB of backslashes or quotes is scanned in linear time", () => {
+  const started = performance.now();
+  redactText("\\".repeat(1_000_000) + '"'.repeat(1_000_000) + '"token":'.repeat(100_000));
+  assert.ok(performance.now() - started < 1000, `took ${performance.now() - started} ms`);
+});
+
 s("a 7 MB unbroken token is redacted whole, in linear time, without overflowing the stack", () => {
   const started = performance.now();
   const out = redactText(`before ${"aB3".repeat(2_400_000)} after`);

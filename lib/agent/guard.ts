@@ -8,6 +8,22 @@ import { foldEvidence } from "../guard/evidence.ts";
 import { openObligations } from "../guard/closure.ts";
 import type { EventWord } from "../guard/hook.ts";
 import { errorRecord } from "../guard/handle.ts";
+import { normalizeToolName } from "../guard/names.ts";
+
+/**
+ * What an error record keeps of an evidence event the engine failed on: the call's tool, id and outcome,
+ * marked degraded so rules that reason from absence do not block on the lost record (see `failedRecord`).
+ */
+function lostEvidence(event: GuardEvent): Partial<LedgerRecord> {
+  if (event.word === "prompt") return { degraded: true };
+  if (event.word !== "post" && event.word !== "post-fail") return {};
+  return {
+    degraded: true,
+    tool: normalizeToolName(event.tool) ?? event.tool,
+    tool_use_id: event.toolUseId,
+    input: {},
+  };
+}
 
 /** What the loop needs to know from a pre-call decision. */
 export type PreVerdict = { allow: true } | { allow: false; reason: string };
@@ -65,7 +81,11 @@ export function inlineGuard(options: InlineGuardOptions): InlineGuard {
     } catch (err) {
       if (options.config.arm !== "stock") {
         const note = `internal error, allowed: ${String((err as Error)?.stack ?? err).slice(0, 4000)}`;
-        save({ ...errorRecord(options.session, event.word, options.config.arm, note), t: now() });
+        save({
+          ...errorRecord(options.session, event.word, options.config.arm, note),
+          ...lostEvidence(event),
+          t: now(),
+        });
       }
       return {};
     }

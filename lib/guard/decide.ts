@@ -12,7 +12,7 @@ import { judgeOf } from "./judges/mod.ts";
 import { type HandbookLookup, rolePlan } from "./plan.ts";
 import { extractIds } from "./ids.ts";
 import { detectPhase, detectSeat } from "./seat.ts";
-import { MAX_DEPTH, redact, type RedactState, redactText } from "./secrets.ts";
+import { MAX_DEPTH, redactCapped, type RedactState, redactText } from "./secrets.ts";
 import { RULES } from "../../rules/mod.ts";
 
 /** A hook event, already parsed and reduced to what the engine needs. */
@@ -149,15 +149,17 @@ function decidePre(
 ): Outcome {
   const tool = normalizeToolName(event.tool);
   if (!tool) return { reply: allowReply(), record: null };
-  const caseKey = caseKeyOf(event.input, ev.owners);
+  // Redacted at the source: it is recorded, quoted by judges and part of the block-budget signature.
+  const rawCase = caseKeyOf(event.input, ev.owners);
+  const caseKey = rawCase === null ? null : redactText(rawCase);
   const hits = checkCall(tool, event.input, ev, config.rules);
   const call = { tool, input: event.input };
   const all: Vote[] = [
     ...(isTerminal(tool, event.input) ? panel(call, ev, hits) : []),
     ...judgeVotes(call, ev, { recentText: event.recentText ?? [] }),
   ];
-  const votes = all.length ? all : undefined;
-  const criticHit = criticHits(all);
+  const votes = all.length ? all.map((v) => ({ ...v, reason: redactText(v.reason) })) : undefined;
+  const criticHit = criticHits(all).map((h) => ({ ...h, message: redactText(h.message) }));
   const record: LedgerRecord = {
     ...base(event, config, now),
     event: "pre",
@@ -165,7 +167,7 @@ function decidePre(
     tool,
     tool_use_id: event.toolUseId,
     case: caseKey,
-    input: capValue(redact(event.input), CAPS.input),
+    input: redactCapped(event.input, CAPS.input),
     ...(event.agentId ? { agent_id: event.agentId } : {}),
     ...(votes ? { votes } : {}),
   };
@@ -220,7 +222,7 @@ function decidePost(
     decision: "record" as const,
     tool,
     tool_use_id: event.toolUseId,
-    input: capValue(redact(event.input, "", cut), CAPS.input),
+    input: redactCapped(event.input, CAPS.input, cut),
     ...(event.agentId ? { agent_id: event.agentId } : {}),
   };
   let record: LedgerRecord;
@@ -230,7 +232,9 @@ function decidePost(
   } else {
     const text = redactText(responseText(event.response));
     const parsed = parseResult(text);
-    const result = capValue(parsed === undefined ? text : redact(parsed, "", cut), CAPS.result);
+    const result = parsed === undefined
+      ? capValue(text, CAPS.result)
+      : redactCapped(parsed, CAPS.result, cut);
     record = { ...common, event: "post", result, ids: extractIds(text) };
   }
   if (cut.deep) {

@@ -148,8 +148,13 @@ export function failedRecord(
   return record;
 }
 
-/** Largest hook input parsed, in bytes: a larger one is allowed unparsed and recorded from its head and tail. */
-export const MAX_INPUT = 4 * 1024 * 1024;
+/**
+ * Largest hook input parsed, in bytes: a larger one is allowed unparsed and recorded from its head and tail.
+ * Parsing, folding and serialising cannot be interrupted by the time budget, and a 3 MB object of 200,000 keys
+ * took over 1.5 s on a loaded machine; real inputs are far smaller (Claude Code caps an MCP result at 25,000
+ * tokens, about 100 KB, and a model's arguments are bounded by its output tokens).
+ */
+export const MAX_INPUT = 1024 * 1024;
 /** Bytes of an oversized input's end kept beside its head (tool_use_id comes last in a hook's JSON). */
 const KEEP_TAIL = 64 * 1024;
 

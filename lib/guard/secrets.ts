@@ -13,8 +13,10 @@ const SECRET_SHAPES: [string, RegExp][] = [
   ["AWS access key", /(?:AKIA|ASIA)[0-9A-Z]{16}/],
   ["JSON web token", /eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/],
   ["bearer token", /Bearer\s{1,8}[A-Za-z0-9._~+/-]{20,}/],
-  ["hex token", /(?<![A-Za-z0-9])[0-9a-fA-F]{40,}(?![A-Za-z0-9])/],
 ];
+
+/** A hex token (a SHA-1 or longer key); looked for only inside token runs, where it is cheap to find. */
+const HEX_TOKEN = /(?<![A-Za-z0-9])[0-9a-fA-F]{40,}(?![A-Za-z0-9])/g;
 
 /** Profile keys whose literal values are treated as secrets (only `${ENV_NAME}` references are allowed there). */
 export const SECRET_KEY = /token|secret|key|password|passwd|credential/i;
@@ -57,16 +59,17 @@ export function secretKind(value: string): string | null {
   const bounded = withoutLongTokens(value);
   if (bounded !== value) return "long token";
   for (const [kind, shape] of SECRET_SHAPES) if (shape.test(value)) return kind;
+  if (new RegExp(HEX_TOKEN.source).test(value)) return "hex token";
   for (const word of value.split(/[\s"',;:=]+/)) if (isHighEntropyToken(word)) return "high-entropy token";
   return null;
 }
 
 const REDACTED = "[redacted]";
 
-/** True for a character of a token run: base64, base64url, hex, JWT and key alphabets. */
-function isTokenChar(code: number): boolean {
-  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) ||
-    code === 43 || code === 45 || code === 46 || code === 47 || code === 61 || code === 95 || code === 126;
+/** Token-run characters (base64, base64url, hex, JWT and key alphabets) as a lookup table over ASCII. */
+const TOKEN_CHAR = new Uint8Array(128);
+for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+-./=_~") {
+  TOKEN_CHAR[ch.charCodeAt(0)] = 1;
 }
 
 /** The text with every run of token characters longer than `MAX_TOKEN` replaced by a marker; linear. */
@@ -76,7 +79,8 @@ function withoutLongTokens(text: string): string {
   let kept = 0;
   let start = -1;
   for (let i = 0; i <= text.length; i++) {
-    if (i < text.length && isTokenChar(text.charCodeAt(i))) {
+    const code = i < text.length ? text.charCodeAt(i) : 0;
+    if (code < 128 && TOKEN_CHAR[code] === 1) {
       if (start < 0) start = i;
       continue;
     }
@@ -89,16 +93,27 @@ function withoutLongTokens(text: string): string {
   return kept === 0 ? text : out + text.slice(kept);
 }
 
-/** The text with every secret-shaped substring replaced by `[redacted]`. */
+/**
+ * The text with every secret-shaped substring replaced by `[redacted]`, and the string values under
+ * secret-named keys of any JSON it holds (plain or escaped).
+ */
 export function redactText(text: string): string {
-  let out = withoutLongTokens(text);
-  for (const [, shape] of SECRET_SHAPES) out = out.replace(new RegExp(shape.source, "g"), REDACTED);
+  // The shortest shape is 20 characters (an AWS key id); a shorter text can only hide a secret as a JSON value.
+  if (text.length < 20 && !text.includes('"')) return text;
+  let out = redactJsonKeys(withoutLongTokens(text));
+  // One pass per shape: each starts with a literal V8 scans for quickly (an alternation of them is slower).
+  for (const shape of GLOBAL_SHAPES) out = out.replace(shape, REDACTED);
   // The lookbehind starts a match only where a run starts (same matches, half the scanning on long results).
   return out.replace(
-    /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{32,}/g,
-    (w) => isHighEntropyToken(w) ? REDACTED : w,
+    TOKEN_RUN,
+    (w) => isHighEntropyToken(w) ? REDACTED : w.length >= 40 ? w.replace(HEX_TOKEN, REDACTED) : w,
   );
 }
+
+/** The shapes as global regexes, compiled once (`replace` resets their lastIndex, so sharing them is safe). */
+const GLOBAL_SHAPES = SECRET_SHAPES.map(([, shape]) => new RegExp(shape.source, "g"));
+/** A run of token characters long enough to be a random key. */
+const TOKEN_RUN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{32,}/g;
 
 /** What `redact` reports besides the copy: whether it cut nesting deeper than `MAX_DEPTH`. */
 export interface RedactState {
@@ -124,4 +139,81 @@ export function redact(value: unknown, key = "", state: RedactState = { deep: fa
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = redact(v, k, state, depth + 1);
   return out;
+}
+
+/**
+ * A JSON key followed by the opening quote of a string value, plain (`"token": "`) or escaped once or more
+ * (`\\"token\\":\\"`, JSON held in a JSON string, as results often are). Keys are short; values are
+ * scanned by hand.
+ */
+const JSON_STRING_ENTRY = /"([A-Za-z0-9_.-]{1,64})\\{0,8}"\s{0,8}:\s{0,8}(\\{0,8})"/g;
+
+/** Where a string value that starts at `start` ends: its closing quote, escaped `escapes` times. */
+function valueEnd(json: string, start: number, escapes: string): number {
+  if (escapes) {
+    const end = json.indexOf(`${escapes}"`, start);
+    return end < 0 ? json.length : end;
+  }
+  let end = start;
+  while (end < json.length && json.charCodeAt(end) !== 34) end += json.charCodeAt(end) === 92 ? 2 : 1;
+  return Math.min(end, json.length);
+}
+
+/** Text with the string values under secret-named JSON keys redacted; a linear scan, no regex over values. */
+function redactJsonKeys(json: string): string {
+  if (!json.includes(":")) return json;
+  let out = "";
+  let kept = 0;
+  const entries = new RegExp(JSON_STRING_ENTRY.source, "g");
+  for (let m = entries.exec(json); m; m = entries.exec(json)) {
+    // A value under any other key is scanned on (it may hold escaped JSON with secret keys of its own).
+    if (!DATA_SECRET_KEY.test(m[1])) continue;
+    const start = entries.lastIndex;
+    const end = valueEnd(json, start, m[2]);
+    entries.lastIndex = Math.max(end, start);
+    const value = json.slice(start, end);
+    if (!value || /^\$\{[A-Z0-9_]+\}$/.test(value)) continue;
+    out += json.slice(kept, start) + REDACTED;
+    kept = end;
+  }
+  return kept === 0 ? json : out + json.slice(kept);
+}
+
+/** True when a value nests objects or arrays deeper than `limit`: an iterative walk, stopping at the first. */
+export function nestsDeeper(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (!node || typeof node !== "object") continue;
+    if (depth >= limit) return true;
+    for (const key in node) {
+      const child = (node as Record<string, unknown>)[key];
+      if (child && typeof child === "object") stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+/**
+ * A value redacted and capped for a record, its work bounded by the cap: a value whose JSON fits `max`
+ * characters is redacted as a tree (`redact`); a larger one becomes a marked preview of its JSON, redacted
+ * as text (shapes, and the values under secret-named keys) before the cut. `state.deep` is set when the
+ * value nested deeper than `MAX_DEPTH` and was cut there.
+ */
+export function redactCapped(value: unknown, max: number, state: RedactState = { deep: false }): unknown {
+  if (value === undefined) return undefined;
+  if (typeof value === "string") {
+    return value.length <= max
+      ? redactText(value)
+      : redactText(value.slice(0, max + MAX_TOKEN)).slice(0, max) +
+        "…[truncated]";
+  }
+  // JSON.stringify recurses natively: past a few thousand levels it overflows (Node sooner than Deno), so a
+  // value nested deeper than MAX_DEPTH is cut by `redact` first, and only the cut copy is serialised.
+  if (nestsDeeper(value, MAX_DEPTH)) return redactCapped(redact(value, "", state), max, state);
+  const json = JSON.stringify(value) ?? "";
+  if (json.length <= max) return redact(value, "", state);
+  // Only the head is redacted: the margin covers a token that crosses the cut (a longer run is redacted whole).
+  const head = json.slice(0, max + MAX_TOKEN);
+  return { _truncated: json.length, preview: redactText(head).slice(0, max) };
 }

@@ -1,6 +1,6 @@
 /** Spawns the guard as Claude Code does: one process per event, JSON on stdin, one JSON object on stdout. */
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,24 +41,29 @@ export interface GuardRun {
   reply: () => Record<string, unknown>;
 }
 
-/** Runs one event through a guard process with the given stdin and environment. */
+/**
+ * Runs one event through a guard process with the given stdin and environment. `{ path }` gives the guard a
+ * file as stdin, so a 100 MB input times the guard rather than this process's pipe writes.
+ */
 export function runGuard(
   runtime: Runtime,
   word: string,
-  stdin: string | Uint8Array,
+  stdin: string | Uint8Array | { path: string },
   env: Record<string, string>,
 ): Promise<GuardRun> {
   const [cmd, ...args] = runtime.argv(word);
+  const fromFile = typeof stdin === "object" && "path" in stdin ? openSync(stdin.path, "r") : undefined;
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, {
       env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "", NO_COLOR: "1", ...env },
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: [fromFile ?? "pipe", "pipe", "pipe"],
     });
+    if (fromFile !== undefined) closeSync(fromFile);
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
+    child.stdout!.on("data", (d) => (stdout += d));
+    child.stderr!.on("data", (d) => (stderr += d));
     child.on("error", reject);
     child.on("close", (code) =>
       resolve({
@@ -74,8 +79,9 @@ export function runGuard(
           return JSON.parse(lines[0]);
         },
       }));
-    child.stdin.on("error", () => {/* the guard may answer before reading everything */});
-    child.stdin.end(stdin);
+    if (fromFile !== undefined) return;
+    child.stdin!.on("error", () => {/* the guard may answer before reading everything */});
+    child.stdin!.end(stdin);
   });
 }
 

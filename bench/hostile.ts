@@ -1,0 +1,163 @@
+/**
+ * The guard's wall time on hostile input, per runtime, against that runtime's floor measured in the same run
+ * (`deno run` of an empty file, `node -e 1`): a 100 MB tool_input, a 100 MB result, an unbroken 7 MB token,
+ * a 5,000-deep result, a 60,000-key input, and a pre on a 100 MB ledger. Inputs are given as a file on stdin,
+ * so the figure is the guard's, not the writer's. Every case must answer within the 1.5 s decision budget.
+ *
+ * Usage: deno run -A bench/hostile.ts [--runs 5]
+ */
+import { spawn } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { bundleGuard } from "../bundle.ts";
+import { post, pre } from "../tests/support/payloads.ts";
+
+const ROOT = join(import.meta.dirname ?? ".", "..");
+const BUDGET_MS = 1500;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** Wall time of one process, stdin from a file (or none). */
+function timeProcess(argv: string[], env: Record<string, string>, stdin?: string): Promise<number> {
+  const fd = stdin ? openSync(stdin, "r") : "ignore";
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), {
+      env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "", ...env },
+      stdio: [fd, "ignore", "ignore"],
+    });
+    if (typeof fd === "number") closeSync(fd);
+    child.on("error", reject);
+    child.on(
+      "close",
+      (code) => code === 0 ? resolve(performance.now() - started) : reject(new Error(`exit ${code}`)),
+    );
+  });
+}
+
+/** The hostile cases: a name, the event, the stdin file and a ledger dir to run against. */
+function writeCases(dir: string): { name: string; word: string; stdin: string; ledger: string }[] {
+  const file = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  let deep: unknown = "leaf";
+  for (let i = 0; i < 5000; i++) deep = { next: deep };
+  const bigLedger = join(dir, "big-ledger");
+  const line = JSON.stringify({
+    v: 1,
+    t: "2026-12-03T00:00:00.000Z",
+    session: "ledger100",
+    event: "post",
+    arm: "checklist",
+    decision: "record",
+    tool: "chart.search_patients",
+    input: {},
+    result: "r".repeat(10_000),
+  }) + "\n";
+  Deno.mkdirSync(bigLedger);
+  writeFileSync(join(bigLedger, "ledger100.jsonl"), line.repeat(Math.ceil(100_000_000 / line.length)));
+  const fresh = () => mkdtempSync(join(dir, "ledger-"));
+  const submit = (session: string, extra: Record<string, unknown> = {}) =>
+    pre(session, "auth_submit_authorization", { case_id: "CASE-ACT-001", ...extra });
+  return [
+    { name: "ordinary pre (reference)", word: "pre", stdin: file("plain", submit("plain")), ledger: fresh() },
+    {
+      name: "100 MB tool_input",
+      word: "pre",
+      stdin: file("huge-pre", submit("huge", { blob: "x".repeat(100_000_000) })),
+      ledger: fresh(),
+    },
+    {
+      name: "100 MB result",
+      word: "post",
+      stdin: file("huge-post", post("hp", "chart_search_patients", {}, { blob: "y".repeat(100_000_000) })),
+      ledger: fresh(),
+    },
+    {
+      name: "unbroken 7 MB token",
+      word: "pre",
+      stdin: file("token", submit("token", { note: "aB3".repeat(2_333_334) })),
+      ledger: fresh(),
+    },
+    {
+      name: "result nested 5,000 deep",
+      word: "post",
+      stdin: file("deep", post("deep", "chart_search_patients", {}, { deep })),
+      ledger: fresh(),
+    },
+    {
+      name: "60,000-key tool_input",
+      word: "pre",
+      stdin: file(
+        "wide",
+        submit("wide", Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, i]))),
+      ),
+      ledger: fresh(),
+    },
+    {
+      name: "pre on a 100 MB ledger",
+      word: "pre",
+      stdin: file("on-ledger", submit("ledger100")),
+      ledger: bigLedger,
+    },
+  ];
+}
+
+/** Runs the benchmark and prints one line per case and runtime, with the floor beside it. */
+export async function main(args: string[]): Promise<number> {
+  const at = args.indexOf("--runs");
+  const runs = at >= 0 ? Number(args[at + 1]) : 5;
+  const dir = mkdtempSync(join(tmpdir(), "fiable-hostile-"));
+  const bundle = await bundleGuard(join(dir, "fiable-guard.mjs"));
+  const empty = join(dir, "empty.ts");
+  writeFileSync(empty, "");
+  const cases = writeCases(dir);
+  const runtimes = [
+    {
+      name: "deno",
+      argv: (w: string) => [Deno.execPath(), "run", "-A", join(ROOT, "guard.ts"), w],
+      floor: [Deno.execPath(), "run", empty],
+    },
+    { name: "node", argv: (w: string) => ["node", bundle, w], floor: ["node", "-e", "1"] },
+  ];
+  const series = async (once: () => Promise<number>) => {
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) times.push(await once());
+    return median(times);
+  };
+  const fmt = (ms: number) => `${Math.round(ms)} ms`;
+  console.log(
+    `guard on hostile input, medians of ${runs} runs (${cpus().length} cores, load ${
+      loadavg()[0].toFixed(1)
+    })`,
+  );
+  let over = 0;
+  for (const runtime of runtimes) {
+    const floor = await series(() => timeProcess(runtime.floor, {}));
+    console.log(
+      `  ${runtime.name}: floor (${runtime.floor.slice(0, 2).join(" ").replace(Deno.execPath(), "deno")} …) ${
+        fmt(floor)
+      }`,
+    );
+    for (const c of cases) {
+      const env = { FIABLE_LEDGER_DIR: c.ledger, FIABLE_CC_ARM: "checklist" };
+      const ms = await series(() => timeProcess(runtime.argv(c.word), env, c.stdin));
+      const verdict = ms - floor < BUDGET_MS ? "" : "  OVER BUDGET";
+      if (verdict) over++;
+      console.log(
+        `    ${c.name.padEnd(26)} ${fmt(ms).padStart(8)}  (${fmt(ms - floor)} above the floor)${verdict}`,
+      );
+    }
+  }
+  console.log(`  load after: ${loadavg()[0].toFixed(1)}`);
+  Deno.removeSync(dir, { recursive: true });
+  return over ? 1 : 0;
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
