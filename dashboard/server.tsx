@@ -8,6 +8,7 @@
  *  [--recipe A|B|C] [--prices FILE] [--experiments DIR] [--handbook DIR]`
  */
 import { Hono } from "hono";
+import { raw } from "hono/html";
 import type { Context } from "hono";
 import { join, resolve } from "node:path";
 import { existsSync, readFileSync } from "node:fs";
@@ -281,20 +282,31 @@ export function createApp(
   app.get("/favicon.ico", (c) => c.body(null, 204));
   app.get("/scan", (c) => c.html(<ScanStatus progress={store.progress()} rows={store.rows().length} />));
 
+  // The Arms figures of 60 arms are hundreds of KB of HTML: rendered once per figures and rows version.
+  let armsHtml: { key: string; html: string } | null = null;
   app.get("/", async (c) => {
     refresh();
     const state = await waitFigures();
-    const fragment = (
-      <ArmsFigures
-        state={state}
-        stale={!state || state.version !== store.trialsVersion}
-        replay={replayFigures(store.rows())}
-        orphans={store.orphanReplays.length}
-      />
-    );
-    if (hx(c) || c.req.query("part") === "figures") return c.html(fragment);
+    const stale = !state || state.version !== store.trialsVersion;
+    const key = `${state?.version}:${state?.ms}:${stale}:${store.version}`;
+    if (armsHtml?.key !== key) {
+      const fragment = (
+        <ArmsFigures
+          state={state}
+          stale={stale}
+          replay={replayFigures(store.rows())}
+          orphans={store.orphanReplays.length}
+        />
+      );
+      armsHtml = { key, html: await fragment.toString() };
+    }
+    if (hx(c) || c.req.query("part") === "figures") return c.html(armsHtml.html);
     return c.html(
-      <ArmsPage figures={fragment} saved={findAggregates(store.sources.results)} notice={notice()} />,
+      <ArmsPage
+        figures={raw(armsHtml.html)}
+        saved={findAggregates(store.sources.results)}
+        notice={notice()}
+      />,
     );
   });
 
@@ -711,7 +723,12 @@ export function serve(
       if (stopped) break;
       if (store.trialsVersion !== version) {
         version = store.trialsVersion;
-        figures.get();
+        // Once computed, the Arms figures are rendered here, so no visitor waits for hundreds of KB of HTML.
+        figures.get().then(() =>
+          app.request("http://127.0.0.1/?part=figures", {
+            headers: a.token ? { authorization: `Bearer ${a.token}` } : {},
+          })
+        ).then((res) => res.body?.cancel()).catch(() => {});
       }
       while (!stopped && !search.syncSlice(store.version, store.rows(), (r) => store.searchText(r), slice)) {
         await pause(0);

@@ -314,14 +314,20 @@ export class Store {
   }
 
   /**
-   * Rebuilds the rows when anything changed; while a background scan runs, at most every 500 ms (or four
-   * times as long as the last build took), so a page shows what is read so far without slowing the scan.
+   * Rebuilds the rows when anything changed; while a background scan runs or ledgers are still behind, at
+   * most every 500 ms (or four times as long as the last build took), so a page shows what is read so far
+   * without the reading being spent on rebuilding.
    */
   private maybeBuild(): void {
     if (!this.dirty) return;
     const soon = performance.now() - this.lastBuild < Math.max(500, 4 * this.buildMs);
-    if (this.scanning && soon && !this.ingestedSinceBuild) return;
+    if (soon && !this.ingestedSinceBuild && (this.scanning || this.behind())) return;
     this.build();
+  }
+
+  private behind(): boolean {
+    for (const tail of this.tails.values()) if (tail.behind) return true;
+    return false;
   }
 
   /**

@@ -1,5 +1,5 @@
 /** A dashboard fixture: the sample trials plus one hostile trial whose tool arguments and results carry HTML/JS payloads. */
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { sampleTrials, scorecardOf, writeSamples } from "../../lib/samples/trials.ts";
 import type { Arm, LedgerRecord } from "../../lib/guard/ledger.ts";
@@ -254,6 +254,8 @@ export function writeBigLedgerTrial(root: string, lines: number): { dir: string;
   return { dir, bytes };
 }
 
+const FINISHED = new Date("2026-07-20T12:00:00Z");
+
 /** Where writeArmsAtScale put things. */
 export interface ScaleFixture {
   /** The trial tree (`--logs`): `<arm>/<domain>/<trial>`. */
@@ -293,10 +295,13 @@ export function writeArmsAtScale(
     writeFileSync(join(trial, "agent", "trajectory.json"), JSON.stringify(t.trajectory));
     if (t.ledger.length) {
       mkdirSync(join(trial, "agent", "fiable"), { recursive: true });
+      const own = join(trial, "agent", "fiable", `${name}.jsonl`);
       writeFileSync(
-        join(trial, "agent", "fiable", `${name}.jsonl`),
+        own,
         t.ledger.map((r) => JSON.stringify({ ...r, session: name, arm: "checklist" })).join("\n") + "\n",
       );
+      // Finished trials: their ledgers were last written when they ran, not now (so none counts as live).
+      utimesSync(own, FINISHED, FINISHED);
     }
     for (const replayArm of replayArms) {
       const lines = t.ledger.map((r) =>
@@ -308,6 +313,7 @@ export function writeArmsAtScale(
       mkdirSync(folder, { recursive: true });
       const path = join(folder, `${name}.jsonl`);
       writeFileSync(path, body);
+      utimesSync(path, FINISHED, FINISHED);
       bytes += body.length;
       ledgers.push({ path, packet: "logs", trial: name, arm: replayArm });
     }
