@@ -304,7 +304,7 @@ export function createApp(
     return c.html(
       <ArmsPage
         figures={raw(armsHtml.html)}
-        saved={findAggregates(store.sources.results)}
+        saved={store.aggregates()}
         notice={notice()}
       />,
     );
@@ -718,6 +718,7 @@ export function serve(
   const background = async () => {
     let version = -1;
     while (!stopped) {
+      const scanStarted = Date.now();
       await store.scanInBackground(slice);
       firstScan();
       if (stopped) break;
@@ -733,7 +734,8 @@ export function serve(
       while (!stopped && !search.syncSlice(store.version, store.rows(), (r) => store.searchText(r), slice)) {
         await pause(0);
       }
-      await pause(scanMs);
+      // Rescans at most every scanMs, and leave the event loop at least twice the time the last one took.
+      await pause(Math.max(scanMs, 2 * (Date.now() - scanStarted)));
     }
   };
   background().catch((err) => {

@@ -290,6 +290,9 @@ export class Store {
   version = 0;
   /** Bumped when the set or state of trial dirs changed (the figures depend on nothing else). */
   trialsVersion = 0;
+  /** Scans finished. */
+  scans = 0;
+  private saved: AggregateFile[] = [];
 
   constructor(readonly sources: Sources) {}
 
@@ -382,11 +385,17 @@ export class Store {
     for (const _ of this.scanSteps()) {
       // synchronous: a pending replay summary is not waited for (its ledgers are read meanwhile)
     }
+    this.scans++;
   }
 
   /** The scan in progress (trials and ledgers found so far), or null when none runs. */
   progress(): ScanProgress | null {
     return this.scanning ? { ...this.scanning } : null;
+  }
+
+  /** The aggregate.ts results below --results as of the last scan. */
+  aggregates(): readonly AggregateFile[] {
+    return this.saved;
   }
 
   /** The replay summaries in use (their decisions.parquet read instead of their ledgers), with their sessions. */
@@ -426,6 +435,7 @@ export class Store {
       }
       this.lastScan = Date.now();
       this.lastTail = -Infinity;
+      this.scans++;
     } finally {
       this.scanning = null;
     }
@@ -491,6 +501,9 @@ export class Store {
         this.dirty = true;
       }
     }
+    progress("finding saved aggregates");
+    this.saved = findAggregates(this.sources.results);
+    yield;
     progress("reading ledger sizes");
     for (const tail of this.tails.values()) {
       tail.refresh(0);

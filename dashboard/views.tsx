@@ -514,7 +514,7 @@ export const ArmsFigures: FC<{
 };
 
 /** The Arms page: the real arms' figures, what replays would have blocked, saved aggregate results. */
-export const ArmsPage: FC<{ figures: Child; saved: AggregateFile[]; notice?: Child }> = (
+export const ArmsPage: FC<{ figures: Child; saved: readonly AggregateFile[]; notice?: Child }> = (
   { figures, saved, notice },
 ) => (
   <Layout title="Arms" active="Arms" notice={notice}>
