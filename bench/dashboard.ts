@@ -8,16 +8,28 @@
  *    page, polled every 50 ms) unaffected while the ledger is read.
  * 3. `packets`: the four packets in ../shared/leaderboard replayed through the guard (checklist, critic):
  *    Trials page, trial transcripts, Arms page, search and memory (skipped when the packets are absent).
+ * 4. `scale`: 4,500 trials over 60 arms, each with its guard ledger and two replay ledgers of `--ledger-kb`
+ *    KB (240: ≈ 2.1 GB, the issue's 2.2 GB), and their Parquet summary as replay writes it; a dashboard in a
+ *    child process: time until it answers (≤ 2 s), the first Trials page (≤ 300 ms), then, once the scan
+ *    and figures are done, the Arms page (≤ 100 ms) and search (≤ 50 ms); DuckDB queries on the summary.
  *
- * `deno run -A bench/dashboard.ts [table] [ledger] [packets] [--runs N]` (all parts by default)
+ * `deno run -A bench/dashboard.ts [table] [ledger] [packets] [scale] [--runs N] [--ledger-kb N]` (all parts
+ * by default). Every part prints a floor measured in the same run (an empty request) beside its figures.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createApp } from "../dashboard/server.tsx";
 import { rowId } from "../dashboard/store.ts";
-import { writeBigLedgerTrial, writeManyTrials } from "../tests/support/dashboard_fixture.ts";
+import {
+  writeArmsAtScale,
+  writeBigLedgerTrial,
+  writeManyTrials,
+} from "../tests/support/dashboard_fixture.ts";
 import { replayTrees } from "../lib/trajectories/replay.ts";
+import { connect, sqlString, trialColumns, writeColumnar } from "../lib/results/columnar.ts";
+import { findTrials, readTrial } from "../lib/results/trials.ts";
+import { statSync } from "node:fs";
 
 const LEADERBOARD = join(import.meta.dirname ?? ".", "..", "..", "shared", "leaderboard");
 const SERVER = join(import.meta.dirname ?? ".", "..", "dashboard", "server.tsx");
@@ -238,6 +250,156 @@ async function packets(runs: number): Promise<boolean> {
   }
 }
 
+async function startDashboard(
+  args: string[],
+): Promise<{ child: Deno.ChildProcess; url: string; ms: number }> {
+  const t0 = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", SERVER, ...args, "--port", "0"],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!/http:\/\/\S+\//.test(out)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("Cannot benchmark: the dashboard exited before printing its URL.");
+    out += value;
+  }
+  const url = /http:\/\/\S+\//.exec(out)![0].replace(/\/$/, "");
+  // Listening means answering: the first response to any request.
+  await (await fetch(url + "/favicon.ico")).body?.cancel();
+  return { child, url, ms: performance.now() - t0 };
+}
+
+async function fetched(url: string): Promise<{ ms: number; text: string }> {
+  const t0 = performance.now();
+  const res = await fetch(url);
+  const text = await res.text();
+  if (!res.ok) throw new Error(`Cannot benchmark ${url}: status ${res.status}`);
+  return { ms: performance.now() - t0, text };
+}
+
+async function until(what: string, test: () => Promise<boolean>, limitMs: number): Promise<number> {
+  const t0 = performance.now();
+  while (!(await test())) {
+    if (performance.now() - t0 > limitMs) {
+      throw new Error(`Cannot benchmark: ${what} took over ${limitMs} ms.`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return performance.now() - t0;
+}
+
+async function scale(runs: number, ledgerKB: number): Promise<boolean> {
+  const dir = mkdtempSync(join(tmpdir(), "fiable-bench-scale-"));
+  let child: Deno.ChildProcess | null = null;
+  try {
+    let t = performance.now();
+    const fx = writeArmsAtScale(dir, { trials: 4500, arms: 60, ledgerKB });
+    console.log(
+      `wrote 4,500 trials over 60 arms and ${fx.ledgers.length} replay ledgers (${
+        (fx.bytes / 2 ** 30).toFixed(2)
+      } GB, ${((performance.now() - t) / 1000).toFixed(1)} s)`,
+    );
+    t = performance.now();
+    const trials = findTrials([fx.logs]).map((ref) =>
+      trialColumns(readTrial(ref), { packet: "logs", arm: null })
+    );
+    const summary = await writeColumnar(fx.results, trials, fx.ledgers);
+    if ("skipped" in summary) throw new Error(`Cannot benchmark the summary: ${summary.skipped}`);
+    const parquetKB = summary.files.reduce((a, f) => a + statSync(f).size, 0) / 1024;
+    line("Parquet summary written (as replay does)", (performance.now() - t) / 1000, "s");
+    line(`  … ${summary.decisions.toLocaleString("en")} decisions, both files`, parquetKB, "KB");
+    const duck = await connect();
+    if (!("why" in duck)) {
+      const file = sqlString(join(fx.results, "decisions.parquet"));
+      const queries: [string, string][] = [
+        [
+          "per arm",
+          `SELECT arm, count(*), count(*) FILTER (decision = 'deny') FROM read_parquet(${file}) GROUP BY arm`,
+        ],
+        [
+          "per trial",
+          `SELECT trial, arm, count(*) FILTER (decision IN ('deny', 'shadow')) FROM read_parquet(${file}) GROUP BY ALL`,
+        ],
+        [
+          "per rule",
+          `SELECT rule, count(*) FROM (SELECT unnest(rules) AS rule FROM read_parquet(${file})) GROUP BY rule ORDER BY 2 DESC`,
+        ],
+      ];
+      for (const [name, sql] of queries) {
+        const ms: number[] = [];
+        for (let i = 0; i < runs; i++) {
+          const t0 = performance.now();
+          await duck.all(sql);
+          ms.push(performance.now() - t0);
+        }
+        line(`DuckDB query on decisions.parquet, ${name} (median)`, median(ms), "ms");
+      }
+      duck.close();
+    }
+    const started = await startDashboard(["--logs", fx.logs, "--results", fx.results]);
+    child = started.child;
+    const url = started.url;
+    const first = await fetched(url + "/trials");
+    const floor: number[] = [];
+    for (let i = 0; i < runs; i++) floor.push((await fetched(url + "/favicon.ico")).ms);
+    const scanning = first.text.includes('id="scan-progress"');
+    const scanMs = await until(
+      "the scan",
+      async () => (await fetched(url + "/scan")).text.includes('data-done="true"'),
+      600_000,
+    );
+    const figureMs = await until(
+      "the figures",
+      async () => (await fetched(url + "/?part=figures")).text.includes('data-ready="true"'),
+      900_000,
+    );
+    const arms: number[] = [];
+    for (let i = 0; i < runs; i++) arms.push((await fetched(url + "/")).ms);
+    const search: number[] = [];
+    for (
+      const q of [
+        "determination_finalize",
+        "case-lock",
+        "afib",
+        "GLOBAL-01",
+        "provider_determination",
+        "arm-07",
+      ]
+    ) {
+      search.push((await fetched(`${url}/search?q=${q}`)).ms);
+    }
+    const trialsAfter: number[] = [];
+    for (let i = 0; i < runs; i++) trialsAfter.push((await fetched(url + "/trials?sort=cost&dir=desc")).ms);
+    for (let i = 0; i < runs; i++) floor.push((await fetched(url + "/favicon.ico")).ms);
+    let ok = true;
+    line("floor: an empty request (/favicon.ico), median", median(floor), "ms");
+    ok = line("dashboard answering after start (child process)", started.ms, "ms", 2000) && ok;
+    ok = line(
+      `first Trials page (${scanning ? "while the scan runs" : "scan already done"})`,
+      first.ms,
+      "ms",
+      300,
+    ) && ok;
+    line("  background scan done after", (scanMs + started.ms) / 1000, "s");
+    line("  Arms figures (aggregate in a child process) ready", figureMs / 1000, "s");
+    ok = line("Arms page (60 arms), median", median(arms), "ms", 100) && ok;
+    ok = line("search, median of 6 queries", median(search), "ms", 50) && ok;
+    line("  … slowest", Math.max(...search), "ms");
+    line("Trials page once scanned, median", median(trialsAfter), "ms");
+    line("dashboard process peak memory (VmHWM)", peakRss(child.pid), "MB");
+    return ok;
+  } finally {
+    if (child) {
+      child.kill("SIGTERM");
+      await child.status;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Entry: prints the figures; exit 1 when a target is missed. */
 export async function main(args: string[]): Promise<number> {
   if (args[0] === "--replay") {
@@ -246,7 +408,8 @@ export async function main(args: string[]): Promise<number> {
     return 0;
   }
   const runs = Number(args[args.indexOf("--runs") + 1]) || 5;
-  const parts = args.filter((a) => ["table", "ledger", "packets"].includes(a));
+  const ledgerKB = Number(args[args.indexOf("--ledger-kb") + 1]) || 240;
+  const parts = args.filter((a) => ["table", "ledger", "packets", "scale"].includes(a));
   const want = (p: string) => !parts.length || parts.includes(p);
   let ok = true;
   if (want("table")) {
@@ -260,6 +423,10 @@ export async function main(args: string[]): Promise<number> {
   if (want("packets")) {
     console.log("== four leaderboard packets, replayed");
     ok = await packets(runs) && ok;
+  }
+  if (want("scale")) {
+    console.log("== 4,500 trials over 60 arms, replayed, with their Parquet summary");
+    ok = await scale(runs, ledgerKB) && ok;
   }
   return ok ? 0 : 1;
 }

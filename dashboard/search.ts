@@ -2,7 +2,8 @@
  * Full-text search over the dashboard's rows: trial and task names, arms, rules (ids and names), failed
  * checks, tools and block reasons. Names and ids are indexed whole and in their parts (`cm_afib_…__Hx7aB2c`
  * → `afib`, `hx7ab2c`; `GLOBAL-01 case-lock` → `case`, `lock`), and a query must match all its parts, so
- * people find trials by what they type. The index is updated per changed row, not rebuilt.
+ * people find trials by what they type. The index is updated per changed row, not rebuilt, and can be built
+ * in slices (`syncSlice`) so a server keeps answering while it indexes thousands of rows.
  */
 import MiniSearch from "minisearch";
 import { RULES } from "../rules/mod.ts";
@@ -92,13 +93,25 @@ export class RowSearch {
   private version = -1;
   private signatures = new Map<string, string>();
   private rows = new Map<string, Row>();
+  private pending: { version: number; rows: readonly Row[]; at: number; seen: Set<string> } | null = null;
 
   /** Brings the index up to `version`: re-indexes changed rows, drops vanished ones. */
   sync(version: number, rows: readonly Row[], textOf: (row: Row) => string): void {
-    if (version === this.version) return;
-    const seen = new Set<string>();
-    for (const r of rows) {
-      seen.add(r.id);
+    this.syncSlice(version, rows, textOf, Infinity);
+  }
+
+  /**
+   * Works towards `version` for about `ms` milliseconds, resuming where the last call stopped (a newer
+   * version starts over; rows already indexed unchanged are skipped cheaply). True once the index is at it.
+   */
+  syncSlice(version: number, rows: readonly Row[], textOf: (row: Row) => string, ms: number): boolean {
+    if (version === this.version) return true;
+    if (this.pending?.version !== version) this.pending = { version, rows, at: 0, seen: new Set() };
+    const job = this.pending;
+    const t0 = performance.now();
+    while (job.at < job.rows.length) {
+      const r = job.rows[job.at++];
+      job.seen.add(r.id);
       this.rows.set(r.id, r);
       const sig = signature(r);
       if (this.signatures.get(r.id) === sig) continue;
@@ -115,14 +128,22 @@ export class RowSearch {
       if (this.signatures.has(r.id)) this.index.replace(doc);
       else this.index.add(doc);
       this.signatures.set(r.id, sig);
+      if (performance.now() - t0 >= ms) return false;
     }
     for (const id of [...this.signatures.keys()]) {
-      if (seen.has(id)) continue;
+      if (job.seen.has(id)) continue;
       this.index.discard(id);
       this.signatures.delete(id);
       this.rows.delete(id);
     }
     this.version = version;
+    this.pending = null;
+    return true;
+  }
+
+  /** Rows in the index now (while a slice is behind, fewer than the store holds). */
+  get size(): number {
+    return this.signatures.size;
   }
 
   /** The best `limit` rows for a query; empty for a blank query. */

@@ -8,6 +8,7 @@
  *  [--recipe A|B|C] [--prices FILE] [--experiments DIR] [--handbook DIR]`
  */
 import { Hono } from "hono";
+import { raw } from "hono/html";
 import type { Context } from "hono";
 import { join, resolve } from "node:path";
 import { existsSync, readFileSync } from "node:fs";
@@ -41,6 +42,7 @@ import {
   MessagePage,
   type RuleFires,
   RulesPage,
+  ScanStatus,
   Scorecard,
   SearchPage,
   SearchResults,
@@ -78,6 +80,8 @@ export interface AppOptions {
   tailTimeMs?: number;
   /** How long a page waits for the figures before answering with a placeholder that polls. */
   figureWaitMs?: number;
+  /** Milliseconds of background scanning (and search indexing) between two turns of the event loop. */
+  sliceMs?: number;
 }
 
 /** Default /ingest body limit: 1 MiB. */
@@ -165,7 +169,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export function createApp(
   sources: Sources | Store,
   opts: AppOptions = {},
-): { app: Hono; store: Store; figures: Figures } {
+): { app: Hono; store: Store; figures: Figures; search: RowSearch } {
   const recipe = opts.recipe ?? "B";
   const priced = opts.prices ? { prices: opts.prices, note: null } : loadPrices();
   const store = sources instanceof Store
@@ -189,15 +193,28 @@ export function createApp(
     });
   let noticeAt = -1;
   let noticeText: string | null = null;
-  const notice = (): string | null => {
+  const notice = () => {
     if (noticeAt !== store.version) {
       noticeAt = store.version;
-      const parts = [store.rows().some((r) => r.synthetic) ? SYNTHETIC_NOTICE : null, priced.note];
+      const parts = [
+        store.rows().some((r) => r.synthetic) ? SYNTHETIC_NOTICE : null,
+        priced.note,
+        ...store.summaryNotes(),
+      ];
       noticeText = parts.filter(Boolean).join(" ") || null;
     }
-    return noticeText;
+    const progress = store.progress();
+    if (!progress) return noticeText;
+    return (
+      <>
+        {noticeText ? `${noticeText} ` : null}
+        <ScanStatus progress={progress} rows={store.rows().length} />
+      </>
+    );
   };
   const waitFigures = async () => {
+    // While the sources are still being read the figures would be of part of them: answer with what is there.
+    if (store.progress()) return figures.current();
     const pending = figures.get();
     const wait = opts.figureWaitMs ?? 1500;
     return await Promise.race([pending, sleep(wait).then(() => null)]) ?? figures.current();
@@ -263,21 +280,33 @@ export function createApp(
     return c.body(CSS);
   });
   app.get("/favicon.ico", (c) => c.body(null, 204));
+  app.get("/scan", (c) => c.html(<ScanStatus progress={store.progress()} rows={store.rows().length} />));
 
+  // The Arms figures of 60 arms are hundreds of KB of HTML: rendered once per figures and rows version.
+  let armsHtml: { key: string; html: string } | null = null;
   app.get("/", async (c) => {
     refresh();
     const state = await waitFigures();
-    const fragment = (
-      <ArmsFigures
-        state={state}
-        stale={!state || state.version !== store.trialsVersion}
-        replay={replayFigures(store.rows())}
-        orphans={store.orphanReplays.length}
-      />
-    );
-    if (hx(c) || c.req.query("part") === "figures") return c.html(fragment);
+    const stale = !state || state.version !== store.trialsVersion;
+    const key = `${state?.version}:${state?.ms}:${stale}:${store.version}`;
+    if (armsHtml?.key !== key) {
+      const fragment = (
+        <ArmsFigures
+          state={state}
+          stale={stale}
+          replay={replayFigures(store.rows())}
+          orphans={store.orphanReplays.length}
+        />
+      );
+      armsHtml = { key, html: await fragment.toString() };
+    }
+    if (hx(c) || c.req.query("part") === "figures") return c.html(armsHtml.html);
     return c.html(
-      <ArmsPage figures={fragment} saved={findAggregates(store.sources.results)} notice={notice()} />,
+      <ArmsPage
+        figures={raw(armsHtml.html)}
+        saved={store.aggregates()}
+        notice={notice()}
+      />,
     );
   });
 
@@ -480,7 +509,8 @@ export function createApp(
   app.get("/search", (c) => {
     refresh();
     const query = (c.req.query("q") ?? "").slice(0, 200);
-    search.sync(store.version, store.rows(), (r) => store.searchText(r));
+    // The background indexes the rest; a request spends at most 25 ms catching up, then searches what is in.
+    search.syncSlice(store.version, store.rows(), (r) => store.searchText(r), 25);
     const hits = search.search(query);
     const rules = query.trim() ? matchRules(query) : [];
     const checks = query.trim() ? matchChecks(query, store.rows()) : [];
@@ -540,7 +570,7 @@ export function createApp(
     (c) => c.text("Cannot change anything here: the dashboard is read-only apart from POST /ingest.", 405),
   );
   app.notFound((c) => notFound(c, "Cannot find this page. Use the navigation above."));
-  return { app, store, figures };
+  return { app, store, figures, search };
 }
 
 /** Parsed command line. */
@@ -639,11 +669,14 @@ export function isLoopback(host: string): boolean {
   return h === "127.0.0.1" || h === "localhost" || h === "::1" || h.startsWith("127.");
 }
 
-/** Starts the server; returns it with the URL it serves. Scans and big ledgers are read in the background. */
+/**
+ * Starts the server and returns at once with the URL it serves; the sources are scanned in the background
+ * (`scanned` resolves when the first scan is done; rescans follow every `scanMs`), big ledgers too.
+ */
 export function serve(
   a: ServeArgs,
   opts: AppOptions = {},
-): { server: Deno.HttpServer; url: string; store: Store; figures: Figures } {
+): { server: Deno.HttpServer; url: string; store: Store; figures: Figures; scanned: Promise<void> } {
   const remote = !isLoopback(a.host);
   if (remote && !a.token) {
     throw new Error(
@@ -653,7 +686,7 @@ export function serve(
   const priced = a.prices ? loadPrices(a.prices) : undefined;
   if (priced?.note) throw new Error(priced.note);
   const scanMs = opts.scanMs ?? 3000;
-  const { app, store, figures } = createApp({ logs: a.logs, results: a.results }, {
+  const { app, store, figures, search } = createApp({ logs: a.logs, results: a.results }, {
     token: a.token,
     requireToken: remote,
     hosts: [a.host],
@@ -665,28 +698,12 @@ export function serve(
     tailBudget: 256 << 10,
     tailTimeMs: 30,
     ...opts,
-    // Requests never rescan the trees; the timer below does, so no request pays for a walk of 10,000 dirs.
+    // Requests never rescan the trees; the background below does, so no request pays for a walk of 10,000 dirs.
     scanMs: Infinity,
   });
-  store.refresh({ scanMs: 0, tailMs: 0, budget: 0 });
-  figures.get();
   let stopped = false;
-  let version = store.trialsVersion;
-  const scan = setInterval(() => {
-    store.refresh({ scanMs: 0, tailMs: 0, budget: 0 });
-    if (store.trialsVersion !== version) {
-      version = store.trialsVersion;
-      figures.get();
-    }
-  }, scanMs);
-  Deno.unrefTimer(scan);
-  const pump = () => {
-    if (stopped) return;
-    const more = store.pump(SLICE_BYTES);
-    Deno.unrefTimer(setTimeout(pump, more ? 0 : 200));
-  };
-  pump();
   let url = "";
+  // Listen first: the sources are read in the background, in slices, and pages show what is read so far.
   const server = Deno.serve({
     hostname: a.host,
     port: a.port,
@@ -694,13 +711,48 @@ export function serve(
       url = `http://${a.host.includes(":") ? `[${a.host}]` : a.host}:${port}/`;
     },
   }, app.fetch);
+  const slice = opts.sliceMs ?? 20;
+  const pause = (ms: number) => new Promise<void>((r) => Deno.unrefTimer(setTimeout(r, ms)));
+  let firstScan: () => void = () => {};
+  const scanned = new Promise<void>((r) => firstScan = r);
+  const background = async () => {
+    let version = -1;
+    while (!stopped) {
+      const scanStarted = Date.now();
+      await store.scanInBackground(slice);
+      firstScan();
+      if (stopped) break;
+      if (store.trialsVersion !== version) {
+        version = store.trialsVersion;
+        // Once computed, the Arms figures are rendered here, so no visitor waits for hundreds of KB of HTML.
+        figures.get().then(() =>
+          app.request("http://127.0.0.1/?part=figures", {
+            headers: a.token ? { authorization: `Bearer ${a.token}` } : {},
+          })
+        ).then((res) => res.body?.cancel()).catch(() => {});
+      }
+      while (!stopped && !search.syncSlice(store.version, store.rows(), (r) => store.searchText(r), slice)) {
+        await pause(0);
+      }
+      // Rescans at most every scanMs, and leave the event loop at least twice the time the last one took.
+      await pause(Math.max(scanMs, 2 * (Date.now() - scanStarted)));
+    }
+  };
+  background().catch((err) => {
+    console.error(`fiable dashboard: the background scan stopped: ${(err as Error).message}`);
+  }).finally(firstScan);
+  const pump = () => {
+    if (stopped) return;
+    const more = store.pump(SLICE_BYTES);
+    Deno.unrefTimer(setTimeout(pump, more ? 0 : 200));
+  };
+  pump();
   server.finished.then(() => {
     stopped = true;
-    clearInterval(scan);
   });
   const addr = server.addr as Deno.NetAddr;
   url ||= `http://${a.host}:${addr.port}/`;
-  return { server, url, store, figures };
+  return { server, url, store, figures, scanned };
 }
 
 /** Entry: parse args, serve, print the URL. */

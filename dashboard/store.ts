@@ -9,14 +9,16 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type { LedgerRecord } from "../lib/guard/ledger.ts";
 import {
-  findTrials,
   packetName,
   packetOf,
   readScorecard,
   readTrial,
   type TrialRef,
   type TrialSummary,
+  walkTrials,
 } from "../lib/results/trials.ts";
+import type { DuckLoader } from "../lib/results/columnar.ts";
+import { findSummaries, loadSummary, type SummaryReplay } from "./summary.ts";
 import { readTrajectory, type Trajectory } from "../lib/trajectories/atif.ts";
 import { type Prices, type Recipe, trialCost } from "../lib/results/cost.ts";
 import type { ToolCount } from "../lib/results/tool_counts.ts";
@@ -48,6 +50,28 @@ export interface Sources {
   /** Cost recipe for per-trial cost (the same the Arms page names); default B. */
   recipe?: Recipe;
   prices?: Prices;
+  /** Loads DuckDB for replay summaries (tests inject a failing one); `false` never uses them. */
+  duckdb?: DuckLoader | false;
+}
+
+/** What a scan has done so far, while it runs. */
+export interface ScanProgress {
+  /** Trial folders read so far. */
+  trials: number;
+  /** Ledger files found so far. */
+  ledgers: number;
+  /** What the scan is doing now, for the page. */
+  phase: string;
+  /** Epoch ms the scan started. */
+  started: number;
+}
+
+/** A replay summary folder and what came of loading it. */
+interface SummaryState {
+  loaded: boolean;
+  replays: SummaryReplay[];
+  why: string | null;
+  pending: Promise<void> | null;
 }
 
 /** Where a row's data came from: a trial dir, a ledger with no trial dir yet, or records posted live. */
@@ -221,10 +245,18 @@ function markOf(arm: string, s: ReturnType<typeof merged>, closure: string[]): R
   };
 }
 
-/** A ledger file and the session a row takes from it (null: every session, a trial's own ledger). */
+/**
+ * A ledger file and the session a row takes from it (null: every session, a trial's own ledger). With
+ * `stats`, the counts came from a replay summary and the file is read only when its records are asked for.
+ */
 interface LedgerPart {
   tail: LedgerTail;
   session: string | null;
+  stats?: LedgerStats;
+}
+
+function inside(path: string, dir: string): boolean {
+  return path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 }
 
 /** The store: call `refresh()` (throttled) before reading `rows()`. */
@@ -244,6 +276,12 @@ export class Store {
   private lastTail = -Infinity;
   private dirty = true;
   private tailVersions = new Map<string, number>();
+  private summaries = new Map<string, SummaryState>();
+  private lazyTails = new Map<string, LedgerTail>();
+  private scanning: ScanProgress | null = null;
+  private lastBuild = -Infinity;
+  private buildMs = 0;
+  private ingestedSinceBuild = false;
   /** Replay sessions whose trial is not under --logs. */
   orphanReplays: string[] = [];
   /** Tool-call counts by trajectory path (filled by the figures worker). */
@@ -252,6 +290,9 @@ export class Store {
   version = 0;
   /** Bumped when the set or state of trial dirs changed (the figures depend on nothing else). */
   trialsVersion = 0;
+  /** Scans finished. */
+  scans = 0;
+  private saved: AggregateFile[] = [];
 
   constructor(readonly sources: Sources) {}
 
@@ -263,7 +304,7 @@ export class Store {
     opts: { scanMs?: number; tailMs?: number; now?: number; budget?: number; timeMs?: number } = {},
   ): void {
     const now = opts.now ?? Date.now();
-    if (now - this.lastScan >= (opts.scanMs ?? 3000)) {
+    if (!this.scanning && now - this.lastScan >= (opts.scanMs ?? 3000)) {
       this.scan();
       this.lastScan = now;
       this.lastTail = -Infinity;
@@ -272,7 +313,24 @@ export class Store {
       this.tail(opts.budget ?? 4 * SLICE_BYTES, now, opts.timeMs ?? Infinity);
       this.lastTail = now;
     }
-    if (this.dirty) this.build();
+    this.maybeBuild();
+  }
+
+  /**
+   * Rebuilds the rows when anything changed; while a background scan runs or ledgers are still behind, at
+   * most every 500 ms (or four times as long as the last build took), so a page shows what is read so far
+   * without the reading being spent on rebuilding.
+   */
+  private maybeBuild(): void {
+    if (!this.dirty) return;
+    const soon = performance.now() - this.lastBuild < Math.max(500, 4 * this.buildMs);
+    if (soon && !this.ingestedSinceBuild && (this.scanning || this.behind())) return;
+    this.build();
+  }
+
+  private behind(): boolean {
+    for (const tail of this.tails.values()) if (tail.behind) return true;
+    return false;
   }
 
   /**
@@ -291,7 +349,7 @@ export class Store {
       if (left <= 0 || performance.now() - t0 >= ms) break;
     }
     this.markChanged();
-    if (this.dirty) this.build();
+    this.maybeBuild();
     return more || [...this.tails.values()].some((t) => t.behind);
   }
 
@@ -324,9 +382,78 @@ export class Store {
   }
 
   private scan(): void {
-    for (const ref of findTrials(this.sources.logs)) {
+    for (const _ of this.scanSteps()) {
+      // synchronous: a pending replay summary is not waited for (its ledgers are read meanwhile)
+    }
+    this.scans++;
+  }
+
+  /** The scan in progress (trials and ledgers found so far), or null when none runs. */
+  progress(): ScanProgress | null {
+    return this.scanning ? { ...this.scanning } : null;
+  }
+
+  /** The aggregate.ts results below --results as of the last scan. */
+  aggregates(): readonly AggregateFile[] {
+    return this.saved;
+  }
+
+  /** The replay summaries in use (their decisions.parquet read instead of their ledgers), with their sessions. */
+  replaySummaries(): { dir: string; sessions: number }[] {
+    return [...this.summaries].filter(([, s]) => s.loaded).map(([dir, s]) => ({
+      dir,
+      sessions: s.replays.length,
+    }));
+  }
+
+  /** Why a replay summary could not be used (its ledgers are read instead), one line each. */
+  summaryNotes(): string[] {
+    return [...this.summaries.values()].map((s) => s.why).filter((w): w is string => !!w);
+  }
+
+  /**
+   * Scans in slices of about `sliceMs`, yielding to the event loop between them, so a server answers while
+   * it reads thousands of trial folders; replay summaries are loaded (and waited for) before their ledgers
+   * would be walked. Pages show what is read so far (`progress()`); rows are final when this resolves.
+   */
+  async scanInBackground(sliceMs = 20): Promise<void> {
+    if (this.scanning) return;
+    this.scanning = { trials: 0, ledgers: 0, phase: "reading trial folders", started: Date.now() };
+    try {
+      // The caller (a server that just started listening) gets the event loop first.
+      await new Promise((r) => setTimeout(r, 0));
+      const steps = this.scanSteps();
+      let t0 = performance.now();
+      for (let step = steps.next(); !step.done; step = steps.next()) {
+        if (step.value) {
+          await step.value;
+          t0 = performance.now();
+        } else if (performance.now() - t0 >= sliceMs) {
+          await new Promise((r) => setTimeout(r, 0));
+          t0 = performance.now();
+        }
+      }
+      this.lastScan = Date.now();
+      this.lastTail = -Infinity;
+      this.scans++;
+    } finally {
+      this.scanning = null;
+    }
+    if (this.dirty) this.build();
+  }
+
+  /** The scan, one trial or file per step; a step may hand back a promise worth waiting for. */
+  private *scanSteps(): Generator<Promise<void> | undefined> {
+    const progress = (phase: string) => {
+      if (this.scanning) this.scanning.phase = phase;
+    };
+    for (const ref of walkTrials(this.sources.logs)) {
+      if (this.scanning) this.scanning.trials++;
       const known = this.trials.get(ref.dir);
-      if (known && known.outcome !== "running") continue;
+      if (known && known.outcome !== "running") {
+        yield;
+        continue;
+      }
       const info = this.readTrialInfo(ref, armOfPath(this.rootOf(ref.dir), ref.dir));
       if (!known || known.outcome !== info.outcome || known.ref.ledgers.join() !== ref.ledgers.join()) {
         this.trialsVersion++;
@@ -337,17 +464,52 @@ export class Store {
         this.owner.set(l, ref.dir);
       }
       this.dirty = true;
+      yield;
     }
+    progress("reading replay summaries");
+    if (this.sources.duckdb !== false) {
+      for (const dir of findSummaries(this.sources.results)) {
+        let state = this.summaries.get(dir);
+        if (!state) {
+          state = { loaded: false, replays: [], why: null, pending: null };
+          const s = state;
+          s.pending = loadSummary(dir, this.sources.duckdb || undefined).then((got) => {
+            if ("why" in got) s.why = `${got.why}. Reading its ledgers instead.`;
+            else {
+              s.loaded = true;
+              s.replays = got;
+              for (const path of [...this.tails.keys()]) {
+                if (inside(path, dir) && !this.owner.has(path)) this.tails.delete(path);
+              }
+            }
+            s.pending = null;
+            this.dirty = true;
+          });
+          this.summaries.set(dir, state);
+        }
+        if (state.pending) yield state.pending;
+      }
+    }
+    progress("finding ledgers");
     const jsonl: string[] = [];
-    const trialDirs = new Set(this.trials.keys());
-    for (const root of [...this.sources.results, ...this.sources.logs]) walkJsonl(root, jsonl, trialDirs);
+    const skip = new Set(this.trials.keys());
+    for (const [dir, state] of this.summaries) if (state.loaded) skip.add(dir);
+    for (const root of [...this.sources.results, ...this.sources.logs]) walkJsonl(root, jsonl, skip);
     for (const path of jsonl) {
       if (!this.tails.has(path)) {
         this.tails.set(path, new LedgerTail(path));
         this.dirty = true;
       }
     }
-    for (const tail of this.tails.values()) tail.refresh(0);
+    progress("finding saved aggregates");
+    this.saved = findAggregates(this.sources.results);
+    yield;
+    progress("reading ledger sizes");
+    for (const tail of this.tails.values()) {
+      tail.refresh(0);
+      if (this.scanning) this.scanning.ledgers++;
+      yield;
+    }
   }
 
   private readTrialInfo(ref: TrialRef, arm: string): TrialInfo {
@@ -405,6 +567,8 @@ export class Store {
     }
     this.ingestTimes.set(session, now);
     this.dirty = true;
+    // A live record shows at the next request even while a scan throttles rebuilding.
+    this.ingestedSinceBuild = true;
   }
 
   /** Every trial dir found, with its summary (for the figures). */
@@ -418,6 +582,7 @@ export class Store {
   }
 
   private build(): void {
+    const t0 = performance.now();
     const rows: Row[] = [];
     const bySession = new Map<string, LedgerPart[]>();
     const replays = new Map<string, Map<string, LedgerPart[]>>();
@@ -433,6 +598,16 @@ export class Store {
         } else bySession.set(session, [...(bySession.get(session) ?? []), part]);
       }
     }
+    for (const state of this.summaries.values()) {
+      if (!state.loaded) continue;
+      for (const r of state.replays) {
+        let tail = this.lazyTails.get(r.ledger);
+        if (!tail) this.lazyTails.set(r.ledger, tail = new LedgerTail(r.ledger));
+        const arms = replays.get(r.session) ?? new Map<string, LedgerPart[]>();
+        arms.set(r.arm, [...(arms.get(r.arm) ?? []), { tail, session: r.session, stats: r.stats }]);
+        replays.set(r.session, arms);
+      }
+    }
     this.parts = new Map();
     this.replayParts = new Map();
     this.ingestKeys = new Map();
@@ -440,7 +615,9 @@ export class Store {
     const usedReplays = new Set<string>();
     const statsOf = (parts: LedgerPart[]) =>
       parts.flatMap((p) =>
-        p.session === null
+        p.stats
+          ? [p.stats]
+          : p.session === null
           ? [...p.tail.sessions.values()].map((f) => f.stats())
           : [p.tail.sessions.get(p.session)?.stats()].filter((s): s is LedgerStats => !!s)
       );
@@ -587,6 +764,9 @@ export class Store {
     this.byId = new Map(rows.map((r) => [r.id, r]));
     this.dirty = false;
     this.version++;
+    this.lastBuild = performance.now();
+    this.buildMs = this.lastBuild - t0;
+    this.ingestedSinceBuild = false;
   }
 
   /** Marks the rows for rebuilding (after tool counts arrived). */
@@ -664,6 +844,8 @@ export class Store {
   replayRecords(row: Row, arm: string): LedgerRecord[] {
     const out: LedgerRecord[] = [];
     for (const p of this.replayParts.get(row.id)?.get(arm) ?? []) {
+      // A summary's ledger is read when its records are first asked for (a replay ledger never grows).
+      if (p.stats) { while (p.tail.refresh(SLICE_BYTES) > 0); }
       for (const r of p.tail.records()) {
         if (p.session === null || String(r.session) === p.session) out.push(r);
       }

@@ -8,7 +8,7 @@ import type { LedgerRecord } from "../lib/guard/ledger.ts";
 import type { CheckInfo } from "../rules/checks.ts";
 import type { RuleMeta } from "../lib/guard/rule.ts";
 import type { AggregateResult } from "../lib/results/aggregate.ts";
-import type { AggregateFile, Row } from "./store.ts";
+import type { AggregateFile, Row, ScanProgress } from "./store.ts";
 import type { Hit, RuleMatch } from "./search.ts";
 import type { HandbookHit } from "../lib/guard/handbook.ts";
 import type { BlockEvent, NumberedRecord } from "./ledgers.ts";
@@ -88,7 +88,7 @@ export const SYNTHETIC_NOTICE =
   "dashboard. They say nothing about how the guard does on χ-Bench.";
 
 /** The full page around a body: nav, search box, htmx from /static, and any notice. */
-export const Layout: FC<PropsWithChildren<{ title: string; active?: string; notice?: string | null }>> = (
+export const Layout: FC<PropsWithChildren<{ title: string; active?: string; notice?: Child }>> = (
   { title, active, notice, children },
 ) => (
   <html lang="en">
@@ -132,6 +132,26 @@ export const Layout: FC<PropsWithChildren<{ title: string; active?: string; noti
   </html>
 );
 
+/**
+ * While the dashboard is still reading its sources: how far it got, polled every second; once done, a link to
+ * reload the page with everything read.
+ */
+export const ScanStatus: FC<{ progress: ScanProgress | null; rows: number }> = ({ progress, rows }) =>
+  progress
+    ? (
+      <span id="scan-progress" role="status" hx-get="/scan" hx-trigger="every 1s" hx-swap="outerHTML">
+        Still reading the sources ({progress.phase}: {progress.trials.toLocaleString("en")} trial folders
+        {progress.ledgers ? `, ${progress.ledgers.toLocaleString("en")} ledgers` : ""}, {Math.round(
+          (Date.now() - progress.started) / 1000,
+        )} s so far): this page shows the {rows.toLocaleString("en")} trials read so far.
+      </span>
+    )
+    : (
+      <span id="scan-progress" role="status" data-done="true">
+        All sources read: {rows.toLocaleString("en")} trials. <a href="">Reload this page</a> to see them all.
+      </span>
+    );
+
 const Outcome: FC<{ value: string }> = ({ value }) => <span class={`badge ${cls(value)}`}>{value}</span>;
 
 const Decision: FC<{ value: unknown }> = ({ value }) => (
@@ -168,7 +188,7 @@ export const SearchResults: FC<
 
 /** The search page for a plain (non-htmx) request: the query and its hits. */
 export const SearchPage: FC<
-  { hits: Hit[]; query: string; rules: RuleMatch[]; checks: string[]; notice?: string | null }
+  { hits: Hit[]; query: string; rules: RuleMatch[]; checks: string[]; notice?: Child }
 > = ({ hits, query, rules, checks, notice }) => (
   <Layout title="Search" notice={notice}>
     <h1>Search: {query}</h1>
@@ -342,16 +362,25 @@ export const IntegrityTable: FC<{ rows: ArmRow[] }> = ({ rows }) => {
           })}
         </tbody>
       </table>
-      {withIt.flatMap((r) => (r.integrity!.problems ?? []).map((p) => ({ arm: r.arm, p }))).length
-        ? (
-          <ul class="problems">
-            {withIt.flatMap((r) => (r.integrity!.problems ?? []).map((p) => <li key={p}>[{r.arm}] {p}</li>))}
-          </ul>
-        )
-        : null}
+      <IntegrityProblems
+        problems={withIt.flatMap((r) => (r.integrity!.problems ?? []).map((p) => ({ arm: r.arm, p })))}
+      />
     </section>
   );
 };
+
+/** The first 200 integrity problems, and how many more there are (60 arms can have thousands). */
+const IntegrityProblems: FC<{ problems: { arm: string; p: string }[] }> = ({ problems }) =>
+  problems.length
+    ? (
+      <ul class="problems">
+        {problems.slice(0, 200).map(({ arm, p }) => <li key={p}>[{arm}] {p}</li>)}
+        {problems.length > 200
+          ? <li class="muted">… and {problems.length - 200} more: `deno task aggregate` lists them all.</li>
+          : null}
+      </ul>
+    )
+    : null;
 
 /** What replays would have blocked, per replay arm and real arm (a replay is never an arm). */
 export const ReplayTable: FC<{ figures: ReplayFigure[]; orphans: number }> = ({ figures, orphans }) =>
@@ -485,7 +514,7 @@ export const ArmsFigures: FC<{
 };
 
 /** The Arms page: the real arms' figures, what replays would have blocked, saved aggregate results. */
-export const ArmsPage: FC<{ figures: Child; saved: AggregateFile[]; notice?: string | null }> = (
+export const ArmsPage: FC<{ figures: Child; saved: readonly AggregateFile[]; notice?: Child }> = (
   { figures, saved, notice },
 ) => (
   <Layout title="Arms" active="Arms" notice={notice}>
@@ -512,7 +541,7 @@ export const ArmsPage: FC<{ figures: Child; saved: AggregateFile[]; notice?: str
 );
 
 /** A saved aggregate.json, rendered with the same table as the live figures. */
-export const AggregatePage: FC<{ file: AggregateFile; notice?: string | null }> = ({ file, notice }) => {
+export const AggregatePage: FC<{ file: AggregateFile; notice?: Child }> = ({ file, notice }) => {
   const result = file.data as unknown as AggregateResult;
   const ok = Array.isArray(result.rows) && Array.isArray(result.comparisons) &&
     result.rows.every((r) =>
@@ -597,7 +626,7 @@ export const MatrixTable: FC<{ matrix: Matrix }> = ({ matrix }) => {
 };
 
 /** The Matrix page. */
-export const MatrixPage: FC<{ matrix: Matrix | null; pending: boolean; notice?: string | null }> = (
+export const MatrixPage: FC<{ matrix: Matrix | null; pending: boolean; notice?: Child }> = (
   { matrix, pending, notice },
 ) => (
   <Layout title="Matrix" active="Matrix" notice={notice}>
@@ -772,7 +801,7 @@ const Select: FC<{ name: string; label?: string; values: string[]; value?: strin
 
 /** The Trials page: filters, then the table. */
 export const TrialsPage: FC<
-  { view: Child; query: TrialQuery; options: Record<string, string[]>; notice?: string | null }
+  { view: Child; query: TrialQuery; options: Record<string, string[]>; notice?: Child }
 > = ({ view, query, options, notice }) => (
   <Layout title="Trials" active="Trials" notice={notice}>
     <h1>Trials</h1>
@@ -1319,7 +1348,7 @@ export const TrialPage: FC<{
   overlay: string | null;
   overlays: string[];
   banner?: Child;
-  notice?: string | null;
+  notice?: Child;
 }> = ({ row, timeline, scorecard, total, page, overlay, overlays, banner, notice }) => (
   <Layout title={row.name} active="Trials" notice={notice}>
     <h1>{row.name}</h1>
@@ -1372,7 +1401,7 @@ export const LedgerPage: FC<{
   page: number;
   lines: number;
   indexing: number | null;
-  notice?: string | null;
+  notice?: Child;
 }> = ({ row, records, page, lines, indexing, notice }) => {
   const pages = Math.max(1, Math.ceil(lines / 500));
   const href = (p: number) => `/trials/${row.id}/ledger?page=${p}`;
@@ -1424,7 +1453,7 @@ export const RulesPage: FC<{
   checks: readonly CheckInfo[];
   rules: readonly RuleMeta[];
   failures: Map<string, number>;
-  notice?: string | null;
+  notice?: Child;
 }> = ({ fires, replayArms, checks, rules, failures, notice }) => (
   <Layout title="Rules" active="Rules" notice={notice}>
     <h1>Rules</h1>
@@ -1629,7 +1658,7 @@ export const LiveNow: FC<{
 );
 
 /** The Live page. */
-export const LivePage: FC<{ now: Child; notice?: string | null }> = ({ now, notice }) => (
+export const LivePage: FC<{ now: Child; notice?: Child }> = ({ now, notice }) => (
   <Layout title="Live" active="Live" notice={notice}>
     <h1>Live</h1>
     <p class="muted">
@@ -1715,7 +1744,7 @@ export const HandbookResults: FC<{ hits: readonly HandbookHit[]; query: string; 
 
 /** The Handbook page: the same MiniSearch index the plan arm uses, searched as you type. */
 export const HandbookPage: FC<
-  { hits: readonly HandbookHit[]; query: string; note?: string; dir?: string; notice?: string | null }
+  { hits: readonly HandbookHit[]; query: string; note?: string; dir?: string; notice?: Child }
 > = ({ hits, query, note, dir, notice }) => (
   <Layout title="Handbook" active="Handbook" notice={notice}>
     <h1>Handbook</h1>

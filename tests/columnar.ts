@@ -138,12 +138,14 @@ s(
         "ts",
         "replay",
         "ledger",
+        "record",
       ]);
-      assert.equal([first.rules, first.checks, first.step, first.ledger], [
+      assert.equal([first.rules, first.checks, first.step, first.ledger, first.record], [
         ["CM-01"],
         ["cm.care_plan.goal_structure"],
         0,
         join("checklist", "packet-a", "cm_a__1.jsonl"),
+        0n,
       ]);
       const [stop] = await duck.all(
         `SELECT obligations FROM read_parquet(${file}) WHERE event = 'stop' LIMIT 1`,

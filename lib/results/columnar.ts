@@ -145,7 +145,8 @@ const DECISION_SELECT = `
   list_filter(list_transform(coalesce(r.rules, []), x -> x.id), x -> x IS NOT NULL) AS rules,
   list_sort(list_distinct(flatten(list_transform(coalesce(r.rules, []), x -> coalesce(x.checks, []))))) AS checks,
   coalesce(r.obligations, []) AS obligations, r.step AS step, try_cast(r.t AS TIMESTAMPTZ) AS ts,
-  coalesce(r.replay, false) AS replay, l.ledger AS ledger`;
+  coalesce(r.replay, false) AS replay, l.ledger AS ledger,
+  row_number() OVER (PARTITION BY l.path ORDER BY r.seq) - 1 AS record`;
 
 /** The subset of @duckdb/node-api this module uses. */
 export interface DuckModule {

@@ -146,25 +146,35 @@ function refOf(dir: string): TrialRef {
   };
 }
 
-/** Every trial dir below the roots (a root may itself be a trial), sorted by path, each real dir once. */
-export function findTrials(roots: string[]): TrialRef[] {
-  const found = new Map<string, TrialRef>();
-  const walk = (dir: string, depth: number) => {
+/**
+ * The trial dirs below the roots (a root may itself be a trial) in walk order, each real dir once, one at a
+ * time: a caller can stop between any two (the dashboard scans thousands in slices while it serves).
+ */
+export function* walkTrials(roots: readonly string[]): Generator<TrialRef> {
+  const seen = new Set<string>();
+  function* walk(dir: string, depth: number): Generator<TrialRef> {
     const entries = listDir(dir);
     if (looksLikeTrial(dir, entries)) {
       const key = resolve(dir);
-      if (!found.has(key)) found.set(key, refOf(dir));
+      if (!seen.has(key)) {
+        seen.add(key);
+        yield refOf(dir);
+      }
       return;
     }
     if (depth > 8) return;
     for (const e of entries) {
       if (SKIP.has(e) || e.startsWith(".")) continue;
       const child = join(dir, e);
-      if (isDir(child)) walk(child, depth + 1);
+      if (isDir(child)) yield* walk(child, depth + 1);
     }
-  };
-  for (const root of roots) walk(root, 0);
-  return [...found.values()].sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0);
+  }
+  for (const root of roots) yield* walk(root, 0);
+}
+
+/** Every trial dir below the roots (a root may itself be a trial), sorted by path, each real dir once. */
+export function findTrials(roots: string[]): TrialRef[] {
+  return [...walkTrials(roots)].sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0);
 }
 
 /** An ISO instant split into whole epoch seconds and the fraction, so durations keep microseconds. */

@@ -1,5 +1,5 @@
 /** A dashboard fixture: the sample trials plus one hostile trial whose tool arguments and results carry HTML/JS payloads. */
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { sampleTrials, scorecardOf, writeSamples } from "../../lib/samples/trials.ts";
 import type { Arm, LedgerRecord } from "../../lib/guard/ledger.ts";
@@ -252,4 +252,71 @@ export function writeBigLedgerTrial(root: string, lines: number): { dir: string;
     closeSync(fd);
   }
   return { dir, bytes };
+}
+
+const FINISHED = new Date("2026-07-20T12:00:00Z");
+
+/** Where writeArmsAtScale put things. */
+export interface ScaleFixture {
+  /** The trial tree (`--logs`): `<arm>/<domain>/<trial>`. */
+  logs: string;
+  /** The replay output (`--results`): `<replay arm>/<packet>/<trial>.jsonl`, as replay writes it. */
+  results: string;
+  /** Every replay ledger written, with its trial (for the Parquet summary). */
+  ledgers: { path: string; packet: string; trial: string; arm: string }[];
+  bytes: number;
+}
+
+/**
+ * Writes `trials` trial folders cloned from the sample trials over `arms` arms (`arm-01`…), each with its
+ * guard ledger, and for each trial one replay ledger per replay arm (checklist, critic) of about `ledgerKB` KB, made of the sample
+ * trial's own ledger records marked replay and repeated: the shape `replay.ts --out` leaves behind.
+ */
+export function writeArmsAtScale(
+  dir: string,
+  opts: { trials: number; arms: number; ledgerKB: number },
+): ScaleFixture {
+  const logs = join(dir, "logs");
+  const results = join(dir, "replay");
+  const base = sampleTrials({ attempts: 2, arms: ["checklist"] });
+  const replayArms = ["checklist", "critic"];
+  const ledgers: ScaleFixture["ledgers"] = [];
+  let bytes = 0;
+  for (let i = 0; i < opts.trials; i++) {
+    const t = base[i % base.length];
+    const arm = `arm-${String(i % opts.arms + 1).padStart(2, "0")}`;
+    const name = `${t.trialName.split("__")[0]}__s${String(i).padStart(6, "0")}`;
+    const trial = join(logs, arm, t.domain, name);
+    mkdirSync(join(trial, "verifier"), { recursive: true });
+    mkdirSync(join(trial, "agent"), { recursive: true });
+    writeFileSync(join(trial, "result.json"), JSON.stringify({ ...t.result, trial_name: name }));
+    writeFileSync(join(trial, "verifier", "scorecard.json"), JSON.stringify(t.scorecard));
+    writeFileSync(join(trial, "verifier", "reward.json"), JSON.stringify(t.reward));
+    writeFileSync(join(trial, "agent", "trajectory.json"), JSON.stringify(t.trajectory));
+    if (t.ledger.length) {
+      mkdirSync(join(trial, "agent", "fiable"), { recursive: true });
+      const own = join(trial, "agent", "fiable", `${name}.jsonl`);
+      writeFileSync(
+        own,
+        t.ledger.map((r) => JSON.stringify({ ...r, session: name, arm: "checklist" })).join("\n") + "\n",
+      );
+      // Finished trials: their ledgers were last written when they ran, not now (so none counts as live).
+      utimesSync(own, FINISHED, FINISHED);
+    }
+    for (const replayArm of replayArms) {
+      const lines = t.ledger.map((r) =>
+        JSON.stringify({ ...r, session: name, arm: replayArm, replay: true })
+      );
+      const one = lines.join("\n") + "\n";
+      const body = one.repeat(Math.max(1, Math.round(opts.ledgerKB * 1024 / Math.max(1, one.length))));
+      const folder = join(results, replayArm, "logs");
+      mkdirSync(folder, { recursive: true });
+      const path = join(folder, `${name}.jsonl`);
+      writeFileSync(path, body);
+      utimesSync(path, FINISHED, FINISHED);
+      bytes += body.length;
+      ledgers.push({ path, packet: "logs", trial: name, arm: replayArm });
+    }
+  }
+  return { logs, results, ledgers, bytes };
 }
