@@ -188,6 +188,7 @@ async function memoryRun(
     if (!h) return;
     peakMb = Math.max(peakMb, h.rss_mb);
     heapPeak = Math.max(heapPeak, h.heap_mb);
+    if (Deno.env.get("BENCH_TRACE")) console.error(JSON.stringify({ ...h, ledger: undefined }));
     heldPeak = Math.max(heldPeak, h.held.records);
   }, 200);
   const started = performance.now();
@@ -271,6 +272,8 @@ export async function main(args: string[]): Promise<number> {
   // JSON-parsing every line, and the same guard answering a session with no ledger.
   const firsts: number[] = [];
   const fresh: number[] = [];
+  const warmed: number[] = [];
+  const resumed: number[] = [];
   const floors: number[] = [];
   const floorScript = join(dir, "floor.cjs");
   writeFileSync(
@@ -296,6 +299,28 @@ export async function main(args: string[]): Promise<number> {
     } finally {
       first.stop();
     }
+    const restarted = await startNode(
+      [bundle, "serve", "--child", "--port", "0", "--restart-note", "bench"],
+      {
+        FIABLE_LEDGER_DIR: dir,
+        FIABLE_CC_ARM: "critic",
+        FIABLE_SUPERVISE: "0",
+      },
+    );
+    try {
+      const listening = performance.now();
+      for (let held = 0; !held;) {
+        held = (await (await fetch(`${restarted.url}/health`)).json()).held.sessions;
+        if (!held) await new Promise((r) => setTimeout(r, 5));
+      }
+      warmed.push(performance.now() - listening);
+      const t0 = performance.now();
+      await (await fetch(`${restarted.url}/hook/pre`, { method: "POST", body: sessionEvent(at + 1).body }))
+        .text();
+      resumed.push(performance.now() - t0);
+    } finally {
+      restarted.stop();
+    }
     const out = new Deno.Command("node", { args: [floorScript, file], stdout: "piped" }).outputSync();
     floors.push(Number(new TextDecoder().decode(out.stdout)));
   }
@@ -306,6 +331,12 @@ export async function main(args: string[]): Promise<number> {
       `JSON-parsing every line ${ms(quantile(floors, 0.5))}; a session with no ledger ${
         ms(quantile(fresh, 0.5))
       })`,
+  );
+  console.log(
+    `  — after a restart, the resumed session folded ${
+      ms(quantile(warmed, 0.5))
+    } after listening; its next ` +
+      `event then ${ms(quantile(resumed, 0.5))} (medians of 5)`,
   );
   const bare = join(dir, "bare.cjs");
   writeFileSync(bare, BARE_SERVER);
@@ -345,7 +376,7 @@ export async function main(args: string[]): Promise<number> {
         `  memory: ${events} events across ${opts.sessions} sessions (${opts.concurrent} at a time, each ending ` +
           `with a Stop) in ${
             m.seconds.toFixed(0)
-          } s: peak RSS ${m.peakMb} MB (idle guard ${idle.rss_mb} MB), ` +
+          } s: peak RSS ${m.peakMb} MB (idle guard ${idle.rss_mb} MB; peak heap used ${m.heapPeak} MB), ` +
           `${m.heldPeak} records held at most, ${m.afterMb} MB once all were released; ${m.missing} records missing`,
       );
     } finally {
