@@ -1,6 +1,8 @@
 /** Resident mode for Claude Code `"type":"http"` hooks: `POST /hook/<event>` with the hook JSON as body. */
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { isEventWord, neutralReply } from "./hook.ts";
 import type { LedgerRecord } from "./ledger.ts";
 import {
@@ -30,6 +32,25 @@ function memoryMb(): { rss_mb: number; heap_mb: number; heap_total_mb: number; e
     heap_total_mb: mb(m.heapTotal),
     external_mb: mb(m.external),
   };
+}
+
+/** Heap use past which the sweep asks for a full collection (at most once per `COLLECT_EVERY_MS`). */
+const PRESSURE_BYTES = 64 * 2 ** 20;
+const COLLECT_EVERY_MS = 2_000;
+
+/**
+ * V8's full collection, when the runtime lets us have it. With memory to spare V8 collects lazily, so a
+ * busy guard's heap fills with the garbage of answered events long before what it holds needs the room;
+ * the sweep collects once that garbage passes `PRESSURE_BYTES`. Null (nothing forced) where unavailable.
+ */
+function fullCollection(): (() => void) | null {
+  try {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc");
+    return typeof gc === "function" ? gc : null;
+  } catch {
+    return null;
+  }
 }
 
 /** True when raw hook text is a main-agent Stop (found without parsing, like `sessionOf`). */
@@ -78,7 +99,16 @@ export async function serve(options: ServeOptions): Promise<void> {
     ...memoryMb(),
   });
   const queues = new Map<string, Promise<unknown>>();
-  const sweep = setInterval(() => store.sweep(), SWEEP_MS);
+  const collect = fullCollection();
+  let collectedAt = 0;
+  const sweep = setInterval(() => {
+    store.sweep();
+    const now = Date.now();
+    if (collect && now - collectedAt >= COLLECT_EVERY_MS && process.memoryUsage().heapUsed > PRESSURE_BYTES) {
+      collectedAt = now;
+      collect();
+    }
+  }, SWEEP_MS);
   sweep.unref?.();
   const server = createServer((req, res) => {
     const word = (req.url ?? "").replace(/^\/hook\//, "").replace(/\?.*$/, "");
