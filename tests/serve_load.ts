@@ -207,7 +207,7 @@ s("slow clients trickling their bodies do not hold up other sessions", async () 
     times.push(performance.now() - t0);
   }
   const worst = Math.max(...times);
-  assert.ok(worst < 1000, `slowest quick event took ${Math.round(worst)} ms while 24 clients trickled`);
+  assert.ok(worst < 2000, `slowest quick event took ${Math.round(worst)} ms while 24 clients trickled`);
   for (const reply of await Promise.all(slow)) assert.match(reply, '"permissionDecision":"allow"');
   assert.is(ledgerOf(dir, "quick").records.length, 60);
 });

@@ -179,17 +179,27 @@ export function foldRecord(ev: Evidence, r: LedgerRecord): Evidence {
     const ok = r.event === "post";
     const raw = r.result;
     const plain = typeof raw === "string" ? raw : r.error ?? "";
-    // An object result's text is made when a rule first reads it: most calls' text is never read, and a
-    // session folded back from its ledger does not pay to re-serialise every result.
-    let text: string | undefined = plain || raw === undefined ? plain : undefined;
+    // An object result is kept as the object until a rule first reads its text, then as the text only (parsed
+    // again on the rare read of `result`): a held session never keeps both, and most texts are never read.
+    const isObject = raw !== undefined && typeof raw !== "string" && !plain;
+    let object: unknown = typeof raw === "string" ? undefined : raw;
+    let text: string | undefined = isObject
+      ? undefined
+      : plain || (raw !== undefined ? JSON.stringify(raw) : "");
     const call: CallRecord = {
       id: r.tool_use_id ?? "",
       tool,
       input,
       ok,
-      result: typeof raw === "string" ? undefined : raw,
+      get result() {
+        return object !== undefined || !isObject ? object : JSON.parse(text!);
+      },
       get text() {
-        return text ??= JSON.stringify(raw);
+        if (text === undefined) {
+          text = JSON.stringify(object);
+          object = undefined;
+        }
+        return text;
       },
       error: r.error,
       sidechain: Boolean(r.agent_id),

@@ -1,6 +1,8 @@
 /** Resident mode for Claude Code `"type":"http"` hooks: `POST /hook/<event>` with the hook JSON as body. */
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { isEventWord, neutralReply } from "./hook.ts";
 import type { LedgerRecord } from "./ledger.ts";
 import {
@@ -19,6 +21,37 @@ import { bindRefusal, refusal, TOKEN_ENV } from "./access.ts";
 
 /** How often held sessions are checked for release (ended, idle). */
 const SWEEP_MS = 1_000;
+
+/** The process's memory in MB: resident set, V8 heap used and reserved, memory outside the heap. */
+function memoryMb(): { rss_mb: number; heap_mb: number; heap_total_mb: number; external_mb: number } {
+  const m = process.memoryUsage();
+  const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+  return {
+    rss_mb: mb(m.rss),
+    heap_mb: mb(m.heapUsed),
+    heap_total_mb: mb(m.heapTotal),
+    external_mb: mb(m.external),
+  };
+}
+
+/** Heap use past which the sweep asks for a full collection (at most once per `COLLECT_EVERY_MS`). */
+const PRESSURE_BYTES = 64 * 2 ** 20;
+const COLLECT_EVERY_MS = 2_000;
+
+/**
+ * V8's full collection, when the runtime lets us have it. With memory to spare V8 collects lazily, so a
+ * busy guard's heap fills with the garbage of answered events long before what it holds needs the room;
+ * the sweep collects once that garbage passes `PRESSURE_BYTES`. Null (nothing forced) where unavailable.
+ */
+function fullCollection(): (() => void) | null {
+  try {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc");
+    return typeof gc === "function" ? gc : null;
+  } catch {
+    return null;
+  }
+}
 
 /** True when raw hook text is a main-agent Stop (found without parsing, like `sessionOf`). */
 function isMainStop(text: string): boolean {
@@ -49,9 +82,11 @@ export async function serve(options: ServeOptions): Promise<void> {
   const { settings } = loaded;
   const { limits, note: limitsNote } = sessionLimits(options.env);
   const note = [loaded.note, limitsNote].filter(Boolean).join(" ") || undefined;
-  if (options.restart && settings.arm !== "stock") {
-    recordRestart(settings.ledgerDir, settings.arm, options.restart);
-  }
+  // The sessions a restarted guard resumes are folded from their ledgers right after it listens (one per
+  // tick), so their next hook event finds the evidence held instead of paying for the fold.
+  const resumed = options.restart && settings.arm !== "stock"
+    ? [...new Set(recordRestart(settings.ledgerDir, settings.arm, options.restart).map((r) => r.session))]
+    : [];
   const supervisor = Number(options.env.FIABLE_SUPERVISOR_PID) || null;
   const store = new SessionStore({ ledgerDir: settings.ledgerDir, limits });
   const health = () => ({
@@ -61,11 +96,19 @@ export async function serve(options: ServeOptions): Promise<void> {
     pid: process.pid,
     supervisor,
     held: store.size(),
-    rss_mb: Math.round(process.memoryUsage.rss() / 2 ** 20),
-    heap_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+    ...memoryMb(),
   });
   const queues = new Map<string, Promise<unknown>>();
-  const sweep = setInterval(() => store.sweep(), SWEEP_MS);
+  const collect = fullCollection();
+  let collectedAt = 0;
+  const sweep = setInterval(() => {
+    store.sweep();
+    const now = Date.now();
+    if (collect && now - collectedAt >= COLLECT_EVERY_MS && process.memoryUsage().heapUsed > PRESSURE_BYTES) {
+      collectedAt = now;
+      collect();
+    }
+  }, SWEEP_MS);
   sweep.unref?.();
   const server = createServer((req, res) => {
     const word = (req.url ?? "").replace(/^\/hook\//, "").replace(/\?.*$/, "");
@@ -154,6 +197,16 @@ export async function serve(options: ServeOptions): Promise<void> {
       });
     });
   };
+  const warm = (sessions: string[]) => {
+    const session = sessions.shift();
+    if (session === undefined) return;
+    setImmediate(() => {
+      try {
+        if (!store.holds(session)) store.evidence(session);
+      } catch { /* an unreadable ledger is met again, and recorded, by the session's next event */ }
+      warm(sessions);
+    });
+  };
   return await new Promise((resolve, reject) => {
     // A port that cannot be bound (EADDRINUSE) rejects: the caller says so and exits non-zero.
     server.on("error", reject);
@@ -161,6 +214,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       const port = (server.address() as AddressInfo).port;
       options.onListen?.(port);
       process.stderr.write(`fiable-guard serving on http://${options.host}:${port} (arm ${settings.arm})\n`);
+      warm(resumed);
     });
     server.on("close", () => {
       clearInterval(sweep);
