@@ -37,7 +37,7 @@ async function readStdin(): Promise<BoundedInput> {
 
 /** Node's `process`, for the commands other than the hook path (which must not load a `node:` module). */
 async function nodeProcess(): Promise<NodeJS.Process> {
-  return (await import("node:process")).default;
+  return (await import("./lib/guard/node_process.ts")).default;
 }
 
 /** Command mode: one event from stdin, one JSON reply on stdout, exit 0 whatever happens. */
@@ -147,4 +147,4 @@ export async function main(args: string[]): Promise<number> {
   return await guardCommand(args);
 }
 
-if (import.meta.main) host.setExitCode(await main(host.args));
+if (import.meta.main) main(host.args).then(host.setExitCode);
