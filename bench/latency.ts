@@ -1,7 +1,8 @@
 /**
- * Decision latency of `guard pre` on a terminal call with a 500-record ledger, three ways — command mode
- * under Deno, command mode under the Node bundle, http mode — and, as the yardstick, a Python stdlib hook
- * doing the minimum equivalent work (read the JSON, fold the 500-line JSONL, print JSON).
+ * Decision latency of `guard pre` on a terminal call with a 500-record ledger: command mode under Deno
+ * (`deno run guard.ts`), command mode under the Node bundle (with and without its V8 code cache), http mode
+ * — and, as the yardstick, a Python stdlib hook doing the minimum equivalent work (read the JSON, fold the
+ * 500-line JSONL, print JSON).
  *
  * Each command-mode figure is quoted against its runtime's bare start-up measured in the same run, interleaved:
  * `deno run` of an empty file, `node -e 1`, `python -c 1` (native binaries: a version-manager shim or `npx`
@@ -189,9 +190,9 @@ export async function main(args: string[]): Promise<number> {
   const m = await interleaved(runs, {
     denoFloor: () => timeBare([deno, "run", "-A", empty]),
     deno: () => timeProcess([deno, "run", "-A", join(ROOT, "guard.ts"), "pre"], env),
-    denoBundle: () => timeProcess([deno, "run", "-A", bundle, "pre"], env),
     nodeFloor: () => timeBare(["node", "-e", "1"]),
     node: () => timeProcess(["node", bundle, "pre"], env),
+    nodeNoCache: () => timeProcess(["node", bundle, "pre"], { ...env, FIABLE_CODE_CACHE: "0" }),
     pythonFloor: () => timeBare([python3, "-c", "1"]),
     python: () => timeProcess([python3, pyHook], env),
   });
@@ -219,8 +220,8 @@ export async function main(args: string[]): Promise<number> {
   );
   console.log(`  http mode (node bundle, resident)  ${fmt(http).padStart(9)}`);
   console.log(row("command mode, Deno (guard.ts)", m.deno, m.denoFloor, "deno run empty.ts"));
-  console.log(row("command mode, Deno (bundle)", m.denoBundle, m.denoFloor, "deno run empty.ts"));
   console.log(row("command mode, Node bundle", m.node, m.nodeFloor, "node -e 1"));
+  console.log(row("— without its code cache", m.nodeNoCache, m.nodeFloor, "node -e 1"));
   console.log(row("Python stdlib yardstick", m.python, m.pythonFloor, "python -c 1"));
   const denoGap = m.deno - m.denoFloor;
   const nodeGap = m.node - m.nodeFloor;
