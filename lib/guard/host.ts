@@ -55,6 +55,8 @@ function missingHost(): Host {
     args: [],
     readText: missing,
     readTail: missing,
+    readRange: missing,
+    fileSize: missing,
     appendText: missing,
     makeDir: missing,
     readStdin: missing,
