@@ -64,6 +64,7 @@ const relative = (specifier: string) =>
   specifier.startsWith("file:") ? specifier.slice(pathToFileURL(ROOT).href.length + 1) : specifier;
 
 const s = suite("startup");
+const SUBMIT = pre("s1", "auth_submit_authorization", { case_id: "CASE-ACT-001" });
 const graph = await moduleGraph("guard.ts");
 const root = pathToFileURL(join(ROOT, "guard.ts")).href;
 const loaded = [...staticClosure(graph, root)].map(relative);
@@ -93,8 +94,33 @@ s("what the hook path does not use stays behind dynamic imports", () => {
   assert.not.ok(all.includes("lib/guard/host_node.ts"), "guard.ts reaches lib/guard/host_node.ts");
 });
 
+s("a Deno hook process runs no node-compat code (its CPU profile names none)", async () => {
+  // The static graph is not all: a global can load Deno's node-compat layer lazily (Deno 2.9's setTimeout
+  // loads node:timers, ≈ 30 ms). A sampling profile misses nothing that costs milliseconds.
+  const dir = mkdtempSync(join(tmpdir(), "fiable-profile-"));
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--cpu-prof", `--cpu-prof-dir=${join(dir, "prof")}`, join(ROOT, "guard.ts"), "pre"],
+    env: { FIABLE_LEDGER_DIR: join(dir, "ledger"), FIABLE_CC_ARM: "critic" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(SUBMIT));
+  await writer.close();
+  const out = await child.output();
+  assert.match(new TextDecoder().decode(out.stdout), "permissionDecision");
+  const [file] = readdirSync(join(dir, "prof"));
+  const profile = JSON.parse(readFileSync(join(dir, "prof", file), "utf8")) as {
+    nodes: { callFrame: { url: string } }[];
+  };
+  const urls = new Set(profile.nodes.map((n) => n.callFrame.url));
+  assert.ok([...urls].some((u) => u.endsWith("/guard.ts")), "the profile does not show the guard running");
+  const nodeCompat = [...urls].filter((u) => u.startsWith("ext:deno_node/") || u.startsWith("node:"));
+  assert.equal(nodeCompat, [], `the hook ran ${nodeCompat.join(", ")}`);
+});
+
 // The Node loader's code cache: where it goes, when it is reused, and that no cache problem reaches the hook.
-const SUBMIT = pre("s1", "auth_submit_authorization", { case_id: "CASE-ACT-001" });
 
 /** A copy of the guard bundle alone in a fresh folder, with a temp folder beside it. */
 async function freshGuard(): Promise<{ dir: string; guard: string; temp: string }> {

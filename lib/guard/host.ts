@@ -37,6 +37,15 @@ export interface Host {
   writeOut(text: string): void;
   /** Writes text to stderr, all of it, before returning; never throws. */
   writeErr(text: string): void;
+  /**
+   * Calls `listener` after `ms` unless cancelled first; returns the cancel. Under Deno this is web
+   * `AbortSignal.timeout` (Deno's global `setTimeout` loads its node-compat timers, ≈ 30 ms of a hook's
+   * start-up), and a cancelled timer still holds the process until it would have fired: a command-mode hook
+   * ends its process itself once it has answered.
+   */
+  timer(ms: number, listener: () => void): () => void;
+  /** Resolves after `ms` (a timer of `timer`'s kind). */
+  sleep(ms: number): Promise<void>;
   /** Calls `listener` once when the signal arrives (the listener decides whether to exit). */
   onceSignal(signal: HookSignal, listener: () => void): void;
   /** Ends the process now with the code. */
@@ -62,6 +71,8 @@ function missingHost(): Host {
     readStdin: missing,
     writeOut: missing,
     writeErr: missing,
+    timer: missing,
+    sleep: missing,
     onceSignal: missing,
     exit: missing,
     setExitCode: missing,
