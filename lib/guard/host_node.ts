@@ -62,7 +62,8 @@ const WRITE_WAIT_MS = 10_000;
 
 /**
  * Writes all of `text` to a descriptor before returning (the hook may exit right after). A non-blocking pipe
- * that is full (EAGAIN) is retried every millisecond, up to `WRITE_WAIT_MS`, then the rest is dropped.
+ * that is full (EAGAIN) is retried every millisecond, up to `WRITE_WAIT_MS`; then, or on any other write
+ * error, it throws.
  */
 function writeFd(fd: 1 | 2, text: string): void {
   const bytes = new TextEncoder().encode(text);
