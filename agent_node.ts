@@ -4,6 +4,11 @@
  * for files and pipes on Linux, so nothing is lost).
  */
 import process from "node:process";
+import { setHost } from "./lib/guard/host.ts";
+import { nodeHost } from "./lib/guard/host_node.ts";
 import { main } from "./agent.ts";
+
+// The guard's ledger writes go through its host (lib/guard/host.ts): Node's, here.
+setHost(nodeHost());
 
 process.exit(await main(process.argv.slice(2)));

@@ -37,10 +37,13 @@ async function readStdin(): Promise<BoundedInput> {
 
 /** Node's `process`, for the commands other than the hook path (which must not load a `node:` module). */
 async function nodeProcess(): Promise<NodeJS.Process> {
-  return (await import("node:process")).default;
+  return (await import("./lib/guard/node_process.ts")).default;
 }
 
-/** Command mode: one event from stdin, one JSON reply on stdout, exit 0 whatever happens. */
+/**
+ * Command mode: one event from stdin, one JSON reply on stdout, exit 0 whatever happens. The process ends
+ * here once the reply and record are out, without waiting for the cancelled budget timer (see `Host.timer`).
+ */
 export async function runCommand(word: EventWord, env: Record<string, string | undefined>): Promise<void> {
   const loaded = await loadSettings(env);
   const settings = eventSettings(word, loaded.settings, env);
@@ -56,9 +59,9 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
     }
     host.exit(0);
   };
-  const timer = setTimeout(
-    () => answerNeutral(`time budget of ${settings.decisionMs} ms overrun; allowed`),
+  const cancelBudget = host.timer(
     settings.decisionMs,
+    () => answerNeutral(`time budget of ${settings.decisionMs} ms overrun; allowed`),
   );
   // Claude Code ends a hook it gives up on (timeout, cancelled turn) with a signal: still answer and record.
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
@@ -85,7 +88,7 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
   const { reply, record } = await handle(word, text, settings, { records: ledger, note: why, size });
   if (answered) return;
   answered = true;
-  clearTimeout(timer);
+  cancelBudget();
   print(reply);
   if (record) {
     saveRecord(settings.ledgerDir, record);
@@ -94,6 +97,7 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
       await postLive(settings.liveUrl, settings.liveToken, record);
     }
   }
+  host.exit(0);
 }
 
 /** How long the SessionStart check waits for a guard it started (SessionStart's budget is 5 s). */
@@ -147,4 +151,4 @@ export async function main(args: string[]): Promise<number> {
   return await guardCommand(args);
 }
 
-if (import.meta.main) host.setExitCode(await main(host.args));
+if (import.meta.main) main(host.args).then(host.setExitCode);

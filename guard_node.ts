@@ -1,5 +1,12 @@
-/** Entry of the Node ≥ 20 bundle (`dist/fiable-guard.mjs`): Node 20 has no `import.meta.main`, so call main directly. */
-import process from "node:process";
+/**
+ * Entry of the Node ≥ 20 bundle (`dist/fiable-guard.mjs`): sets up the Node host, then calls main directly
+ * (Node 20 has no `import.meta.main`). No top-level await: the bundle is CommonJS, compiled by its loader with
+ * a V8 code cache (bundle.ts).
+ */
+import { setHost } from "./lib/guard/host.ts";
+import { nodeHost } from "./lib/guard/host_node.ts";
 import { main } from "./guard.ts";
 
-process.exitCode = await main(process.argv.slice(2));
+const host = nodeHost();
+setHost(host);
+main(host.args).then(host.setExitCode);

@@ -2,12 +2,28 @@
  * What a hook process loads under Deno (issue 20): guard.ts's static module graph holds no `node:` module
  * (the first one starts Deno's node-compat layer, ≈ 30 ms) and no npm package (resolved at start-up); the
  * profile parser, handbook index, http server, resident check, live post and settings writer stay behind
- * dynamic imports, loaded only by the commands and events that use them.
+ * dynamic imports, loaded only by the commands and events that use them. Under Node the guard file is a
+ * loader that compiles the bundle with a V8 code cache, and stdin is read synchronously: the cache's every
+ * fallback and the ways stdin arrives are checked here with real processes.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { parseLedger } from "../lib/guard/ledger.ts";
+import { runtimes, testBundle } from "./support/guard_process.ts";
+import { pre } from "./support/payloads.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 
@@ -48,6 +64,7 @@ const relative = (specifier: string) =>
   specifier.startsWith("file:") ? specifier.slice(pathToFileURL(ROOT).href.length + 1) : specifier;
 
 const s = suite("startup");
+const SUBMIT = pre("s1", "auth_submit_authorization", { case_id: "CASE-ACT-001" });
 const graph = await moduleGraph("guard.ts");
 const root = pathToFileURL(join(ROOT, "guard.ts")).href;
 const loaded = [...staticClosure(graph, root)].map(relative);
@@ -65,7 +82,6 @@ s("what the hook path does not use stays behind dynamic imports", () => {
     "lib/guard/resident.ts",
     "lib/guard/live.ts",
     "lib/guard/settings.ts",
-    "lib/guard/host_node.ts",
   ];
   const all = [...graph.keys()].map(relative);
   for (const module of lazy) {
@@ -74,6 +90,197 @@ s("what the hook path does not use stays behind dynamic imports", () => {
     assert.not.ok(loaded.includes(module), `${module} is loaded by every hook process`);
   }
   assert.ok(all.some((m) => m.startsWith("npm:")) && all.some((m) => m.startsWith("node:")));
+  // The Node host is imported by the Node entries only.
+  assert.not.ok(all.includes("lib/guard/host_node.ts"), "guard.ts reaches lib/guard/host_node.ts");
 });
+
+s("a Deno hook process runs no node-compat code (its CPU profile names none)", async () => {
+  // The static graph is not all: a global can load Deno's node-compat layer lazily (Deno 2.9's setTimeout
+  // loads node:timers, ≈ 30 ms). A sampling profile misses nothing that costs milliseconds.
+  const dir = mkdtempSync(join(tmpdir(), "fiable-profile-"));
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--cpu-prof", `--cpu-prof-dir=${join(dir, "prof")}`, join(ROOT, "guard.ts"), "pre"],
+    env: { FIABLE_LEDGER_DIR: join(dir, "ledger"), FIABLE_CC_ARM: "critic" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(SUBMIT));
+  await writer.close();
+  const out = await child.output();
+  assert.match(new TextDecoder().decode(out.stdout), "permissionDecision");
+  const [file] = readdirSync(join(dir, "prof"));
+  const profile = JSON.parse(readFileSync(join(dir, "prof", file), "utf8")) as {
+    nodes: { callFrame: { url: string } }[];
+  };
+  const urls = new Set(profile.nodes.map((n) => n.callFrame.url));
+  assert.ok([...urls].some((u) => u.endsWith("/guard.ts")), "the profile does not show the guard running");
+  const nodeCompat = [...urls].filter((u) => u.startsWith("ext:deno_node/") || u.startsWith("node:"));
+  assert.equal(nodeCompat, [], `the hook ran ${nodeCompat.join(", ")}`);
+});
+
+// The Node loader's code cache: where it goes, when it is reused, and that no cache problem reaches the hook.
+
+/** A copy of the guard bundle alone in a fresh folder, with a temp folder beside it. */
+async function freshGuard(): Promise<{ dir: string; guard: string; temp: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "fiable-loader-"));
+  const guard = join(dir, "fiable-guard.mjs");
+  copyFileSync(await testBundle(), guard);
+  mkdirSync(join(dir, "tmp"));
+  return { dir, guard, temp: join(dir, "tmp") };
+}
+
+/** Runs `node <guard> pre` with the submission on stdin and a fresh ledger; its decision, exit code, stderr. */
+async function nodePre(
+  guard: { guard: string; temp: string },
+  extra: Record<string, string> = {},
+): Promise<{ decision: string; code: number; stderr: string }> {
+  const child = new Deno.Command("node", {
+    args: [guard.guard, "pre"],
+    env: {
+      PATH: Deno.env.get("PATH") ?? "",
+      TMPDIR: guard.temp,
+      FIABLE_LEDGER_DIR: mkdtempSync(join(tmpdir(), "fiable-ledger-")),
+      FIABLE_CC_ARM: "checklist",
+      ...extra,
+    },
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(SUBMIT));
+  await writer.close();
+  const out = await child.output();
+  const reply = JSON.parse(new TextDecoder().decode(out.stdout));
+  return {
+    decision: reply.hookSpecificOutput?.permissionDecision ?? "",
+    code: out.code,
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
+/** The cache files in a folder. */
+const cachesIn = (dir: string) =>
+  existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".v8cache")) : [];
+const uid = Deno.uid() ?? -1;
+
+s("the Node guard writes its code cache beside itself on the first run and reuses it after", async () => {
+  const guard = await freshGuard();
+  assert.equal(cachesIn(guard.dir), []);
+  const first = await nodePre(guard);
+  assert.is(first.decision, "deny");
+  const [cache] = cachesIn(guard.dir);
+  assert.match(cache, new RegExp(`^fiable-guard-[0-9a-f]{16}-${nodeVersion().replaceAll(".", "\\.")}-`));
+  const bytes = readFileSync(join(guard.dir, cache));
+  const written = statSync(join(guard.dir, cache)).mtimeMs;
+  assert.ok(bytes.length > 10_000, `cache is ${bytes.length} bytes`);
+  // A cache V8 accepts is not written again: same bytes, same mtime, same answer.
+  const second = await nodePre(guard);
+  assert.is(second.decision, "deny");
+  assert.equal(readFileSync(join(guard.dir, cache)), bytes);
+  assert.is(statSync(join(guard.dir, cache)).mtimeMs, written);
+  assert.equal(cachesIn(guard.dir), [cache]);
+});
+
+s("a corrupt cache is rejected and replaced; the hook answers as without it", async () => {
+  const guard = await freshGuard();
+  await nodePre(guard);
+  const [cache] = cachesIn(guard.dir);
+  writeFileSync(join(guard.dir, cache), "not a V8 code cache".repeat(1000));
+  const run = await nodePre(guard);
+  assert.is(run.decision, "deny");
+  assert.is(run.code, 0);
+  assert.is.not(readFileSync(join(guard.dir, cache), "utf8").slice(0, 19), "not a V8 code cache");
+});
+
+s("no writable folder beside the guard: the cache goes to a per-user temp folder", async () => {
+  const guard = await freshGuard();
+  await nodePre(guard, { FIABLE_CODE_CACHE: "0" });
+  // Root writes anywhere, so block the file itself: a folder where the cache file would go.
+  const name = `fiable-guard-${readFileSync(guard.guard, "utf8").match(/BUNDLE_HASH = "([0-9a-f]+)"/)?.[1]}`;
+  const blocked = `${name}-${nodeVersion()}-${Deno.build.arch === "x86_64" ? "x64" : "arm64"}.v8cache`;
+  mkdirSync(join(guard.dir, blocked));
+  assert.is((await nodePre(guard)).decision, "deny");
+  const perUser = join(guard.temp, `fiable-guard-cache-${uid}`);
+  assert.equal(cachesIn(perUser), [blocked]);
+  assert.is((await nodePre(guard)).decision, "deny");
+  // Nowhere to write at all: still the same answer, exit 0, nothing on stderr about the cache.
+  const nowhere = await freshGuard();
+  mkdirSync(join(nowhere.dir, blocked));
+  mkdirSync(join(nowhere.temp, `fiable-guard-cache-${uid}`, blocked), { recursive: true });
+  const run = await nodePre(nowhere);
+  assert.is(run.decision, "deny");
+  assert.is(run.code, 0);
+  assert.is(run.stderr, "");
+});
+
+s("FIABLE_CODE_CACHE=0 compiles without a cache and writes none", async () => {
+  const guard = await freshGuard();
+  assert.is((await nodePre(guard, { FIABLE_CODE_CACHE: "0" })).decision, "deny");
+  assert.equal(cachesIn(guard.dir), []);
+  assert.equal(cachesIn(join(guard.temp, `fiable-guard-cache-${uid}`)), []);
+});
+
+/** The running node's version, as the cache file names it (`v20.20.2`). */
+function nodeVersion(): string {
+  return new TextDecoder().decode(new Deno.Command("node", { args: ["--version"] }).outputSync().stdout)
+    .trim();
+}
+
+// stdin as Claude Code and odd callers give it: the hook reads all of it, or answers on what it has.
+const PYTHON_NONBLOCKING = `
+import os, subprocess, sys, time
+r, w = os.pipe()
+os.set_blocking(r, False)
+child = subprocess.Popen(sys.argv[1:], stdin=r, stdout=subprocess.PIPE)
+os.close(r)
+payload = os.environ["PAYLOAD"].encode()
+time.sleep(0.2)
+os.write(w, payload[:40])
+time.sleep(0.1)
+os.write(w, payload[40:])
+os.close(w)
+sys.stdout.write(child.communicate(timeout=30)[0].decode())
+`;
+
+for (const runtime of await runtimes()) {
+  const argv = runtime.argv("pre");
+  const run = (cmd: string, args: string[], env: Record<string, string>) => {
+    const out = new Deno.Command(cmd, {
+      args,
+      env: { PATH: Deno.env.get("PATH") ?? "", FIABLE_CC_ARM: "checklist", ...env },
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).outputSync();
+    return { code: out.code, reply: JSON.parse(new TextDecoder().decode(out.stdout)) };
+  };
+  const ledgerNote = (dir: string) =>
+    parseLedger(readFileSync(join(dir, "unknown-session.jsonl"), "utf8")).records[0]?.note;
+
+  s(`${runtime.name}: stdin closed or /dev/null reads as empty: allow, exit 0, recorded`, () => {
+    for (const redirect of ["<&-", "</dev/null"]) {
+      const dir = mkdtempSync(join(tmpdir(), "fiable-stdin-"));
+      const quoted = argv.map((a) => `'${a}'`).join(" ");
+      const out = run("sh", ["-c", `exec ${quoted} ${redirect}`], { FIABLE_LEDGER_DIR: dir });
+      assert.is(out.code, 0, redirect);
+      assert.is(out.reply.hookSpecificOutput.permissionDecision, "allow", redirect);
+      assert.match(ledgerNote(dir) ?? "", "stdin was empty", redirect);
+    }
+  });
+
+  s(`${runtime.name}: a non-blocking stdin pipe written in parts is read whole`, () => {
+    const dir = mkdtempSync(join(tmpdir(), "fiable-stdin-"));
+    const out = run("python3", ["-c", PYTHON_NONBLOCKING, ...argv], {
+      FIABLE_LEDGER_DIR: dir,
+      PAYLOAD: SUBMIT,
+    });
+    assert.is(out.code, 0);
+    assert.is(out.reply.hookSpecificOutput.permissionDecision, "deny");
+  });
+}
 
 s.run();

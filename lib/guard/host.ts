@@ -2,7 +2,8 @@
  * The runtime under the guard's hook path: files, standard streams, signals and exit, from Deno's own API
  * under Deno and from `node:` modules under Node. Under Deno nothing here loads a `node:` module: the first
  * one costs Deno ≈ 30 ms of node-compat start-up, more than the hook's own work (issue 20). `deno run` of
- * guard.ts picks the Deno host; the Node bundle picks the Node host (its module is loaded only there).
+ * guard.ts gets the Deno host; a Node entry (guard_node.ts, agent_node.ts) installs the Node host with
+ * `setHost` before it calls main (host_node.ts is imported only by those entries).
  */
 import { denoHost } from "./host_deno.ts";
 
@@ -36,6 +37,15 @@ export interface Host {
   writeOut(text: string): void;
   /** Writes text to stderr, all of it, before returning; never throws. */
   writeErr(text: string): void;
+  /**
+   * Calls `listener` after `ms` unless cancelled first; returns the cancel. Under Deno this is web
+   * `AbortSignal.timeout` (Deno's global `setTimeout` loads its node-compat timers, ≈ 30 ms of a hook's
+   * start-up), and a cancelled timer still holds the process until it would have fired: a command-mode hook
+   * ends its process itself once it has answered.
+   */
+  timer(ms: number, listener: () => void): () => void;
+  /** Resolves after `ms` (a timer of `timer`'s kind). */
+  sleep(ms: number): Promise<void>;
   /** Calls `listener` once when the signal arrives (the listener decides whether to exit). */
   onceSignal(signal: HookSignal, listener: () => void): void;
   /** Ends the process now with the code. */
@@ -44,8 +54,38 @@ export interface Host {
   setExitCode(code: number): void;
 }
 
-/** The host this process runs on. */
-export const host: Host = "Deno" in globalThis ? denoHost() : (await import("./host_node.ts")).nodeHost();
+/** A host for a runtime that is neither Deno nor set up: every use says what is missing. */
+function missingHost(): Host {
+  const missing = (): never => {
+    throw new Error("No guard host is set up: a Node entry must call setHost(nodeHost()) before main.");
+  };
+  return {
+    env: {},
+    args: [],
+    readText: missing,
+    readTail: missing,
+    readRange: missing,
+    fileSize: missing,
+    appendText: missing,
+    makeDir: missing,
+    readStdin: missing,
+    writeOut: missing,
+    writeErr: missing,
+    timer: missing,
+    sleep: missing,
+    onceSignal: missing,
+    exit: missing,
+    setExitCode: missing,
+  };
+}
+
+/** The host this process runs on: Deno's under Deno, else the one a Node entry set. */
+export let host: Host = "Deno" in globalThis ? denoHost() : missingHost();
+
+/** Sets the host (a Node entry, before main). */
+export function setHost(next: Host): void {
+  host = next;
+}
 
 /** Joins a directory and a file name (a trailing slash on the directory is not doubled). */
 export function joinPath(dir: string, name: string): string {

@@ -74,6 +74,17 @@ export function denoHost(): Host {
         // stderr closed: nothing to tell, and the hook must still answer.
       }
     },
+    timer(ms, listener) {
+      let live = true;
+      AbortSignal.timeout(ms).addEventListener("abort", () => live && listener(), { once: true });
+      return () => {
+        live = false;
+      };
+    },
+    sleep: (ms) =>
+      new Promise((resolve) =>
+        AbortSignal.timeout(ms).addEventListener("abort", () => resolve(), { once: true })
+      ),
     onceSignal(signal: HookSignal, listener) {
       const once = () => {
         Deno.removeSignalListener(signal, once);

@@ -57,17 +57,25 @@ async function readStdinRest(push: (chunk: Uint8Array) => void): Promise<void> {
   for await (const chunk of process.stdin) push(chunk as Uint8Array);
 }
 
-/** Writes all of `text` to a descriptor; a non-blocking pipe that is full hands the rest to the stream. */
+/** How long a write waits in all for a reader that leaves a non-blocking pipe full. */
+const WRITE_WAIT_MS = 10_000;
+
+/**
+ * Writes all of `text` to a descriptor before returning (the hook may exit right after). A non-blocking pipe
+ * that is full (EAGAIN) is retried every millisecond, up to `WRITE_WAIT_MS`; then, or on any other write
+ * error, it throws.
+ */
 function writeFd(fd: 1 | 2, text: string): void {
   const bytes = new TextEncoder().encode(text);
   let written = 0;
+  let waited = 0;
   while (written < bytes.length) {
     try {
       written += writeSync(fd, bytes, written, bytes.length - written);
     } catch (err) {
-      if (codeOf(err) !== "EAGAIN") throw err;
-      (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(written));
-      return;
+      if (codeOf(err) !== "EAGAIN" || waited >= WRITE_WAIT_MS) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+      waited++;
     }
   }
 }
@@ -120,6 +128,11 @@ export function nodeHost(): Host {
         // stderr closed: nothing to tell, and the hook must still answer.
       }
     },
+    timer(ms, listener) {
+      const timer = setTimeout(listener, ms);
+      return () => clearTimeout(timer);
+    },
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     onceSignal: (signal: HookSignal, listener) => void process.once(signal, listener),
     exit: (code) => process.exit(code),
     setExitCode(code) {

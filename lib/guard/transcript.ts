@@ -52,7 +52,7 @@ export async function readRecentText(
   try {
     let text = host.readTail(path, bytes);
     while (toolUseId && !text.includes(toolUseId) && Date.now() - started < waitMs) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await host.sleep(20);
       text = host.readTail(path, bytes);
     }
     const texts = recentText(transcriptTexts(text));
