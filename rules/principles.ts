@@ -45,7 +45,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "cm.cross_stage.no_forbidden_mutations",
       "cross.forward_transitions",
     ],
-    provenance: "tools.md §6 forbidden mutations; failure class cross_case_mutation (GEN-03)",
+    provenance: "forbidden mutations (tool catalog); failure class cross_case_mutation (GEN-03)",
     rule: "GLOBAL-01",
   },
   {
@@ -55,7 +55,8 @@ export const PRINCIPLES: readonly Principle[] = [
     text: "Copy every identifier (case, patient, practitioner, order, request, session, letter, document, " +
       "contact) from a tool result; never type a guessed, example or default id.",
     protects: ["cross.forward_transitions", "p2p.audit", "outcome.p2p_scheduled", "outcome.letter_types"],
-    provenance: "failure class unverified_identifier (GEN-02/04/05); tools.md §6 p2p_schedule with unknown " +
+    provenance:
+      "failure class unverified_identifier (GEN-02/04/05); tool catalog: p2p_schedule with unknown " +
       "payer_contact_id",
     rule: "GLOBAL-02",
   },
@@ -67,7 +68,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "After a tool error, re-read the state with the matching get/list call and fix the cause; never repeat " +
       "the same call unchanged, and make no terminal call while the last gate call is still failing.",
     protects: ["outcome.target_status", "cm.assessment.completed", "cm.cross_stage.target_status"],
-    provenance: "failure class premature_terminal (GEN-06); checks.md §8 frequent simulator tool errors",
+    provenance: "failure class premature_terminal (GEN-06); real-trial slips: frequent simulator tool errors",
     rule: "GLOBAL-06",
   },
   {
@@ -79,7 +80,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "your workflow has succeeded.",
     protects: ["outcome.clean_determination", "new_referral.case_status", "cm.cross_stage.target_status"],
     provenance:
-      "tools.md §6 irreversible calls; failure class stop_open_obligation (33/33 such stops failed)",
+      "tool catalog: irreversible calls; failure class stop_open_obligation (33/33 such stops failed)",
   },
   // Provider prior authorization: one pass from referral to a recorded disposition.
   {
@@ -95,7 +96,8 @@ export const PRINCIPLES: readonly Principle[] = [
       "new_referral.case_created",
       "cross.forward_transitions",
     ],
-    provenance: "checks.md §5 stage notes: 29 trials created the order on another patient's chart",
+    provenance:
+      "verifier check catalog: (stage notes): 29 trials created the order on another patient's chart",
   },
   {
     id: "P-PROV-02",
@@ -112,7 +114,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "cross.forward_transitions",
     ],
     provenance:
-      "checks.md §5: 0 or ≥2 ServiceRequests fail the whole new_referral stage (duplicate_or_contradictory)",
+      "verifier check catalog: 0 or ≥2 ServiceRequests fail the whole new_referral stage (duplicate_or_contradictory)",
     rule: "PP-04",
   },
   {
@@ -131,7 +133,8 @@ export const PRINCIPLES: readonly Principle[] = [
       "new_referral.site_of_service",
       "judge.provider_pre_submission.submission.service_request",
     ],
-    provenance: "checks.md §10 P4 (diagnoses are a subset test); checks.md §8 code judgement (116 trials)",
+    provenance:
+      "candidate rule P4 (diagnoses are a subset test); real-trial slips: code judgement (116 trials)",
     rule: "PP-05",
   },
   {
@@ -146,7 +149,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "provider_pre_submission.required_documents_present",
       "judge.provider_pre_submission.evidence.<rubric_id>",
     ],
-    provenance: "tools.md §5.1 happy path; handbook provider-pa lookup recipes",
+    provenance: "provider PA happy path; handbook provider-pa lookup recipes",
   },
   {
     id: "P-PROV-05",
@@ -160,7 +163,8 @@ export const PRINCIPLES: readonly Principle[] = [
       "judge.provider_pre_submission.submission.rationale_scope",
       "judge.provider_pre_submission.evidence.<rubric_id>",
     ],
-    provenance: 'failure-analysis §5 PP-03: agents submitted while their own answers said "Not documented"',
+    provenance:
+      'failure analysis, rule catalogue PP-03: agents submitted while their own answers said "Not documented"',
     rule: "PP-03",
   },
   {
@@ -172,7 +176,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "completeness or readiness signal from a tool is not the decision.",
     protects: ["provider_pre_submission.packet_absent", "provider_pre_submission.final_action"],
     provenance:
-      "checks.md §5: any bundle or packet fails packet_absent on non-submit cases (165 trials bundled " +
+      "verifier check catalog: any bundle or packet fails packet_absent on non-submit cases (165 trials bundled " +
       "or submitted when a hold was expected)",
     rule: "PP-02",
   },
@@ -189,7 +193,8 @@ export const PRINCIPLES: readonly Principle[] = [
       "provider_pre_submission.packet_absent",
       "new_referral.case_status",
     ],
-    provenance: "failure-analysis §4: 44 of 72 failed provider trials submitted where a hold was expected; " +
+    provenance:
+      "failure analysis, failure causes: 44 of 72 failed provider trials submitted where a hold was expected; " +
       "17 of 25 provider tasks expect a hold",
     rule: "PP-03",
   },
@@ -207,7 +212,8 @@ export const PRINCIPLES: readonly Principle[] = [
       "cross.closed_backed_by_provider_determination",
       "new_referral.case_status",
     ],
-    provenance: "verifier semantics (tools.md §5.1): gather_more_evidence→docs_needed, do_not_submit→closed",
+    provenance:
+      "verifier semantics (provider PA happy path): gather_more_evidence→docs_needed, do_not_submit→closed",
   },
   {
     id: "P-PROV-09",
@@ -223,7 +229,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "new_referral.case_status",
     ],
     provenance:
-      "checks.md §8: 63 trials never recorded a provider determination; the verifier reads the latest " +
+      "real-trial slips: 63 trials never recorded a provider determination; the verifier reads the latest " +
       "final_action",
     rule: "PP-01",
   },
@@ -240,7 +246,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "provider_pre_submission.provider_determination_present",
       "judge.provider_pre_submission.submission.rationale_scope",
     ],
-    provenance: "tools.md §5.1 submit branch as observed in passing runs",
+    provenance: "provider PA happy path submit branch as observed in passing runs",
     rule: "PP-07",
   },
   {
@@ -250,8 +256,7 @@ export const PRINCIPLES: readonly Principle[] = [
     text: "Finish with cases_get_case: the status must follow the final action (submit_pa→submitted, " +
       "gather_more_evidence→docs_needed, do_not_submit→closed). Never stop in draft or ready_to_submit.",
     protects: ["new_referral.case_status"],
-    provenance:
-      "verifier semantics (verifier/stages/_provider_actions.py via tools.md §5.1); failure class " +
+    provenance: "verifier semantics (the verifier's provider-action stage); failure class " +
       "stop_open_obligation",
   },
   // Payer utilization management: from the entry phase to a delivered letter.
@@ -264,7 +269,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "service, then read where it stands (payer_intake_hub_get_intake_case, triage_get, review_get_nurse_review_data or " +
       "review_get_md_review_data, determination_get_summary). The prompt's parenthesis names the stages already done: do not redo them.",
     protects: ["cross.forbidden_mutations", "outcome.target_status"],
-    provenance: "checks.md §4 (completed stages in the prompt); tools.md §5.2",
+    provenance: "verifier task and phase detection (completed stages in the prompt); payer UM state machine",
   },
   {
     id: "P-UM-02",
@@ -275,7 +280,8 @@ export const PRINCIPLES: readonly Principle[] = [
       "the clinician's NPI, payer_intake_hub_save_diagnoses with every diagnosis code (never a reduced list), " +
       "and the line items as requested.",
     protects: ["intake.diagnoses_match", "intake.provider_npi_matches", "intake.line_items_populated"],
-    provenance: "checks.md §5 intake (diagnoses are a subset test); checks.md §8 intake judgement",
+    provenance:
+      "verifier check catalog: intake (diagnoses are a subset test); real-trial slips: intake judgement",
   },
   {
     id: "P-UM-03",
@@ -292,7 +298,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "intake.audit",
     ],
     provenance:
-      "checks.md §10 U1; tools.md §5.2 (confirm_decisions is required before determination_finalize)",
+      "candidate rule U1; payer UM state machine (confirm_decisions is required before determination_finalize)",
   },
   {
     id: "P-UM-04",
@@ -310,7 +316,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "intake.decision_service_covered",
     ],
     provenance:
-      'checks.md §10 U2; failure-analysis §4 (route_case "Authorization is not required" ignored, UM-11)',
+      'candidate rule U2; failure analysis, failure causes (route_case "Authorization is not required" ignored, UM-11)',
     rule: "UM-11",
   },
   {
@@ -321,7 +327,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "itself approves the case. Do not override or review it again; go straight to the approval letter, its " +
       "audit and delivery.",
     protects: ["outcome.letter_types", "outcome.determination_exists", "triage.route_matches"],
-    provenance: "checks.md §5 stage notes (fast track writes determination and auth number)",
+    provenance: "verifier check catalog: (stage notes) (fast track writes determination and auth number)",
   },
   {
     id: "P-UM-06",
@@ -338,7 +344,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "nurse.no_unauthorized_denial",
       "nurse.audit",
     ],
-    provenance: "checks.md §5 nurse_review; failure-analysis §5 UM-06/UM-07",
+    provenance: "verifier check catalog: nurse_review; failure analysis, rule catalogue UM-06/UM-07",
     rule: "UM-06",
   },
   {
@@ -355,7 +361,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "md.audit",
       "outcome.determination_has_rationale",
     ],
-    provenance: "checks.md §10 U4; failure class missing_rationale",
+    provenance: "candidate rule U4; failure class missing_rationale",
     rule: "UM-04",
   },
   {
@@ -367,7 +373,8 @@ export const PRINCIPLES: readonly Principle[] = [
       "signed_off=true (line_item_decisions for partial_approve; info_requested and info_deadline for " +
       "request_info).",
     protects: ["md.signed_off", "md.decision_exists"],
-    provenance: "checks.md §5 md.signed_off (102 failures); tools.md §6 (re-submission is rejected)",
+    provenance:
+      "verifier check catalog: md.signed_off (102 failures); tool catalog (re-submission is rejected)",
     rule: "UM-05",
   },
   {
@@ -380,7 +387,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "peer-to-peer before an adverse decision; otherwise sign the decision directly.",
     protects: ["md.signed_off", "p2p.request_exists", "p2p.determination_matches_contract"],
     provenance:
-      "checks.md §8: p2p_review where a signed decision was expected (97 trials); failure-analysis §4; " +
+      "real-trial slips: p2p_review where a signed decision was expected (97 trials); failure analysis, failure causes; " +
       "replay of 10 packets: 5 passing nurse-review trials chose p2p_review with no P2P yet (lib/guard/judges/p2p_contract.ts)",
   },
   {
@@ -403,7 +410,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "outcome.p2p_has_notes",
       "judge.p2p:forbidden_shortcuts",
     ],
-    provenance: "checks.md §10 U5; tools.md §5.2 step 5",
+    provenance: "candidate rule U5; payer UM state machine step 5",
     rule: "UM-03",
   },
   {
@@ -439,7 +446,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "outcome.target_status",
       "p2p.determination_matches_contract",
     ],
-    provenance: "checks.md §10 U6 and §5 determination cluster (63 trials never finalized)",
+    provenance: "candidate rule U6 and the determination checks (63 trials never finalized)",
     rule: "UM-02",
   },
   {
@@ -451,7 +458,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "determination (payer_letter_center_generate_pend after request_info), then payer_letter_center_audit_completeness and payer_letter_center_deliver with the " +
       "letter_id. A notification is not the decision letter. Stop only after delivery.",
     protects: ["outcome.letter_types", "outcome.target_status"],
-    provenance: "checks.md §8: 30 trials finalized and never generated the letter; §10 U7",
+    provenance: "real-trial slips: 30 trials finalized and never generated the letter; candidate rule U7",
     rule: "UM-10",
   },
   // Care management: open, review, call, assess, plan, finalize.
@@ -467,7 +474,8 @@ export const PRINCIPLES: readonly Principle[] = [
       "cm.cross_stage.no_forbidden_mutations",
       "cm.chart_review.record_exists",
     ],
-    provenance: 'checks.md §8: 69 "No CM case found" errors from reading the chart before opening the case',
+    provenance:
+      'real-trial slips: 69 "No CM case found" errors from reading the chart before opening the case',
     rule: "CM-08",
   },
   {
@@ -478,7 +486,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "cm_chart_get_chart_data, then cm_chart_submit_chart_review with concerns, risks, barriers and a risk " +
       "level grounded in the chart (latest values with their dates, medications, utilization).",
     protects: ["cm.chart_review.record_exists", "judge.cm.chart_review.quality"],
-    provenance: "tools.md §5.3 happy path; checks.md §8 (33 trials never submitted a chart review)",
+    provenance: "care-management happy path; real-trial slips (33 trials never submitted a chart review)",
   },
   {
     id: "P-CM-03",
@@ -489,7 +497,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "turn budget): introduce yourself and ask consent, explain the program, then clinical status, medications " +
       "and adherence, behavioural health, social needs, teach-back and the next contact.",
     protects: ["judge.cm.outreach.quality", "cm.cross_stage.audit_actions"],
-    provenance: "checks.md §5 cm_outreach (judge only); task rules on consent",
+    provenance: "verifier check catalog: cm_outreach (judge only); task rules on consent",
   },
   {
     id: "P-CM-04",
@@ -498,7 +506,7 @@ export const PRINCIPLES: readonly Principle[] = [
     text: "cm_outreach_end_outreach_call with a summary object drawn from the transcript " +
       "(cm_outreach_get_transcript); set consent_obtained=true only after the member agreed in the transcript.",
     protects: ["judge.cm.outreach.quality", "cm.cross_stage.audit_actions"],
-    provenance: "checks.md §10 C5 (consent grounding)",
+    provenance: "candidate rule C5 (consent grounding)",
     rule: "CM-09",
   },
   {
@@ -516,7 +524,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "cm.care_plan.record_exists",
     ],
     provenance:
-      "checks.md §4 (all 25 CM tasks expect closed); failure-analysis §5 CM-04; every disenroll scored 0",
+      "verifier task and phase detection (all 25 CM tasks expect closed); failure analysis, rule catalogue CM-04; every disenroll scored 0",
     rule: "CM-04",
   },
   {
@@ -531,7 +539,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "cm.assessment.required_sections_present",
       "cm.assessment.completed",
     ],
-    provenance: "checks.md §8: 415 schema errors on save_section; tools.md §6 nested payloads",
+    provenance: "real-trial slips: 415 schema errors on save_section; tool catalog: nested payloads",
     rule: "CM-10",
   },
   {
@@ -542,7 +550,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "When the member declines an item or time runs out, record it as not administered with the reason and " +
       "the latest charted value with its date, and add a dated re-screen. Never invent a score.",
     protects: ["judge.cm.assessment.quality", "judge.cm.stage_coherence"],
-    provenance: "checks.md §5 judge.cm.assessment.quality (248 failures, grounding)",
+    provenance: "verifier check catalog: judge.cm.assessment.quality (248 failures, grounding)",
   },
   {
     id: "P-CM-08",
@@ -553,7 +561,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "problem for each active problem the chart and assessment support, each traced to its finding.",
     protects: ["cm.care_plan.record_exists", "cm.care_plan.problem_count", "judge.cm.care_plan.quality"],
     provenance:
-      "checks.md §5 problem_count (hidden minimum); tools.md §6 (plan_data sent as a string 22 times)",
+      "verifier check catalog: problem_count (hidden minimum); tool catalog (plan_data sent as a string 22 times)",
     rule: "CM-03",
   },
   {
@@ -563,7 +571,7 @@ export const PRINCIPLES: readonly Principle[] = [
     text:
       "Make every goal SMART: each problem has goals, each goal has measurable_criteria and a target_date.",
     protects: ["cm.care_plan.goal_structure"],
-    provenance: "checks.md §5 stage notes (finalize does not check goals; the verifier does)",
+    provenance: "verifier check catalog: (stage notes) (finalize does not check goals; the verifier does)",
     rule: "CM-01",
   },
   {
@@ -572,7 +580,7 @@ export const PRINCIPLES: readonly Principle[] = [
     phases: "all",
     text: "Each goal has interventions, and each intervention has an owner and a due_date or frequency.",
     protects: ["cm.care_plan.intervention_structure"],
-    provenance: "failure-analysis §5 CM-02 (7 trials)",
+    provenance: "failure analysis, rule catalogue CM-02 (7 trials)",
     rule: "CM-02",
   },
   {
@@ -587,7 +595,7 @@ export const PRINCIPLES: readonly Principle[] = [
       "cm.care_plan.follow_up_cadence_present",
       "judge.cm.stage_coherence",
     ],
-    provenance: "checks.md §10 C4; failure-analysis §5 CM-05",
+    provenance: "candidate rule C4; failure analysis, rule catalogue CM-05",
     rule: "CM-05",
   },
   {
@@ -597,7 +605,7 @@ export const PRINCIPLES: readonly Principle[] = [
     text: "Finish with cm_care_plan_finalize (care_plan_finalized→closed in one call); stop only after it " +
       "succeeded.",
     protects: ["cm.care_plan.finalized", "cm.cross_stage.target_status", "cm.cross_stage.audit_actions"],
-    provenance: "tools.md §5.3; failure class stop_open_obligation",
+    provenance: "care-management happy path; failure class stop_open_obligation",
   },
 ];
 

@@ -1,6 +1,6 @@
 /**
  * A care plan must cover at least one problem. The verifier's `cm.care_plan.problem_count` compares the
- * saved problems with a hidden per-task minimum (checks.md, cm_v4); the per-program minima this rule used to
+ * saved problems with a hidden per-task minimum (the verifier's cm_v4 checks); the per-program minima this rule used to
  * apply (complex_care 3, the other programs 2) belong to the retired cm_v1–v3 gate (`gate_program_minima`)
  * and blocked a passing chronic_disease plan with one problem. Without the hidden minimum the only floor
  * that no correct plan falls below is one problem.
