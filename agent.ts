@@ -74,6 +74,11 @@ function readInstruction(config: AgentConfig): string {
   );
 }
 
+/** The guard profile the config names (`--profile`), parsed and checked; none is an empty profile. */
+export async function readProfile(config: Pick<AgentConfig, "profile">): Promise<Profile> {
+  return config.profile ? await parseProfile(readFileSync(config.profile, "utf8"), config.profile) : {};
+}
+
 /** Runs one task end to end with the given config; the loop's result plus where the trajectory went. */
 export async function runAgent(
   config: AgentConfig,
@@ -83,7 +88,7 @@ export async function runAgent(
   const log = seams.log ?? ((line: string) => process.stderr.write(scrub(line) + "\n"));
   const instruction = readInstruction(config);
   if (!instruction.trim()) throw new Error("Cannot run: the task instruction is empty. Pass the task text.");
-  const profile = config.profile ? parseProfile(readFileSync(config.profile, "utf8"), config.profile) : {};
+  const profile = await readProfile(config);
   const session = config.session ?? randomUUID();
   if (!seams.mcp && !config.mcpUrl) {
     throw new Error(

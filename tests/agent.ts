@@ -14,7 +14,7 @@ import { DEFAULT_LIMITS, runLoop, shownResult, trajectoryName } from "../lib/age
 import { newTrajectory, writeTrajectory } from "../lib/agent/trajectory.ts";
 import { DEFAULT_BOUNDS } from "../lib/guard/decide.ts";
 import { parseLedger } from "../lib/guard/ledger.ts";
-import { engineFrom, scrubber } from "../agent.ts";
+import { engineFrom, readProfile, scrubber } from "../agent.ts";
 
 const PROVIDER_PROMPT =
   "# Clinical Intake — Lumbar MRI\n\n- Use only provider namespaces: `chart`, `cases`, `auth`\n";
@@ -413,6 +413,19 @@ const PROFILES: [
     stopBlocks: 3,
   }],
 ];
+engine(
+  "a --profile file reaches the engine: its budgets become the bounds (it was a pending Promise)",
+  async () => {
+    const dir = Deno.makeTempDirSync();
+    const file = `${dir}/profile.yaml`;
+    Deno.writeTextFileSync(file, "budgets:\n  block_per_signature: 1\n  stop_blocks: 5\n");
+    const e = engineFrom(BASE, await readProfile({ profile: file }));
+    assert.equal([e.bounds.blockBudget, e.bounds.stopBlocks], [1, 5]);
+    assert.equal(await readProfile({ profile: undefined }), {});
+    Deno.removeSync(dir, { recursive: true });
+  },
+);
+
 for (const [name, profile, want] of PROFILES) {
   engine(name, () => {
     const e = engineFrom(BASE, profile);
