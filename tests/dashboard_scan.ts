@@ -146,6 +146,9 @@ s("search indexes in slices that resume, and ends where one full sync does", () 
   while (!sliced.syncSlice(1, rows, textOf, 0)) calls++;
   assert.ok(calls > 10, `${calls} slices`);
   assert.is(sliced.size, rows.length);
+  const typo = sliced.search("moderte anxious").map((h) => h.row.id);
+  assert.ok(typo.length > 0, "one typo in a word of six letters or more is forgiven");
+  assert.equal(typo, sliced.search("moderate anxious").map((h) => h.row.id));
   for (const q of ["afib", "case-lock", "stock", "GLOBAL-01"]) {
     assert.equal(sliced.search(q).map((h) => h.row.id), whole.search(q).map((h) => h.row.id), q);
   }
