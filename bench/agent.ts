@@ -6,6 +6,7 @@
  */
 import { agentBundle, cleanup, runAgentBed } from "../tests/support/agent_bed.ts";
 import { PAYER_PROMPT } from "../tests/support/e2e/scenario.ts";
+import { type CommandSpec, runCli } from "../lib/cli.ts";
 
 const TURNS = 30;
 const READ = { calls: [{ name: "payer_intake_hub_list_intake_queue", input: {} }] };
@@ -15,8 +16,24 @@ function pct(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 }
 
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "bench agent",
+  summary:
+    "fiable-agent loop overhead on the e2e bed: a 30-turn payer run under the critic arm, Deno and the Node bundle.",
+  usage: ["deno run -A bench/agent.ts"],
+  options: {},
+  args: "none",
+  example: "deno run -A bench/agent.ts",
+};
+
+/** Entry: parses the command line, then measures. */
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, () => measure());
+}
+
 /** Entry: runs both variants and prints one line each. */
-export async function main(): Promise<number> {
+async function measure(): Promise<number> {
   const started = performance.now();
   const bundle = await agentBundle();
   console.log(
@@ -46,4 +63,4 @@ export async function main(): Promise<number> {
   return 0;
 }
 
-if (import.meta.main) Deno.exit(await main());
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -3,7 +3,7 @@
  * the whole CLI as a user runs it (process start to exit), and the in-process aggregateArms call.
  * Budget: ≤ 10 s on the 2-core machine (issue 5).
  *
- * Usage: npx -y deno@2.9.6 run -A bench/aggregate.ts [--runs 3]
+ * Usage: deno run -A bench/aggregate.ts [--runs 3]
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -11,6 +11,7 @@ import { cpuUsage } from "node:process";
 import { join } from "node:path";
 import { aggregateArms } from "../lib/results/aggregate.ts";
 import { parsePrices } from "../lib/results/cost.ts";
+import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const LEADERBOARD = join(ROOT, "..", "shared", "leaderboard");
@@ -20,9 +21,31 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "bench aggregate",
+  summary: "Aggregation speed on the four leaderboard packets: the whole CLI and the in-process call.",
+  usage: ["deno run -A bench/aggregate.ts [--runs 3]"],
+  options: {
+    runs: {
+      type: "string",
+      value: "N",
+      default: "3",
+      description: "timed CLI runs (the median is reported)",
+    },
+  },
+  args: "none",
+  example: "deno run -A bench/aggregate.ts --runs 3",
+};
+
+/** Entry: parses the command line, then measures. */
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, (p) => measure(p));
+}
+
 /** Entry: prints the median CLI and in-process times; exits 1 over budget, 0 (skipped) without the packets. */
-export async function main(args: string[]): Promise<number> {
-  const runs = Number(args[args.indexOf("--runs") + 1]) || 3;
+async function measure(p: Parsed): Promise<number> {
+  const runs = wholeNumber(p, "runs", 1)!;
   if (!existsSync(LEADERBOARD)) {
     console.log(`skipped: ${LEADERBOARD} is absent`);
     return 0;

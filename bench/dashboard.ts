@@ -30,6 +30,7 @@ import { replayTrees } from "../lib/trajectories/replay.ts";
 import { connect, sqlString, trialColumns, writeColumnar } from "../lib/results/columnar.ts";
 import { findTrials, readTrial } from "../lib/results/trials.ts";
 import { statSync } from "node:fs";
+import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 const LEADERBOARD = join(import.meta.dirname ?? ".", "..", "..", "shared", "leaderboard");
 const SERVER = join(import.meta.dirname ?? ".", "..", "dashboard", "server.tsx");
@@ -400,17 +401,52 @@ async function scale(runs: number, ledgerKB: number): Promise<boolean> {
   }
 }
 
+const PARTS = ["table", "ledger", "packets", "scale"];
+
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "bench dashboard",
+  summary:
+    "Dashboard speed: a 10,000-row Trials table, a 1M-line ledger, the packets replayed, and 4,500 trials over 60 arms.",
+  usage: ["deno run -A bench/dashboard.ts [table|ledger|packets|scale]... [--runs 5] [--ledger-kb 240]"],
+  options: {
+    runs: { type: "string", value: "N", default: "5", description: "timed rounds per page" },
+    "ledger-kb": {
+      type: "string",
+      value: "KB",
+      default: "240",
+      description: "size of each replay ledger in the scale part",
+    },
+    // Internal: the packets part replays in a child process with this.
+    replay: {
+      type: "string",
+      value: "DIR",
+      description: "replay the packets into DIR and exit",
+      hidden: true,
+    },
+  },
+  args: [{ name: "part", description: `parts to run (default: all): ${PARTS.join(", ")}` }],
+  example: "deno run -A bench/dashboard.ts scale --runs 5",
+};
+
 /** Entry: prints the figures; exit 1 when a target is missed. */
-export async function main(args: string[]): Promise<number> {
-  if (args[0] === "--replay") {
-    const report = await replayTrees([LEADERBOARD], { arms: ["checklist", "critic"], out: args[1] });
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, (p) => measure(p));
+}
+
+async function measure(p: Parsed): Promise<number> {
+  const replayOut = p.string("replay");
+  if (replayOut) {
+    const report = await replayTrees([LEADERBOARD], { arms: ["checklist", "critic"], out: replayOut });
     console.log(report.trials.length);
     return 0;
   }
-  const runs = Number(args[args.indexOf("--runs") + 1]) || 5;
-  const ledgerKB = Number(args[args.indexOf("--ledger-kb") + 1]) || 240;
-  const parts = args.filter((a) => ["table", "ledger", "packets", "scale"].includes(a));
-  const want = (p: string) => !parts.length || parts.includes(p);
+  const runs = wholeNumber(p, "runs", 1)!;
+  const ledgerKB = wholeNumber(p, "ledger-kb", 1)!;
+  const unknown = p.positionals.filter((a) => !PARTS.includes(a));
+  if (unknown.length) throw p.error(`part "${unknown[0]}" is unknown. Use one of ${PARTS.join(", ")}.`);
+  const parts = p.positionals;
+  const want = (part: string) => !parts.length || parts.includes(part);
   let ok = true;
   if (want("table")) {
     console.log("== 10,000-row Trials table");

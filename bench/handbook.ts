@@ -11,6 +11,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { buildIndex, CACHE_NAME, caseQueries, openHandbook, searchHandbook } from "../lib/guard/handbook.ts";
 import { handbookSources, KNOWN, writeHandbook } from "../tests/support/handbook_fixture.ts";
+import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 const INDEX_MS = 1_500;
 const QUERY_MS = 5;
@@ -20,20 +21,30 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-function flagNumber(args: string[], name: string, fallback: number): number {
-  const at = args.indexOf(name);
-  const value = at >= 0 ? Number(args[at + 1]) : fallback;
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new Error(`Cannot run the benchmark: ${name} must be > 0.`);
-  }
-  return value;
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "bench handbook",
+  summary: "Handbook index speed: generated pages indexed from disk and in memory, then queried.",
+  usage: ["deno run -A bench/handbook.ts [--pages 1300] [--bytes 4000] [--runs 5]"],
+  options: {
+    pages: { type: "string", value: "N", default: "1300", description: "generated pages" },
+    bytes: { type: "string", value: "N", default: "4000", description: "bytes per page" },
+    runs: { type: "string", value: "N", default: "5", description: "timed rounds" },
+  },
+  args: "none",
+  example: "deno run -A bench/handbook.ts --pages 1300",
+};
+
+/** Entry: parses the command line, then measures. */
+export function main(args: string[]): number {
+  return runCli(CLI, args, (p) => measure(p));
 }
 
 /** Runs the benchmark and prints the figures; returns 0 when both targets are met, else 1. */
-export function main(args: string[]): number {
-  const pages = flagNumber(args, "--pages", 1_300);
-  const bytes = flagNumber(args, "--bytes", 4_000);
-  const runs = flagNumber(args, "--runs", 5);
+function measure(p: Parsed): number {
+  const pages = wholeNumber(p, "pages", 1)!;
+  const bytes = wholeNumber(p, "bytes", 1)!;
+  const runs = wholeNumber(p, "runs", 1)!;
   const sources = handbookSources({ count: pages, bytes });
   const total = sources.reduce((n, s) => n + s.text.length, 0);
   const root = mkdtempSync(join(tmpdir(), "fiable-bench-handbook-"));

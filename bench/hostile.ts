@@ -12,6 +12,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleGuard } from "../bundle.ts";
 import { post, pre } from "../tests/support/payloads.ts";
+import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const BUDGET_MS = 1500;
@@ -109,10 +110,27 @@ function writeCases(dir: string): { name: string; word: string; stdin: string; l
   ];
 }
 
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "bench hostile",
+  summary:
+    "The guard's wall time on hostile input per runtime, against the runtime floor measured in the same run.",
+  usage: ["deno run -A bench/hostile.ts [--runs 5]"],
+  options: {
+    runs: { type: "string", value: "N", default: "5", description: "runs per case (the median is reported)" },
+  },
+  args: "none",
+  example: "deno run -A bench/hostile.ts --runs 5",
+};
+
+/** Entry: parses the command line, then measures. */
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, (p) => measure(p));
+}
+
 /** Runs the benchmark and prints one line per case and runtime, with the floor beside it. */
-export async function main(args: string[]): Promise<number> {
-  const at = args.indexOf("--runs");
-  const runs = at >= 0 ? Number(args[at + 1]) : 5;
+async function measure(p: Parsed): Promise<number> {
+  const runs = wholeNumber(p, "runs", 1)!;
   const dir = mkdtempSync(join(tmpdir(), "fiable-hostile-"));
   const bundle = await bundleGuard(join(dir, "fiable-guard.mjs"));
   const empty = join(dir, "empty.ts");

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { bundleGuard } from "../bundle.ts";
 import { recordsOf, toolCall } from "../lib/guard/rule.ts";
 import type { LedgerRecord } from "../lib/guard/ledger.ts";
+import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const SESSION = "bench-session";
@@ -199,9 +200,32 @@ async function interleaved(
   );
 }
 
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "bench latency",
+  summary:
+    "Hook latency of guard pre on a terminal call: command mode under Deno and Node, http mode, a Python yardstick, each against its runtime floor.",
+  usage: ["deno run -A bench/latency.ts [--runs 30]"],
+  options: {
+    runs: {
+      type: "string",
+      value: "N",
+      default: "30",
+      description: "interleaved runs per series (medians are reported)",
+    },
+  },
+  args: "none",
+  example: "deno run -A bench/latency.ts --runs 30",
+};
+
+/** Entry: parses the command line, then measures. */
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, (p) => measure(p));
+}
+
 /** Runs the benchmark and prints one line per way: median, its floor, the gap and the ratio to the floor. */
-export async function main(args: string[]): Promise<number> {
-  const runs = Number(args[args.indexOf("--runs") + 1] ?? 30) || 30;
+async function measure(p: Parsed): Promise<number> {
+  const runs = wholeNumber(p, "runs", 1)!;
   const dir = mkdtempSync(join(tmpdir(), "fiable-bench-"));
   const ledger = benchLedger();
   writeFileSync(join(dir, `${SESSION}.jsonl`), ledger.map((r) => JSON.stringify(r)).join("\n") + "\n");

@@ -3,13 +3,14 @@
  * written: the whole CLI as a user runs it (process start to exit), with the 1-minute load average, since the
  * 2-core machine is shared. Budget: ≤ 20 s using both cores (issue 4).
  *
- * Usage: npx -y deno@2.9.6 run -A bench/replay.ts [--runs 3] [--workers 2]
+ * Usage: deno run -A bench/replay.ts [--runs 3] [--workers 2]
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { cpuUsage } from "node:process";
 import { join } from "node:path";
 import { replayTrees } from "../lib/trajectories/replay.ts";
+import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const LEADERBOARD = join(ROOT, "..", "shared", "leaderboard");
@@ -20,10 +21,33 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "bench replay",
+  summary: "Replay speed on the four leaderboard packets, both default arms, ledgers and summary written.",
+  usage: ["deno run -A bench/replay.ts [--runs 3] [--workers 2]"],
+  options: {
+    runs: {
+      type: "string",
+      value: "N",
+      default: "3",
+      description: "timed CLI runs (the median is reported)",
+    },
+    workers: { type: "string", value: "N", default: "2", description: "replay workers" },
+  },
+  args: "none",
+  example: "deno run -A bench/replay.ts --runs 3 --workers 2",
+};
+
+/** Entry: parses the command line, then measures. */
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, (p) => measure(p));
+}
+
 /** Entry: prints each run and the median; exits 1 over budget, 0 (skipped) without the packets. */
-export async function main(args: string[]): Promise<number> {
-  const runs = Number(args[args.indexOf("--runs") + 1]) || 3;
-  const workers = args.includes("--workers") ? args[args.indexOf("--workers") + 1] : "2";
+async function measure(p: Parsed): Promise<number> {
+  const runs = wholeNumber(p, "runs", 1)!;
+  const workers = String(wholeNumber(p, "workers", 1));
   if (!existsSync(LEADERBOARD)) {
     console.log(`skipped: ${LEADERBOARD} is absent`);
     return 0;

@@ -18,6 +18,7 @@ import { handle } from "../lib/guard/handle.ts";
 import { type EventWord, parseHookInput } from "../lib/guard/hook.ts";
 import { ledgerFileName, type LedgerRecord } from "../lib/guard/ledger.ts";
 import { resolveSettings } from "../lib/guard/profile.ts";
+import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 const SESSION = "bench-resident";
 const PROMPT = "# ⚕️ MD Review — Knee arthroscopy for PAT-3f2a9c1b7d4e\n" +
@@ -225,13 +226,46 @@ async function memoryRun(
   return { peakMb, heapPeak, afterMb, heldPeak, missing, seconds };
 }
 
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "bench resident",
+  summary:
+    "The resident guard's per-event cost as a session grows, its first event over a large ledger, and memory over 100k events.",
+  usage: ["deno run -A bench/resident.ts [--sizes 100,1000,10000] [--runs 400] [--events 100000]"],
+  options: {
+    sizes: {
+      type: "string",
+      value: "N,…",
+      default: "100,1000,10000",
+      description: "session lengths in records",
+    },
+    runs: { type: "string", value: "N", default: "400", description: "timed events per size" },
+    events: {
+      type: "string",
+      value: "N",
+      default: "100000",
+      description: "events in the memory run (0: skip it)",
+    },
+  },
+  args: "none",
+  example: "deno run -A bench/resident.ts --events 0",
+};
+
+/** Entry: parses the command line, then measures. */
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, (p) => measure(p));
+}
+
 /** Runs the benchmark and prints the figures. */
-export async function main(args: string[]): Promise<number> {
-  const flag = (name: string, fallback: string) =>
-    args.includes(name) ? args[args.indexOf(name) + 1] : fallback;
-  const sizes = flag("--sizes", "100,1000,10000").split(",").map(Number);
-  const runs = Number(flag("--runs", "400"));
-  const events = Number(flag("--events", "100000"));
+async function measure(p: Parsed): Promise<number> {
+  const sizes = p.string("sizes")!.split(",").map(Number);
+  if (sizes.some((n) => !Number.isInteger(n) || n < 1)) {
+    throw p.error(
+      `--sizes "${p.string("sizes")}" is not a list of whole numbers. Use e.g. --sizes 100,1000.`,
+    );
+  }
+  const runs = wholeNumber(p, "runs", 1)!;
+  const events = wholeNumber(p, "events", 0)!;
   const load = Deno.loadavg().map((l) => l.toFixed(1)).join(" ");
   console.log(
     `resident guard, critic arm, one payer session; load average ${load}, ${navigator.hardwareConcurrency} cores`,

@@ -3,7 +3,7 @@
  * answers again, with a 500-record session ledger to fold back in), and how long the SessionStart check
  * takes to start a guard that is not running (the hook's wall time). Node bundle, as in a trial.
  *
- * Usage: npx -y deno@2.9.6 run -A bench/restart.ts [--runs 20]
+ * Usage: deno run -A bench/restart.ts [--runs 20]
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleGuard } from "../bundle.ts";
 import { benchLedger } from "./latency.ts";
+import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -43,10 +44,27 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "bench restart",
+  summary:
+    "How long the resident guard is down after kill -9 of its server, and the SessionStart restart's wall time.",
+  usage: ["deno run -A bench/restart.ts [--runs 20]"],
+  options: {
+    runs: { type: "string", value: "N", default: "20", description: "kill -9 and restart rounds" },
+  },
+  args: "none",
+  example: "deno run -A bench/restart.ts --runs 20",
+};
+
+/** Entry: parses the command line, then measures. */
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, (p) => measure(p));
+}
+
 /** Entry: prints the medians and maxima. */
-export async function main(args: string[]): Promise<number> {
-  const at = args.indexOf("--runs");
-  const runs = at >= 0 ? Number(args[at + 1]) : 20;
+async function measure(p: Parsed): Promise<number> {
+  const runs = wholeNumber(p, "runs", 1)!;
   const bundle = await bundleGuard(join(mkdtempSync(join(tmpdir(), "fiable-bench-")), "fiable-guard.mjs"));
   const env = { PATH: Deno.env.get("PATH") ?? "", FIABLE_CC_ARM: "checklist" };
 

@@ -3,12 +3,13 @@
  * and over an ablation-sized tree of guarded sample trials (4 arms, 900 trials, every trajectory's χ-World
  * calls matched against its ledger). No budget is set by an issue; the figures go in the README.
  *
- * Usage: npx -y deno@2.9.6 run -A bench/verify.ts [--runs 3]
+ * Usage: deno run -A bench/verify.ts [--runs 3]
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeSamples } from "../lib/samples/trials.ts";
+import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const SETS = [join(ROOT, "..", "shared", "leaderboard"), join(ROOT, "..", "shared", "leaderboard-extra")];
@@ -34,9 +35,31 @@ async function cli(roots: string[], runs: number): Promise<{ seconds: number; co
   return { seconds: median(times), code };
 }
 
+/** The command line. */
+export const CLI: CommandSpec = {
+  name: "bench verify",
+  summary: "verify speed over the ten real packets and over 900 guarded sample trials.",
+  usage: ["deno run -A bench/verify.ts [--runs 3]"],
+  options: {
+    runs: {
+      type: "string",
+      value: "N",
+      default: "3",
+      description: "timed CLI runs (the median is reported)",
+    },
+  },
+  args: "none",
+  example: "deno run -A bench/verify.ts --runs 3",
+};
+
+/** Entry: parses the command line, then measures. */
+export function main(args: string[]): Promise<number> {
+  return runCli(CLI, args, (p) => measure(p));
+}
+
 /** Entry: prints the median CLI times. */
-export async function main(args: string[]): Promise<number> {
-  const runs = Number(args[args.indexOf("--runs") + 1]) || 3;
+async function measure(p: Parsed): Promise<number> {
+  const runs = wholeNumber(p, "runs", 1)!;
   const tmp = mkdtempSync(join(tmpdir(), "fiable-bench-verify-"));
   try {
     const sets = SETS.filter(existsSync);
