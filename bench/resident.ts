@@ -19,6 +19,7 @@ import { type EventWord, parseHookInput } from "../lib/guard/hook.ts";
 import { ledgerFileName, type LedgerRecord } from "../lib/guard/ledger.ts";
 import { resolveSettings } from "../lib/guard/profile.ts";
 import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
+import { SERVE_HEAP_FLAG } from "../lib/guard/resident.ts";
 
 const SESSION = "bench-resident";
 const PROMPT = "# ⚕️ MD Review — Knee arthroscopy for PAT-3f2a9c1b7d4e\n" +
@@ -392,7 +393,7 @@ async function measure(p: Parsed): Promise<number> {
   }
   if (events > 0) {
     const memoryDir = mkdtempSync(join(tmpdir(), "fiable-resident-memory-"));
-    const resident = await startNode([bundle, "serve", "--port", "0"], {
+    const resident = await startNode([SERVE_HEAP_FLAG, bundle, "serve", "--port", "0"], {
       FIABLE_LEDGER_DIR: memoryDir,
       FIABLE_CC_ARM: "critic",
       FIABLE_SUPERVISE: "0",

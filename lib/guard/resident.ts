@@ -67,8 +67,17 @@ export function isOurs(health: Health | null, arm: string, ledgerDir: string): b
 /** The argv that runs a guard subcommand with the running runtime: `node <bundle> …` or `deno run -A <guard.ts> …`. */
 export function guardArgv(script: string, args: string[]): string[] {
   const deno = Boolean((process.versions as Record<string, string | undefined>).deno);
-  return [process.execPath, ...(deno ? ["run", "-A"] : []), script, ...args];
+  const runtime = deno ? ["run", "-A", `--v8-flags=${SERVE_HEAP_FLAG}`] : [SERVE_HEAP_FLAG];
+  return [process.execPath, ...runtime, script, ...args];
 }
+
+/**
+ * The resident guard's young generation: 4 MB semi-spaces instead of V8's 16 MB. Each event's garbage is
+ * short-lived; 100k events across 64 sessions peaked at 155 MB RSS with the default and 132 MB with this, at
+ * the same throughput (`deno run -A bench/resident.ts`). V8 reads it only at start-up, so it is passed on the
+ * command line of every guard the supervisor or a SessionStart check starts.
+ */
+export const SERVE_HEAP_FLAG = "--max-semi-space-size=4";
 
 /** Environment for a resident guard: only what it needs (no credentials Claude Code's env may hold). */
 export function residentEnv(
