@@ -10,7 +10,14 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "n
 import { dirname, join } from "node:path";
 import { ledgerFileName, type LedgerRecord, parseLedger, readLedger } from "../lib/guard/ledger.ts";
 import { spawn } from "node:child_process";
-import { type GuardRun, runGuard, type Runtime, runtimes, tempLedger } from "./support/guard_process.ts";
+import {
+  type GuardRun,
+  runGuard,
+  type Runtime,
+  runtimes,
+  serveGuard,
+  tempLedger,
+} from "./support/guard_process.ts";
 import { post, pre, prompt, PROVIDER_PROMPT, stop } from "./support/payloads.ts";
 
 /** The decision budget (the default `decision_ms`). */
@@ -281,7 +288,7 @@ for (const runtime of await runtimes()) {
 
   s("http mode: a 17 MB body is recorded under its own session with the real reason", async () => {
     const dir = tempLedger();
-    const server = await startServe(runtime, env(dir));
+    const server = await serveGuard(runtime, { ...env(dir), FIABLE_SUPERVISE: "0" });
     try {
       const body = queue("big-http", "z".repeat(17_000_000), "toolu_http");
       const started = performance.now();
@@ -297,30 +304,4 @@ for (const runtime of await runtimes()) {
   });
 
   s.run();
-}
-
-/** `guard serve --port 0` under a runtime, unsupervised; resolves once it listens. */
-function startServe(
-  runtime: Runtime,
-  env: Record<string, string>,
-): Promise<{ url: string; stop: () => void }> {
-  const [cmd, ...args] = runtime.argv("serve");
-  const child = spawn(cmd, [...args, "--port", "0"], {
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      HOME: Deno.env.get("HOME") ?? "",
-      FIABLE_SUPERVISE: "0",
-      ...env,
-    },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  return new Promise((resolve, reject) => {
-    let err = "";
-    child.stderr.on("data", (d) => {
-      err += d;
-      const m = /serving on (http:\/\/[^ ]+)/.exec(err);
-      if (m) resolve({ url: m[1].trim(), stop: () => child.kill() });
-    });
-    child.on("exit", (code) => reject(new Error(`guard serve exited ${code}: ${err}`)));
-  });
 }

@@ -21,7 +21,7 @@ import {
   transcriptOf,
   TRANSCRIPTS_FILE,
 } from "../lib/guard/resident.ts";
-import { freePort, runGuard, runtimes, tempLedger, testBundle } from "./support/guard_process.ts";
+import { freePort, runGuard, runtimes, tempLedger, testBundle, until } from "./support/guard_process.ts";
 
 const bundle = await testBundle();
 const started: number[] = [];
@@ -55,20 +55,6 @@ async function health(port: number): Promise<Record<string, unknown> | null> {
   } catch {
     return null;
   }
-}
-
-async function until<T>(
-  what: string,
-  ms: number,
-  probe: () => Promise<T | null | undefined | false>,
-): Promise<T> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const value = await probe();
-    if (value) return value;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`Timed out after ${ms} ms waiting for ${what}.`);
 }
 
 /** `node <bundle> serve --port P` in the background (its stderr piped and drained); the pid. */

@@ -1,52 +1,23 @@
 /** Resident http mode: the same decisions over `POST /hook/<event>`, state in memory, ledger appended. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseLedger } from "../lib/guard/ledger.ts";
-import { tempLedger, testBundle } from "./support/guard_process.ts";
+import { runtimes, serveGuard, tempLedger } from "./support/guard_process.ts";
 import { post, pre, prompt, PROVIDER_PROMPT } from "./support/payloads.ts";
-
-const ROOT = join(import.meta.dirname ?? ".", "..");
-
-/** Starts `guard serve --port 0` and resolves with its URL and a stop function. */
-function startServer(
-  argv: string[],
-  env: Record<string, string>,
-): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(argv[0], [...argv.slice(1), "serve", "--port", "0"], {
-    env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "", ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  return new Promise((resolve, reject) => {
-    let err = "";
-    child.stderr.on("data", (d) => {
-      err += d;
-      const m = /serving on (http:\/\/[^ ]+)/.exec(err);
-      if (m) resolve({ url: m[1], stop: () => child.kill() });
-    });
-    child.on("exit", (code) => reject(new Error(`guard serve exited ${code}: ${err}`)));
-  });
-}
 
 async function hook(url: string, word: string, body: string) {
   const res = await fetch(`${url}/hook/${word}`, { method: "POST", body });
   return await res.json();
 }
 
-const bundle = await testBundle();
-const RUNTIMES: [string, string[]][] = [
-  ["deno", [Deno.execPath(), "run", "-A", join(ROOT, "guard.ts")]],
-  ["node", ["node", bundle]],
-];
-
-for (const [name, argv] of RUNTIMES) {
-  const s = suite(`serve (${name})`);
+for (const runtime of await runtimes()) {
+  const s = suite(`serve (${runtime.name})`);
 
   s("decides like command mode and keeps the session in memory", async () => {
     const dir = tempLedger();
-    const server = await startServer(argv, { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "checklist" });
+    const server = await serveGuard(runtime, { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "checklist" });
     try {
       const health = await (await fetch(`${server.url}/health`)).json();
       assert.equal([health.ok, health.arm, health.ledger], [true, "checklist", dir]);
@@ -99,7 +70,7 @@ for (const [name, argv] of RUNTIMES) {
 
   s("bad bodies and unknown routes fail open or say how to call", async () => {
     const dir = tempLedger();
-    const server = await startServer(argv, { FIABLE_LEDGER_DIR: dir });
+    const server = await serveGuard(runtime, { FIABLE_LEDGER_DIR: dir });
     try {
       const reply = await hook(server.url, "pre", "{not json");
       assert.is(reply.hookSpecificOutput.permissionDecision, "allow");
@@ -113,7 +84,7 @@ for (const [name, argv] of RUNTIMES) {
 
   s("parallel requests of one session all land in the ledger", async () => {
     const dir = tempLedger();
-    const server = await startServer(argv, { FIABLE_LEDGER_DIR: dir });
+    const server = await serveGuard(runtime, { FIABLE_LEDGER_DIR: dir });
     try {
       await Promise.all(Array.from({ length: 32 }, (_, i) =>
         hook(

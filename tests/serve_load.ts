@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { ledgerFileName, parseLedger } from "../lib/guard/ledger.ts";
-import { freePort, tempLedger, testBundle } from "./support/guard_process.ts";
+import { freePort, tempLedger, testBundle, until } from "./support/guard_process.ts";
 import { post, pre, prompt, PROVIDER_PROMPT, stop } from "./support/payloads.ts";
 
 const bundle = await testBundle();
@@ -60,16 +60,6 @@ async function health(url: string): Promise<Record<string, unknown> | null> {
   } catch {
     return null;
   }
-}
-
-async function until<T>(what: string, ms: number, probe: () => Promise<T | null | undefined | false>) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const value = await probe();
-    if (value) return value;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`Timed out after ${ms} ms waiting for ${what}.`);
 }
 
 function ledgerOf(dir: string, session: string) {

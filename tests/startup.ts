@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseLedger } from "../lib/guard/ledger.ts";
-import { runtimes, testBundle } from "./support/guard_process.ts";
+import { runGuard, type Runtime, runtimes, testBundle } from "./support/guard_process.ts";
 import { pre } from "./support/payloads.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
@@ -98,18 +98,23 @@ s("a Deno hook process runs no node-compat code (its CPU profile names none)", a
   // The static graph is not all: a global can load Deno's node-compat layer lazily (Deno 2.9's setTimeout
   // loads node:timers, ≈ 30 ms). A sampling profile misses nothing that costs milliseconds.
   const dir = mkdtempSync(join(tmpdir(), "fiable-profile-"));
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--cpu-prof", `--cpu-prof-dir=${join(dir, "prof")}`, join(ROOT, "guard.ts"), "pre"],
-    env: { FIABLE_LEDGER_DIR: join(dir, "ledger"), FIABLE_CC_ARM: "critic" },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(SUBMIT));
-  await writer.close();
-  const out = await child.output();
-  assert.match(new TextDecoder().decode(out.stdout), "permissionDecision");
+  const profiled: Runtime = {
+    name: "deno, profiled",
+    argv: (word) => [
+      Deno.execPath(),
+      "run",
+      "-A",
+      "--cpu-prof",
+      `--cpu-prof-dir=${join(dir, "prof")}`,
+      join(ROOT, "guard.ts"),
+      word,
+    ],
+  };
+  const run = await runGuard(profiled, "pre", SUBMIT, {
+    FIABLE_LEDGER_DIR: join(dir, "ledger"),
+    FIABLE_CC_ARM: "critic",
+  });
+  assert.match(run.stdout, "permissionDecision");
   const [file] = readdirSync(join(dir, "prof"));
   const profile = JSON.parse(readFileSync(join(dir, "prof", file), "utf8")) as {
     nodes: { callFrame: { url: string } }[];
@@ -136,29 +141,17 @@ async function nodePre(
   guard: { guard: string; temp: string },
   extra: Record<string, string> = {},
 ): Promise<{ decision: string; code: number; stderr: string }> {
-  const child = new Deno.Command("node", {
-    args: [guard.guard, "pre"],
-    env: {
-      PATH: Deno.env.get("PATH") ?? "",
-      TMPDIR: guard.temp,
-      FIABLE_LEDGER_DIR: mkdtempSync(join(tmpdir(), "fiable-ledger-")),
-      FIABLE_CC_ARM: "checklist",
-      ...extra,
-    },
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(SUBMIT));
-  await writer.close();
-  const out = await child.output();
-  const reply = JSON.parse(new TextDecoder().decode(out.stdout));
+  const run = await runGuard({ name: "node", argv: (word) => ["node", guard.guard, word] }, "pre", SUBMIT, {
+    TMPDIR: guard.temp,
+    FIABLE_LEDGER_DIR: mkdtempSync(join(tmpdir(), "fiable-ledger-")),
+    FIABLE_CC_ARM: "checklist",
+    ...extra,
+  });
+  const reply = run.reply() as { hookSpecificOutput?: { permissionDecision?: string } };
   return {
     decision: reply.hookSpecificOutput?.permissionDecision ?? "",
-    code: out.code,
-    stderr: new TextDecoder().decode(out.stderr),
+    code: run.code ?? -1,
+    stderr: run.stderr,
   };
 }
 

@@ -85,6 +85,45 @@ export function runGuard(
   });
 }
 
+/**
+ * `guard serve --port 0` under a runtime; resolves with its URL once it says it listens, and a stop function.
+ * `env` is the whole environment beside PATH and HOME (`FIABLE_SUPERVISE: "0"` runs it without its supervisor).
+ */
+export function serveGuard(
+  runtime: Runtime,
+  env: Record<string, string>,
+): Promise<{ url: string; stop: () => void }> {
+  const [cmd, ...args] = runtime.argv("serve");
+  const child = spawn(cmd, [...args, "--port", "0"], {
+    env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "", ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  return new Promise((resolve, reject) => {
+    let err = "";
+    child.stderr!.on("data", (d) => {
+      err += d;
+      const m = /serving on (http:\/\/[^ ]+)/.exec(err);
+      if (m) resolve({ url: m[1].trim(), stop: () => child.kill() });
+    });
+    child.on("exit", (code) => reject(new Error(`guard serve exited ${code}: ${err}`)));
+  });
+}
+
+/** Polls `probe` every 25 ms until it gives a value; throws naming `what` after `ms`. */
+export async function until<T>(
+  what: string,
+  ms: number,
+  probe: () => Promise<T | null | undefined | false>,
+): Promise<T> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const value = await probe();
+    if (value) return value;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`Timed out after ${ms} ms waiting for ${what}.`);
+}
+
 /** A fresh ledger directory. */
 export function tempLedger(): string {
   return mkdtempSync(join(tmpdir(), "fiable-ledger-"));
