@@ -27,12 +27,12 @@ export const CLI: CommandSpec = {
   example: "deno run -A bench/agent.ts",
 };
 
-/** Entry: parses the command line, then measures. */
+/** Entry: the command line, then the measurement. */
 export function main(args: string[]): Promise<number> {
   return runCli(CLI, args, () => measure());
 }
 
-/** Entry: runs both variants and prints one line each. */
+/** Runs both variants and prints one line each. */
 async function measure(): Promise<number> {
   const started = performance.now();
   const bundle = await agentBundle();

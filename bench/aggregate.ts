@@ -11,7 +11,7 @@ import { cpuUsage } from "node:process";
 import { join } from "node:path";
 import { aggregateArms } from "../lib/results/aggregate.ts";
 import { parsePrices } from "../lib/results/cost.ts";
-import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
+import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const LEADERBOARD = join(ROOT, "..", "shared", "leaderboard");
@@ -27,23 +27,18 @@ export const CLI: CommandSpec = {
   summary: "Aggregation speed on the four leaderboard packets: the whole CLI and the in-process call.",
   usage: ["deno run -A bench/aggregate.ts [--runs 3]"],
   options: {
-    runs: {
-      type: "string",
-      value: "N",
-      default: "3",
-      description: "timed CLI runs (the median is reported)",
-    },
+    runs: numberOption(3, "timed CLI runs (the median is reported)"),
   },
   args: "none",
   example: "deno run -A bench/aggregate.ts --runs 3",
 };
 
-/** Entry: parses the command line, then measures. */
+/** Entry: the command line, then the measurement. */
 export function main(args: string[]): Promise<number> {
-  return runCli(CLI, args, (p) => measure(p));
+  return runCli(CLI, args, measure);
 }
 
-/** Entry: prints the median CLI and in-process times; exits 1 over budget, 0 (skipped) without the packets. */
+/** Prints the median CLI and in-process times; exits 1 over budget, 0 (skipped) without the packets. */
 async function measure(p: Parsed): Promise<number> {
   const runs = wholeNumber(p, "runs", 1)!;
   if (!existsSync(LEADERBOARD)) {

@@ -30,7 +30,7 @@ import { replayTrees } from "../lib/trajectories/replay.ts";
 import { connect, sqlString, trialColumns, writeColumnar } from "../lib/results/columnar.ts";
 import { findTrials, readTrial } from "../lib/results/trials.ts";
 import { statSync } from "node:fs";
-import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
+import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 const LEADERBOARD = join(import.meta.dirname ?? ".", "..", "..", "shared", "leaderboard");
 const SERVER = join(import.meta.dirname ?? ".", "..", "dashboard", "server.tsx");
@@ -410,7 +410,7 @@ export const CLI: CommandSpec = {
     "Dashboard speed: a 10,000-row Trials table, a 1M-line ledger, the packets replayed, and 4,500 trials over 60 arms.",
   usage: ["deno run -A bench/dashboard.ts [table|ledger|packets|scale]... [--runs 5] [--ledger-kb 240]"],
   options: {
-    runs: { type: "string", value: "N", default: "5", description: "timed rounds per page" },
+    runs: numberOption(5, "timed rounds per page"),
     "ledger-kb": {
       type: "string",
       value: "KB",
@@ -431,7 +431,7 @@ export const CLI: CommandSpec = {
 
 /** Entry: prints the figures; exit 1 when a target is missed. */
 export function main(args: string[]): Promise<number> {
-  return runCli(CLI, args, (p) => measure(p));
+  return runCli(CLI, args, measure);
 }
 
 async function measure(p: Parsed): Promise<number> {

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { buildIndex, CACHE_NAME, caseQueries, openHandbook, searchHandbook } from "../lib/guard/handbook.ts";
 import { handbookSources, KNOWN, writeHandbook } from "../tests/support/handbook_fixture.ts";
-import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
+import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 const INDEX_MS = 1_500;
 const QUERY_MS = 5;
@@ -27,17 +27,17 @@ export const CLI: CommandSpec = {
   summary: "Handbook index speed: generated pages indexed from disk and in memory, then queried.",
   usage: ["deno run -A bench/handbook.ts [--pages 1300] [--bytes 4000] [--runs 5]"],
   options: {
-    pages: { type: "string", value: "N", default: "1300", description: "generated pages" },
-    bytes: { type: "string", value: "N", default: "4000", description: "bytes per page" },
-    runs: { type: "string", value: "N", default: "5", description: "timed rounds" },
+    pages: numberOption(1300, "generated pages"),
+    bytes: numberOption(4000, "bytes per page"),
+    runs: numberOption(5, "timed rounds"),
   },
   args: "none",
   example: "deno run -A bench/handbook.ts --pages 1300",
 };
 
-/** Entry: parses the command line, then measures. */
+/** Entry: the command line, then the measurement. */
 export function main(args: string[]): number {
-  return runCli(CLI, args, (p) => measure(p));
+  return runCli(CLI, args, measure);
 }
 
 /** Runs the benchmark and prints the figures; returns 0 when both targets are met, else 1. */

@@ -12,7 +12,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleGuard } from "../bundle.ts";
 import { post, pre } from "../tests/support/payloads.ts";
-import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
+import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const BUDGET_MS = 1500;
@@ -117,15 +117,15 @@ export const CLI: CommandSpec = {
     "The guard's wall time on hostile input per runtime, against the runtime floor measured in the same run.",
   usage: ["deno run -A bench/hostile.ts [--runs 5]"],
   options: {
-    runs: { type: "string", value: "N", default: "5", description: "runs per case (the median is reported)" },
+    runs: numberOption(5, "runs per case (the median is reported)"),
   },
   args: "none",
   example: "deno run -A bench/hostile.ts --runs 5",
 };
 
-/** Entry: parses the command line, then measures. */
+/** Entry: the command line, then the measurement. */
 export function main(args: string[]): Promise<number> {
-  return runCli(CLI, args, (p) => measure(p));
+  return runCli(CLI, args, measure);
 }
 
 /** Runs the benchmark and prints one line per case and runtime, with the floor beside it. */

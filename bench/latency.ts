@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { bundleGuard } from "../bundle.ts";
 import { recordsOf, toolCall } from "../lib/guard/rule.ts";
 import type { LedgerRecord } from "../lib/guard/ledger.ts";
-import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
+import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const SESSION = "bench-session";
@@ -207,20 +207,15 @@ export const CLI: CommandSpec = {
     "Hook latency of guard pre on a terminal call: command mode under Deno and Node, http mode, a Python yardstick, each against its runtime floor.",
   usage: ["deno run -A bench/latency.ts [--runs 30]"],
   options: {
-    runs: {
-      type: "string",
-      value: "N",
-      default: "30",
-      description: "interleaved runs per series (medians are reported)",
-    },
+    runs: numberOption(30, "interleaved runs per series (medians are reported)"),
   },
   args: "none",
   example: "deno run -A bench/latency.ts --runs 30",
 };
 
-/** Entry: parses the command line, then measures. */
+/** Entry: the command line, then the measurement. */
 export function main(args: string[]): Promise<number> {
-  return runCli(CLI, args, (p) => measure(p));
+  return runCli(CLI, args, measure);
 }
 
 /** Runs the benchmark and prints one line per way: median, its floor, the gap and the ratio to the floor. */

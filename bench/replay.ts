@@ -10,7 +10,7 @@ import { loadavg, tmpdir } from "node:os";
 import { cpuUsage } from "node:process";
 import { join } from "node:path";
 import { replayTrees } from "../lib/trajectories/replay.ts";
-import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
+import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const LEADERBOARD = join(ROOT, "..", "shared", "leaderboard");
@@ -27,24 +27,19 @@ export const CLI: CommandSpec = {
   summary: "Replay speed on the four leaderboard packets, both default arms, ledgers and summary written.",
   usage: ["deno run -A bench/replay.ts [--runs 3] [--workers 2]"],
   options: {
-    runs: {
-      type: "string",
-      value: "N",
-      default: "3",
-      description: "timed CLI runs (the median is reported)",
-    },
-    workers: { type: "string", value: "N", default: "2", description: "replay workers" },
+    runs: numberOption(3, "timed CLI runs (the median is reported)"),
+    workers: numberOption(2, "replay workers"),
   },
   args: "none",
   example: "deno run -A bench/replay.ts --runs 3 --workers 2",
 };
 
-/** Entry: parses the command line, then measures. */
+/** Entry: the command line, then the measurement. */
 export function main(args: string[]): Promise<number> {
-  return runCli(CLI, args, (p) => measure(p));
+  return runCli(CLI, args, measure);
 }
 
-/** Entry: prints each run and the median; exits 1 over budget, 0 (skipped) without the packets. */
+/** Prints each run and the median; exits 1 over budget, 0 (skipped) without the packets. */
 async function measure(p: Parsed): Promise<number> {
   const runs = wholeNumber(p, "runs", 1)!;
   const workers = String(wholeNumber(p, "workers", 1));

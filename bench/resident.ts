@@ -18,7 +18,7 @@ import { handle } from "../lib/guard/handle.ts";
 import { type EventWord, parseHookInput } from "../lib/guard/hook.ts";
 import { ledgerFileName, type LedgerRecord } from "../lib/guard/ledger.ts";
 import { resolveSettings } from "../lib/guard/profile.ts";
-import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
+import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 import { SERVE_HEAP_FLAG } from "../lib/guard/resident.ts";
 
 const SESSION = "bench-resident";
@@ -240,21 +240,16 @@ export const CLI: CommandSpec = {
       default: "100,1000,10000",
       description: "session lengths in records",
     },
-    runs: { type: "string", value: "N", default: "400", description: "timed events per size" },
-    events: {
-      type: "string",
-      value: "N",
-      default: "100000",
-      description: "events in the memory run (0: skip it)",
-    },
+    runs: numberOption(400, "timed events per size"),
+    events: numberOption(100000, "events in the memory run (0: skip it)"),
   },
   args: "none",
   example: "deno run -A bench/resident.ts --events 0",
 };
 
-/** Entry: parses the command line, then measures. */
+/** Entry: the command line, then the measurement. */
 export function main(args: string[]): Promise<number> {
-  return runCli(CLI, args, (p) => measure(p));
+  return runCli(CLI, args, measure);
 }
 
 /** Runs the benchmark and prints the figures. */

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleGuard } from "../bundle.ts";
 import { benchLedger } from "./latency.ts";
-import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
+import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -51,18 +51,18 @@ export const CLI: CommandSpec = {
     "How long the resident guard is down after kill -9 of its server, and the SessionStart restart's wall time.",
   usage: ["deno run -A bench/restart.ts [--runs 20]"],
   options: {
-    runs: { type: "string", value: "N", default: "20", description: "kill -9 and restart rounds" },
+    runs: numberOption(20, "kill -9 and restart rounds"),
   },
   args: "none",
   example: "deno run -A bench/restart.ts --runs 20",
 };
 
-/** Entry: parses the command line, then measures. */
+/** Entry: the command line, then the measurement. */
 export function main(args: string[]): Promise<number> {
-  return runCli(CLI, args, (p) => measure(p));
+  return runCli(CLI, args, measure);
 }
 
-/** Entry: prints the medians and maxima. */
+/** Prints the medians and maxima. */
 async function measure(p: Parsed): Promise<number> {
   const runs = wholeNumber(p, "runs", 1)!;
   const bundle = await bundleGuard(join(mkdtempSync(join(tmpdir(), "fiable-bench-")), "fiable-guard.mjs"));

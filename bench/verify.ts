@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeSamples } from "../lib/samples/trials.ts";
-import { type CommandSpec, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
+import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const SETS = [join(ROOT, "..", "shared", "leaderboard"), join(ROOT, "..", "shared", "leaderboard-extra")];
@@ -41,23 +41,18 @@ export const CLI: CommandSpec = {
   summary: "verify speed over the ten real packets and over 900 guarded sample trials.",
   usage: ["deno run -A bench/verify.ts [--runs 3]"],
   options: {
-    runs: {
-      type: "string",
-      value: "N",
-      default: "3",
-      description: "timed CLI runs (the median is reported)",
-    },
+    runs: numberOption(3, "timed CLI runs (the median is reported)"),
   },
   args: "none",
   example: "deno run -A bench/verify.ts --runs 3",
 };
 
-/** Entry: parses the command line, then measures. */
+/** Entry: the command line, then the measurement. */
 export function main(args: string[]): Promise<number> {
-  return runCli(CLI, args, (p) => measure(p));
+  return runCli(CLI, args, measure);
 }
 
-/** Entry: prints the median CLI times. */
+/** Prints the median CLI times. */
 async function measure(p: Parsed): Promise<number> {
   const runs = wholeNumber(p, "runs", 1)!;
   const tmp = mkdtempSync(join(tmpdir(), "fiable-bench-verify-"));

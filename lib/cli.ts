@@ -255,6 +255,11 @@ export function runCli(
   }
 }
 
+/** A `--name N` option with a numeric default (read it with `wholeNumber`). */
+export function numberOption(fallback: number, description: string): OptionSpec {
+  return { type: "string", value: "N", default: String(fallback), description };
+}
+
 /** A whole number ≥ `min` from an option's text, or a CliError naming the option. */
 export function wholeNumber(p: Parsed, name: string, min = 0): number | undefined {
   const text = p.string(name);

@@ -3,13 +3,22 @@
  * when the first argument is not a hook event: a hook never pays for the parser or the servers.
  */
 import process from "node:process";
-import { type CommandSpec, type Parsed, portNumber, runCli } from "../cli.ts";
+import { type CommandSpec, type OptionSpec, type Parsed, portNumber, runCli } from "../cli.ts";
 import { type Arm, ARMS } from "./ledger.ts";
 import { DEFAULT_SERVERS, settingsJson } from "./settings.ts";
 import { EVENTS } from "./hook.ts";
 
 const EVENT_LIST = Object.keys(EVENTS).join("|");
 const GUARDED = ARMS.filter((a) => a !== "stock");
+
+/** `--server NAME`, repeatable: the MCP servers whose tools the hooks match (up and settings). */
+const SERVER_OPTION: OptionSpec = {
+  type: "string",
+  value: "NAME",
+  multiple: true,
+  default: DEFAULT_SERVERS.join(","),
+  description: "an MCP server whose tools the hooks match",
+};
 
 /** `guard.ts` without a subcommand: the hook events and the subcommands. */
 export const GUARD_CLI: CommandSpec = {
@@ -78,13 +87,7 @@ export const UP_CLI: CommandSpec = {
     guard: { type: "string", value: "PATH", description: "the guard bundle the hooks run (required)" },
     settings: { type: "string", value: "FILE", description: "where settings.json goes (required)" },
     harness: { type: "string", value: "FILE", description: "where harness.json goes (required)" },
-    server: {
-      type: "string",
-      value: "NAME",
-      multiple: true,
-      default: DEFAULT_SERVERS.join(","),
-      description: "an MCP server whose tools the hooks match",
-    },
+    server: SERVER_OPTION,
     "claude-version": {
       type: "string",
       value: "X.Y.Z",
@@ -123,13 +126,7 @@ export const SETTINGS_CLI: CommandSpec = {
       value: "N",
       description: "the resident guard's port (required with --mode http)",
     },
-    server: {
-      type: "string",
-      value: "NAME",
-      multiple: true,
-      default: DEFAULT_SERVERS.join(","),
-      description: "an MCP server whose tools the hooks match",
-    },
+    server: SERVER_OPTION,
   },
   args: "none",
   example: "deno run -A guard.ts settings --mode http --arm checklist --port 8787",
