@@ -309,6 +309,11 @@ function decideContext(
   return { reply: plan ? contextReply(hookEvent, plan) : {}, record: rec };
 }
 
+/** Whether deciding this event reads the session's evidence (a post only records; stock decides nothing). */
+export function readsEvidence(word: GuardEvent["word"], arm: Arm): boolean {
+  return arm !== "stock" && word !== "post" && word !== "post-fail";
+}
+
 /**
  * Decides one event. Pure: `records` is the session's ledger so far and `now` the time to stamp; the
  * caller appends the returned record and prints the reply. The stock arm answers neutrally and records nothing.
@@ -319,13 +324,7 @@ export function decide(
   config: EngineConfig,
   now: string,
 ): Outcome {
-  if (config.arm === "stock") return decideOn(event, null, config, now);
-  return decideOn(
-    event,
-    event.word === "post" || event.word === "post-fail" ? null : foldEvidence(records),
-    config,
-    now,
-  );
+  return decideOn(event, readsEvidence(event.word, config.arm) ? foldEvidence(records) : null, config, now);
 }
 
 /**

@@ -5,7 +5,7 @@
 import { EVENTS, type EventWord, type HookInput, neutralReply, parseHookInput } from "./hook.ts";
 import { host } from "./host.ts";
 import { appendRecord, type LedgerRecord } from "./ledger.ts";
-import { decide, decideOn, type EngineConfig, type GuardEvent } from "./decide.ts";
+import { decide, decideOn, type EngineConfig, type GuardEvent, readsEvidence } from "./decide.ts";
 import type { Evidence } from "./evidence.ts";
 import { type GuardSettings, resolveSettings } from "./guard_settings.ts";
 import { RULES } from "../../rules/mod.ts";
@@ -308,7 +308,12 @@ export async function handle(
     const now = new Date().toISOString();
     const outcome = "evidence" in options
       ? decideOn(event, options.evidence(event.session), config, now)
-      : decide(event, options.records(event.session), config, now);
+      : decide(
+        event,
+        readsEvidence(event.word, config.arm) ? options.records(event.session) : [],
+        config,
+        now,
+      );
     const elapsed = performance.now() - started;
     if (elapsed > settings.decisionMs) {
       const note = `time budget of ${settings.decisionMs} ms overrun (${Math.round(elapsed)} ms); allowed`;
