@@ -118,7 +118,7 @@ async function ledger(): Promise<boolean> {
   const logs = resolve(dir, "logs");
   let child: Deno.ChildProcess | null = null;
   try {
-    let t = performance.now();
+    const t = performance.now();
     const big = writeBigLedgerTrial(logs, 1_000_000);
     console.log(
       `wrote a 1,000,000-line ledger (${(big.bytes / 2 ** 20).toFixed(0)} MB, ${
@@ -126,21 +126,10 @@ async function ledger(): Promise<boolean> {
       } s)`,
     );
     writeManyTrials(join(logs, "others"), 200);
-    t = performance.now();
-    child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", SERVER, "--logs", logs, "--port", "0"],
-      stdout: "piped",
-      stderr: "inherit",
-    }).spawn();
-    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let out = "";
-    while (!/http:\/\/\S+\//.test(out)) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error("Cannot benchmark: the dashboard exited before printing its URL.");
-      out += value;
-    }
-    const url = /http:\/\/\S+\//.exec(out)![0].replace(/\/$/, "");
-    console.log(`dashboard up in a child process (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+    const started = await startDashboard(["--logs", logs]);
+    child = started.child;
+    const url = started.url;
+    console.log(`dashboard up in a child process (${(started.ms / 1000).toFixed(1)} s)`);
     const id = rowId(`trial:${big.dir}`);
     // A server in use is warm: one request to another page first, then the big trial's first view.
     await (await fetch(url + "/trials")).text();
