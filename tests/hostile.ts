@@ -9,15 +9,7 @@ import * as assert from "uvu/assert";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ledgerFileName, type LedgerRecord, parseLedger, readLedger } from "../lib/guard/ledger.ts";
-import { spawn } from "node:child_process";
-import {
-  type GuardRun,
-  runGuard,
-  type Runtime,
-  runtimes,
-  serveGuard,
-  tempLedger,
-} from "./support/guard_process.ts";
+import { type GuardRun, runGuard, runtimes, serveGuard, tempLedger } from "./support/guard_process.ts";
 import { post, pre, prompt, PROVIDER_PROMPT, stop } from "./support/payloads.ts";
 
 /** The decision budget (the default `decision_ms`). */
