@@ -6,9 +6,12 @@
 import process from "node:process";
 import { setHost } from "./lib/guard/host.ts";
 import { nodeHost } from "./lib/guard/host_node.ts";
+import { setLazyLoader } from "./lib/guard/lazy.ts";
+import { literalLoader } from "./lib/guard/lazy_node.ts";
 import { main } from "./agent.ts";
 
 // The guard's ledger writes go through its host (lib/guard/host.ts): Node's, here.
 setHost(nodeHost());
+setLazyLoader(literalLoader);
 
 process.exit(await main(process.argv.slice(2)));

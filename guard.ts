@@ -12,6 +12,7 @@
  */
 import { type EventWord, isEventWord, neutralReply } from "./lib/guard/hook.ts";
 import { host } from "./lib/guard/host.ts";
+import { lazy } from "./lib/guard/lazy.ts";
 import { type Arm, readLedger } from "./lib/guard/ledger.ts";
 import {
   type BoundedInput,
@@ -37,7 +38,7 @@ async function readStdin(): Promise<BoundedInput> {
 
 /** Node's `process`, for the commands other than the hook path (which must not load a `node:` module). */
 async function nodeProcess(): Promise<NodeJS.Process> {
-  return (await import("./lib/guard/node_process.ts")).default;
+  return (await lazy("nodeProcess")).default;
 }
 
 /**
@@ -93,7 +94,7 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
   if (record) {
     saveRecord(settings.ledgerDir, record);
     if (settings.liveUrl && settings.liveToken) {
-      const { postLive } = await import("./lib/guard/live.ts");
+      const { postLive } = await lazy("live");
       await postLive(settings.liveUrl, settings.liveToken, record);
     }
   }
@@ -115,7 +116,7 @@ async function checkResident(
   session: string,
   env: Record<string, string | undefined>,
 ): Promise<string | undefined> {
-  const { healthOf, isOurs, startResident, waitHealthy } = await import("./lib/guard/resident.ts");
+  const { healthOf, isOurs, startResident, waitHealthy } = await lazy("resident");
   const health = await healthOf(port, 300);
   if (isOurs(health, arm, ledgerDir)) return undefined;
   if (health) return `SessionStart check: port ${port} answers for arm ${health.arm}, not this guard.`;
@@ -147,7 +148,7 @@ export async function main(args: string[]): Promise<number> {
     return 0;
   }
   // Subcommands, --help, flags and unknown words: the parser and the servers load only here, off the hook path.
-  const { guardCommand } = await import("./lib/guard/commands.ts");
+  const { guardCommand } = await lazy("commands");
   return await guardCommand(args);
 }
 

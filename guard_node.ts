@@ -5,8 +5,11 @@
  */
 import { setHost } from "./lib/guard/host.ts";
 import { nodeHost } from "./lib/guard/host_node.ts";
+import { setLazyLoader } from "./lib/guard/lazy.ts";
+import { literalLoader } from "./lib/guard/lazy_node.ts";
 import { main } from "./guard.ts";
 
 const host = nodeHost();
 setHost(host);
+setLazyLoader(literalLoader);
 main(host.args).then(host.setExitCode);

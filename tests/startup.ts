@@ -1,8 +1,8 @@
 /**
- * What a hook process loads under Deno (issue 20): guard.ts's static module graph holds no `node:` module
- * (the first one starts Deno's node-compat layer, ≈ 30 ms) and no npm package (resolved at start-up); the
- * profile parser, handbook index, http server, resident check, live post and settings writer stay behind
- * dynamic imports, loaded only by the commands and events that use them. Under Node the guard file is a
+ * What a hook process loads under Deno (issue 20): only the guard's own modules, no `node:` module (the
+ * first one starts Deno's node-compat layer, ≈ 30 ms) and no npm package (resolved at start-up); the profile
+ * parser, handbook index, http server, resident check, live post and settings writer stay behind lazy.ts,
+ * loaded only by the commands and events that use them. Under Node the guard file is a
  * loader that compiles the bundle with a V8 code cache, and stdin is read synchronously: the cache's every
  * fallback and the ways stdin arrives are checked here with real processes.
  */
@@ -22,6 +22,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseLedger } from "../lib/guard/ledger.ts";
+import { lazy, LAZY_PATHS, type LazyName } from "../lib/guard/lazy.ts";
+import { literalLoader } from "../lib/guard/lazy_node.ts";
 import { runGuard, type Runtime, runtimes, testBundle } from "./support/guard_process.ts";
 import { pre } from "./support/payloads.ts";
 
@@ -29,11 +31,10 @@ const ROOT = join(import.meta.dirname ?? ".", "..");
 
 interface GraphModule {
   specifier: string;
-  dependencies?: { specifier: string; code?: { specifier: string }; isDynamic?: boolean }[];
 }
 
-/** `deno info --json` of an entry: every module it can reach, statically or by dynamic import. */
-async function moduleGraph(entry: string): Promise<Map<string, GraphModule>> {
+/** `deno info --json` of an entry: every module it can reach, by import, literal dynamic import or type. */
+async function moduleGraph(entry: string): Promise<Set<string>> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", entry],
     cwd: ROOT,
@@ -42,22 +43,7 @@ async function moduleGraph(entry: string): Promise<Map<string, GraphModule>> {
   }).output();
   if (!out.success) throw new Error(`deno info failed: ${new TextDecoder().decode(out.stderr)}`);
   const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: GraphModule[] };
-  return new Map(graph.modules.map((m) => [m.specifier, m]));
-}
-
-/** The modules an entry loads before running any code: its static imports, followed transitively. */
-function staticClosure(graph: Map<string, GraphModule>, root: string): Set<string> {
-  const seen = new Set<string>();
-  const stack = [root];
-  while (stack.length) {
-    const at = stack.pop()!;
-    if (seen.has(at)) continue;
-    seen.add(at);
-    for (const dep of graph.get(at)?.dependencies ?? []) {
-      if (dep.code && !dep.isDynamic) stack.push(dep.code.specifier);
-    }
-  }
-  return seen;
+  return new Set(graph.modules.map((m) => relative(m.specifier)));
 }
 
 const relative = (specifier: string) =>
@@ -65,33 +51,47 @@ const relative = (specifier: string) =>
 
 const s = suite("startup");
 const SUBMIT = pre("s1", "auth_submit_authorization", { case_id: "CASE-ACT-001" });
-const graph = await moduleGraph("guard.ts");
-const root = pathToFileURL(join(ROOT, "guard.ts")).href;
-const loaded = [...staticClosure(graph, root)].map(relative);
 
-s("the hook path loads no node: module and no npm package under Deno", () => {
-  const foreign = loaded.filter((m) => !m.startsWith("lib/") && !m.startsWith("rules/") && m !== "guard.ts");
-  assert.equal(foreign, [], `guard.ts loads ${foreign.join(", ")} before it runs`);
+/**
+ * The modules a `deno run guard.ts pre` process fetched, from Deno's own debug log (`-L debug` names each file
+ * its fetcher reads), and whether it touched the npm installer's lock. Deno fetches the modules of literal
+ * dynamic imports too, so a static-graph walk would not show what a hook process pays for.
+ */
+async function fetchedByHook(): Promise<{ modules: string[]; npmLock: boolean; stdout: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "fiable-fetched-"));
+  const logged: Runtime = {
+    name: "deno, debug log",
+    argv: (word) => [Deno.execPath(), "run", "-L", "debug", "-A", join(ROOT, "guard.ts"), word],
+  };
+  const run = await runGuard(logged, "pre", SUBMIT, { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "critic" });
+  const modules = [...run.stderr.matchAll(/fetch_no_follow - specifier: (\S+)/g)].map((m) => relative(m[1]));
+  return { modules, npmLock: /Acquir\w+ file lock at \S*node_modules/.test(run.stderr), stdout: run.stdout };
+}
+
+s("a Deno hook process fetches only the guard's own modules: no npm package, nothing it does not use", async () => {
+  const { modules, npmLock, stdout } = await fetchedByHook();
+  assert.match(stdout, "permissionDecision");
+  // The log format is Deno's own: if it changed, this must fail rather than pass on an empty list.
+  assert.ok(modules.includes("guard.ts") && modules.includes("lib/guard/handle.ts"), modules.join(" "));
+  const foreign = modules.filter((m) => !m.startsWith("lib/") && !m.startsWith("rules/") && m !== "guard.ts");
+  assert.equal(foreign, [], `a hook process fetches ${foreign.join(", ")}`);
+  const unused = Object.values(LAZY_PATHS).map((p) => `lib/guard/${p.slice(2)}`).filter((m) => modules.includes(m));
+  assert.equal(unused, [], `a hook process fetches ${unused.join(", ")}`);
+  for (const m of ["lib/guard/serve.ts", "lib/guard/settings.ts", "lib/cli.ts", "lib/guard/host_node.ts"]) {
+    assert.not.ok(modules.includes(m), `a hook process fetches ${m}`);
+  }
+  assert.not.ok(npmLock, "a hook process takes the npm installer's lock (an npm package is in its graph)");
 });
 
-s("what the hook path does not use stays behind dynamic imports", () => {
-  const lazy = [
-    "lib/guard/profile.ts",
-    "lib/guard/handbook.ts",
-    "lib/guard/serve.ts",
-    "lib/guard/resident.ts",
-    "lib/guard/live.ts",
-    "lib/guard/settings.ts",
-  ];
-  const all = [...graph.keys()].map(relative);
-  for (const module of lazy) {
-    // Still reachable (the graph does see dynamic imports, so the check above can fail), just not loaded.
-    assert.ok(all.includes(module), `${module} is not in guard.ts's graph at all`);
-    assert.not.ok(loaded.includes(module), `${module} is loaded by every hook process`);
+s("every lazy module loads by its computed URL, the same module the Node bundles' literal loader names", async () => {
+  for (const name of Object.keys(LAZY_PATHS) as LazyName[]) {
+    const [byUrl, byLiteral] = await Promise.all([lazy(name), literalLoader(name)]);
+    assert.ok(Object.keys(byUrl).length > 0, `${name} has no exports`);
+    assert.ok(byUrl === byLiteral, `${name}: ${LAZY_PATHS[name]} is not the module lazy_node.ts imports`);
   }
-  assert.ok(all.some((m) => m.startsWith("npm:")) && all.some((m) => m.startsWith("node:")));
-  // The Node host is imported by the Node entries only.
-  assert.not.ok(all.includes("lib/guard/host_node.ts"), "guard.ts reaches lib/guard/host_node.ts");
+  const graph = await moduleGraph("guard.ts");
+  assert.not.ok(graph.has("lib/guard/host_node.ts"), "guard.ts reaches lib/guard/host_node.ts");
+  assert.not.ok(graph.has("lib/guard/lazy_node.ts"), "guard.ts reaches lib/guard/lazy_node.ts");
 });
 
 s("a Deno hook process runs no node-compat code (its CPU profile names none)", async () => {

@@ -4,6 +4,7 @@
  */
 import { EVENTS, type EventWord, type HookInput, neutralReply, parseHookInput } from "./hook.ts";
 import { host } from "./host.ts";
+import { lazy } from "./lazy.ts";
 import { appendRecord, type LedgerRecord } from "./ledger.ts";
 import { decide, decideOn, type EngineConfig, type GuardEvent, readsEvidence } from "./decide.ts";
 import type { Evidence } from "./evidence.ts";
@@ -72,7 +73,7 @@ export async function loadSettings(
   let profile = {};
   if (env.FIABLE_PROFILE) {
     try {
-      const { parseProfile } = await import("./profile.ts");
+      const { parseProfile } = await lazy("profile");
       profile = await parseProfile(host.readText(env.FIABLE_PROFILE), env.FIABLE_PROFILE);
     } catch (err) {
       note = (err as Error).message;
@@ -298,7 +299,7 @@ export async function handle(
     const config = engineConfig(settings);
     if (event.word === "prompt" || event.word === "session-start") {
       // Loaded only for the plan events, so tool-call hooks never pay for the search index.
-      const { guardHandbook } = await import("./handbook.ts");
+      const { guardHandbook } = await lazy("handbook");
       config.handbook = guardHandbook(
         host.env,
         settings.ledgerDir,
