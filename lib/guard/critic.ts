@@ -118,7 +118,7 @@ function contentWords(text: string): Set<string> {
 const WORDS = new WeakMap<Evidence, { prompt: string; calls: number; words: Set<string> }>();
 
 /** The case vocabulary: content words and ids from the prompt and every successful earlier result. */
-function caseVocabulary(ev: Evidence): { words: Set<string>; ids: Set<string> } {
+function caseVocabulary(ev: Evidence): CaseVocabulary {
   let seen = WORDS.get(ev);
   if (!seen || seen.prompt !== ev.prompt || seen.calls > ev.calls.length) {
     seen = { prompt: ev.prompt, calls: 0, words: contentWords(ev.prompt) };
@@ -131,16 +131,27 @@ function caseVocabulary(ev: Evidence): { words: Set<string>; ids: Set<string> } 
   return { words: seen.words, ids: groundedIds(ev) };
 }
 
-/** What is wrong with one rationale text, or null when it is specific to the case. */
-export function rationaleProblem(
-  text: string,
-  vocabulary: { words: Set<string>; ids: Set<string> },
-): string | null {
+/** The case vocabulary, or a function that builds it when the first rationale gets as far as needing it. */
+type VocabularySource = CaseVocabulary | (() => CaseVocabulary);
+
+/** Content words and ids from the prompt and every successful earlier result. */
+interface CaseVocabulary {
+  words: Set<string>;
+  ids: Set<string>;
+}
+
+/**
+ * What is wrong with one rationale text, or null when it is specific to the case. The vocabulary is built only
+ * for a rationale that passes the length, boilerplate and word-count checks (a short rationale on a long
+ * session then costs nothing; building it reads every earlier result).
+ */
+export function rationaleProblem(text: string, source: VocabularySource): string | null {
   const t = text.trim();
   if (t.length < MIN_RATIONALE) return `is ${t.length} characters (at least ${MIN_RATIONALE})`;
   if (BOILERPLATE.test(t)) return "is boilerplate";
   const words = [...contentWords(t)];
   if (words.length < 3) return "is boilerplate (fewer than 3 specific words)";
+  const vocabulary = typeof source === "function" ? source() : source;
   const cited = extractIds(t).some((id) => vocabulary.ids.has(id)) ||
     words.filter((w) => vocabulary.words.has(w)).length >= 2;
   return cited ? null : "cites no criterion or evidence item seen in the case";
@@ -149,7 +160,8 @@ export function rationaleProblem(
 /** Policy judge: rationale fields are specific (long enough, citing something seen in the case, not boilerplate). */
 export function policyJudge(call: Call, ev: Evidence): Vote {
   const problems: string[] = [];
-  let vocabulary: { words: Set<string>; ids: Set<string> } | null = null;
+  let vocabulary: CaseVocabulary | null = null;
+  const built = () => (vocabulary ??= caseVocabulary(ev));
   for (const key of RATIONALE_ARGS) {
     const value = call.input[key];
     const text = typeof value === "string"
@@ -158,8 +170,7 @@ export function policyJudge(call: Call, ev: Evidence): Vote {
       ? entries(value).map(([, s]) => s).join(" ")
       : null;
     if (text === null) continue;
-    vocabulary ??= caseVocabulary(ev);
-    const problem = rationaleProblem(text, vocabulary);
+    const problem = rationaleProblem(text, built);
     if (problem) problems.push(`${key} ${problem}`);
   }
   if (call.input.overridden === true && !String(call.input.override_reason ?? "").trim()) {
