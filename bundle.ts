@@ -3,8 +3,10 @@
  * Node and no Deno): `deno task bundle [--agent] [--out FILE]`.
  */
 import { dirname, join } from "node:path";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { type CommandSpec, runCli } from "./lib/cli.ts";
+import { PREBUILT_BUNDLE, PREBUILT_MANIFEST, type PrebuiltManifest } from "./lib/guard/prebuilt.ts";
 
 const ROOT = import.meta.dirname ?? ".";
 
@@ -152,6 +154,72 @@ export async function bundleGuard(out = DEFAULT_BUNDLE): Promise<string> {
   return out;
 }
 
+/** The files an entry's bundle is made of: its static imports, followed transitively (`deno info`). */
+async function staticSources(entry: string): Promise<string[]> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", entry],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(`Cannot list the hook bundle's sources: ${new TextDecoder().decode(out.stderr)}`);
+  }
+  type Module = { specifier: string; dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[] };
+  const graph = new Map(
+    (JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: Module[] }).modules.map((
+      m,
+    ) => [m.specifier, m]),
+  );
+  const seen = new Set<string>();
+  const stack = [pathToFileURL(join(ROOT, entry)).href];
+  while (stack.length) {
+    const at = stack.pop()!;
+    if (seen.has(at)) continue;
+    seen.add(at);
+    for (const dep of graph.get(at)?.dependencies ?? []) {
+      if (dep.code && !dep.isDynamic) stack.push(dep.code.specifier);
+    }
+  }
+  const root = pathToFileURL(ROOT).href;
+  return [...seen].map((s) => s.slice(root.length + 1)).sort();
+}
+
+/** Writes a file whole or not at all: a temp file beside it, renamed into place. */
+function writeWhole(path: string, text: string): void {
+  const temp = `${path}.${Deno.pid}.tmp`;
+  writeFileSync(temp, text);
+  renameSync(temp, path);
+}
+
+/**
+ * Bundles command mode (lib/guard/command_prebuilt.ts) into `dist/fiable-guard-hook.js` for `deno run guard.ts
+ * <event>`, and writes its manifest: every source file in it with the size and mtime it had before bundling
+ * (so a file edited while this runs makes the bundle stale, never wrongly fresh; lib/guard/prebuilt.ts).
+ */
+export async function bundleHook(): Promise<string> {
+  const entry = "lib/guard/command_prebuilt.ts";
+  const sources = await staticSources(entry);
+  if (sources.some((s) => !/^(lib|rules)\//.test(s))) {
+    throw new Error(
+      `Cannot bundle the hook: it would include ${sources.filter((s) => !/^(lib|rules)\//.test(s))}`,
+    );
+  }
+  const files = sources.map((path): [string, number, number] => {
+    const info = statSync(join(ROOT, path));
+    return [path, info.size, info.mtimeMs];
+  });
+  const out = join(ROOT, PREBUILT_BUNDLE);
+  const temp = join(await Deno.makeTempDir({ prefix: "fiable-hook-bundle-" }), "hook.js");
+  await denoBundle(entry, temp, { what: "the hook", minify: false, format: "esm" });
+  mkdirSync(dirname(out), { recursive: true });
+  writeWhole(out, readFileSync(temp, "utf8"));
+  const manifest: PrebuiltManifest = { v: 1, files };
+  writeWhole(join(ROOT, PREBUILT_MANIFEST), JSON.stringify(manifest) + "\n");
+  await Deno.remove(dirname(temp), { recursive: true });
+  return out;
+}
+
 /** Bundles agent_node.ts (fiable-agent, the research arm) into `out`. */
 export function bundleAgent(out = DEFAULT_AGENT_BUNDLE): Promise<string> {
   return denoBundle("agent_node.ts", out, { what: "the agent", minify: false, format: "esm" });
@@ -160,8 +228,12 @@ export function bundleAgent(out = DEFAULT_AGENT_BUNDLE): Promise<string> {
 /** Entry: `deno task bundle [--out FILE]` (the guard) or `deno task bundle --agent [--out FILE]` (fiable-agent). */
 export function main(args: string[]): Promise<number> {
   return runCli(CLI, args, async (p) => {
-    const build = p.flag("agent") ? bundleAgent : bundleGuard;
-    console.log(`wrote ${await build(p.string("out"))}`);
+    if (p.flag("agent")) {
+      console.log(`wrote ${await bundleAgent(p.string("out"))}`);
+      return 0;
+    }
+    console.log(`wrote ${await bundleGuard(p.string("out"))}`);
+    console.log(`wrote ${await bundleHook()}`);
     return 0;
   });
 }
@@ -171,7 +243,8 @@ export const CLI: CommandSpec = {
   name: "bundle",
   summary:
     "Builds `dist/fiable-guard.mjs`, the guard as one file for Node ≥ 20 (the trial container has no " +
-    "Deno). `--agent` builds `dist/fiable-agent.mjs`.",
+    "Deno), and `dist/fiable-guard-hook.js`, the hook path that `deno run guard.ts <event>` runs while its " +
+    "sources are unchanged. `--agent` builds `dist/fiable-agent.mjs`.",
   usage: ["deno task bundle [--agent] [--out FILE]"],
   options: {
     agent: { type: "boolean", description: "build fiable-agent instead of the guard" },

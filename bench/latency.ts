@@ -1,6 +1,7 @@
 /**
  * Decision latency of `guard pre` on a terminal call with a 500-record ledger: command mode under Deno
- * (`deno run guard.ts`), command mode under the Node bundle (with and without its V8 code cache), http mode
+ * (`deno run guard.ts`, from the prebuilt hook bundle, which this writes to dist/ as `deno task bundle` does,
+ * and from source), command mode under the Node bundle (with and without its V8 code cache), http mode
  * — and, as the yardstick, a Python stdlib hook doing the minimum equivalent work (read the JSON, fold the
  * 500-line JSONL, print JSON).
  *
@@ -14,7 +15,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundleGuard } from "../bundle.ts";
+import { bundleGuard, bundleHook } from "../bundle.ts";
 import { recordsOf, toolCall } from "../lib/guard/rule.ts";
 import type { LedgerRecord } from "../lib/guard/ledger.ts";
 import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
@@ -225,6 +226,8 @@ async function measure(p: Parsed): Promise<number> {
   const ledger = benchLedger();
   writeFileSync(join(dir, `${SESSION}.jsonl`), ledger.map((r) => JSON.stringify(r)).join("\n") + "\n");
   const bundle = await bundleGuard(join(dir, "fiable-guard.mjs"));
+  // What `deno task bundle` leaves for `deno run guard.ts`: the prebuilt hook path, in dist/ (see prebuilt.ts).
+  await bundleHook();
   const pyHook = join(dir, "hook.py");
   writeFileSync(pyHook, PYTHON_HOOK);
   const empty = join(dir, "empty.ts");
@@ -238,6 +241,8 @@ async function measure(p: Parsed): Promise<number> {
   const m = await interleaved(runs, {
     denoFloor: () => timeBare([deno, "run", "-A", empty]),
     deno: () => timeProcess([deno, "run", "-A", join(ROOT, "guard.ts"), "pre"], env),
+    denoSource: () =>
+      timeProcess([deno, "run", "-A", join(ROOT, "guard.ts"), "pre"], { ...env, FIABLE_PREBUILT: "0" }),
     nodeFloor: () => timeBare(["node", "-e", "1"]),
     node: () => timeProcess(["node", bundle, "pre"], env),
     nodeNoCache: () => timeProcess(["node", bundle, "pre"], { ...env, FIABLE_CODE_CACHE: "0" }),
@@ -271,6 +276,7 @@ async function measure(p: Parsed): Promise<number> {
   );
   console.log(`  http mode (node bundle, resident)  ${fmt(http).padStart(9)}`);
   console.log(row("command mode, Deno (guard.ts)", m.deno, m.denoFloor, "deno run empty.ts"));
+  console.log(row("— from source (FIABLE_PREBUILT=0)", m.denoSource, m.denoFloor, "deno run empty.ts"));
   console.log(row("command mode, Node bundle", m.node, m.nodeFloor, "node -e 1"));
   console.log(row("— without its code cache", m.nodeNoCache, m.nodeFloor, "node -e 1"));
   console.log(row("Python stdlib yardstick", m.python, m.pythonFloor, "python -c 1"));

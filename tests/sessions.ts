@@ -5,7 +5,8 @@ import { appendRecord, type LedgerRecord } from "../lib/guard/ledger.ts";
 import { foldLedger } from "../lib/guard/evidence.ts";
 import { groundedIds } from "../lib/guard/facts.ts";
 import { decide, DEFAULT_BOUNDS } from "../lib/guard/decide.ts";
-import { foldsToNothing, sessionLimits, SessionStore } from "../lib/guard/sessions.ts";
+import { foldsToNothing } from "../lib/guard/evidence.ts";
+import { sessionLimits, SessionStore } from "../lib/guard/sessions.ts";
 import { sampleTrials } from "../lib/samples/trials.ts";
 import { tempLedger } from "./support/guard_process.ts";
 

@@ -233,6 +233,19 @@ export function foldRecord(ev: Evidence, r: LedgerRecord): Evidence {
   return ev;
 }
 
+/**
+ * A line the evidence does not need (the resident guard and command mode leave it unparsed): an allowed pre record, which folds to nothing (only denies and shadows
+ * count toward block budgets). Matched on the key order `decide` writes, anchored at the line's start, so
+ * text inside an input can never match; any other line is parsed.
+ */
+const ALLOWED_PRE =
+  /^\{"v":1,"t":"[^"]*","session":"(?:[^"\\]|\\.)*","arm":"[a-z]+","event":"pre","decision":"allow"/;
+
+/** True for a ledger line folding would ignore (see `ALLOWED_PRE`). */
+export function foldsToNothing(line: string): boolean {
+  return ALLOWED_PRE.test(line);
+}
+
 /** A session's records folded, in order, into fresh evidence. */
 export function foldLedger(records: readonly LedgerRecord[]): Evidence {
   return records.reduce(foldRecord, emptyEvidence());

@@ -1,6 +1,7 @@
 /**
  * The modules the hook path loads only when it uses them: the commands (and through them the http server),
- * the resident check, the live post, Node's `process`, the profile parser and the handbook index.
+ * command mode itself (so guard.ts can run it from the prebuilt bundle), the commands (and through them the
+ * http server), the resident check, the live post, Node's `process`, the profile parser and the handbook index.
  *
  * `deno run` fetches, before any code runs, every module reachable through an `import()` whose specifier is
  * a string literal, and resolves their npm packages. A literal here would cost every hook process the http
@@ -9,8 +10,11 @@
  * them, so their entries install literal loaders with `setLazyLoader` (lib/guard/lazy_node.ts).
  */
 
+import { host } from "./host.ts";
+
 /** Each lazily loaded module by name (types only: `deno run` does not fetch type-only references). */
 export interface LazyModules {
+  command: typeof import("./command.ts");
   commands: typeof import("./commands.ts");
   live: typeof import("./live.ts");
   resident: typeof import("./resident.ts");
@@ -27,6 +31,7 @@ export type LazyLoader = <K extends LazyName>(name: K) => Promise<LazyModules[K]
 
 /** Each module's path, relative to this file. */
 export const LAZY_PATHS: Record<LazyName, string> = {
+  command: "./command.ts",
   commands: "./commands.ts",
   live: "./live.ts",
   resident: "./resident.ts",
@@ -37,7 +42,19 @@ export const LAZY_PATHS: Record<LazyName, string> = {
 
 const byUrl: LazyLoader = (name) => import(new URL(LAZY_PATHS[name], import.meta.url).href);
 
-let loader: LazyLoader = byUrl;
+/** Under Deno: command mode from the prebuilt bundle when it is fresh (lib/guard/prebuilt.ts), else source. */
+const underDeno = (async (name: LazyName) => {
+  if (name === "command") {
+    const { prebuiltCommand } = await import(
+      new URL("./prebuilt.ts", import.meta.url).href
+    ) as typeof import("./prebuilt.ts");
+    const bundled = await prebuiltCommand(host.env, byUrl);
+    if (bundled) return bundled;
+  }
+  return await byUrl(name);
+}) as LazyLoader;
+
+let loader: LazyLoader = underDeno;
 
 /** Installs the loader a bundle needs (one with literal specifiers, which the bundler includes). */
 export function setLazyLoader(next: LazyLoader): void {

@@ -5,6 +5,7 @@
 import type { LazyLoader, LazyModules, LazyName } from "./lazy.ts";
 
 const LITERAL: { [K in LazyName]: () => Promise<LazyModules[K]> } = {
+  command: () => import("./command.ts"),
   commands: () => import("./commands.ts"),
   live: () => import("./live.ts"),
   resident: () => import("./resident.ts"),

@@ -4,7 +4,7 @@
  * records or sessions are held (least recently used first). A released session that comes back is folded
  * again from its ledger, so releasing loses nothing: the ledger is the state, memory is a cache of it.
  */
-import { type Evidence, foldLedger, foldRecord } from "./evidence.ts";
+import { type Evidence, foldLedger, foldRecord, foldsToNothing } from "./evidence.ts";
 import { type LedgerRecord, readLedger } from "./ledger.ts";
 
 /** When sessions are released, and how much the store may hold. */
@@ -48,19 +48,6 @@ export function sessionLimits(
   read("FIABLE_RESIDENT_RECORDS", "maxRecords");
   read("FIABLE_RESIDENT_SESSIONS", "maxSessions");
   return { limits, note: notes.join(" ") || undefined };
-}
-
-/**
- * A line the evidence does not need: an allowed pre record, which folds to nothing (only denies and shadows
- * count toward block budgets). Matched on the key order `decide` writes, anchored at the line's start, so
- * text inside an input can never match; any other line is parsed.
- */
-const ALLOWED_PRE =
-  /^\{"v":1,"t":"[^"]*","session":"(?:[^"\\]|\\.)*","arm":"[a-z]+","event":"pre","decision":"allow"/;
-
-/** True for a ledger line folding would ignore (see `ALLOWED_PRE`). */
-export function foldsToNothing(line: string): boolean {
-  return ALLOWED_PRE.test(line);
 }
 
 /** One held session. */

@@ -1,0 +1,135 @@
+/**
+ * Command mode: one hook event on stdin, one JSON reply on stdout, exit 0 whatever happens (guard.ts loads it
+ * for an event word, from the prebuilt bundle when that is fresh: lib/guard/prebuilt.ts).
+ */
+import { type EventWord, neutralReply } from "./hook.ts";
+import { host } from "./host.ts";
+import { lazy } from "./lazy.ts";
+import { foldsToNothing } from "./evidence.ts";
+import { type Arm, readLedger } from "./ledger.ts";
+import {
+  type BoundedInput,
+  eventSettings,
+  failedRecord,
+  handle,
+  inputCollector,
+  loadSettings,
+  saveRecord,
+  sessionOf,
+} from "./handle.ts";
+
+function print(reply: Record<string, unknown>): void {
+  host.writeOut(JSON.stringify(reply) + "\n");
+}
+
+/** Stdin under a bound: an oversized input is drained, keeping its head and tail (see `inputCollector`). */
+async function readStdin(): Promise<BoundedInput> {
+  const input = inputCollector();
+  await host.readStdin((chunk) => input.push(chunk));
+  return input.done();
+}
+
+/** Node's `process`, for the commands other than the hook path (which must not load a `node:` module). */
+async function nodeProcess(): Promise<NodeJS.Process> {
+  return (await lazy("nodeProcess")).default;
+}
+
+/**
+ * Command mode: one event from stdin, one JSON reply on stdout, exit 0 whatever happens. The process ends
+ * here once the reply and record are out, without waiting for the cancelled budget timer (see `Host.timer`).
+ */
+export async function runCommand(word: EventWord, env: Record<string, string | undefined>): Promise<void> {
+  const loaded = await loadSettings(env);
+  const settings = eventSettings(word, loaded.settings, env);
+  const note = loaded.note;
+  let answered = false;
+  let text = "";
+  const answerNeutral = (why: string) => {
+    if (answered) return;
+    answered = true;
+    print(neutralReply(word));
+    if (settings.arm !== "stock") {
+      saveRecord(settings.ledgerDir, failedRecord(word, text, settings.arm, why));
+    }
+    host.exit(0);
+  };
+  const cancelBudget = host.timer(
+    settings.decisionMs,
+    () => answerNeutral(`time budget of ${settings.decisionMs} ms overrun; allowed`),
+  );
+  // Claude Code ends a hook it gives up on (timeout, cancelled turn) with a signal: still answer and record.
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    host.onceSignal(signal, () => answerNeutral(`${signal} received mid-hook; allowed`));
+  }
+  let size = 0;
+  try {
+    ({ text, size } = await readStdin());
+  } catch (err) {
+    text = "";
+    void err;
+  }
+  const checked = word === "session-start" && env.FIABLE_GUARD_PORT && settings.arm !== "stock"
+    ? await checkResident(
+      Number(env.FIABLE_GUARD_PORT),
+      settings.arm,
+      settings.ledgerDir,
+      sessionOf(text),
+      env,
+    )
+    : undefined;
+  // Allowed pre records fold to nothing: left unparsed, as the resident guard does.
+  const ledger = (session: string) => readLedger(settings.ledgerDir, session, foldsToNothing).records;
+  const why = [note, checked].filter(Boolean).join(" ") || undefined;
+  const { reply, record } = await handle(word, text, settings, { records: ledger, note: why, size });
+  if (answered) return;
+  answered = true;
+  cancelBudget();
+  print(reply);
+  if (record) {
+    saveRecord(settings.ledgerDir, record);
+    if (settings.liveUrl && settings.liveToken) {
+      const { postLive } = await lazy("live");
+      await postLive(settings.liveUrl, settings.liveToken, record);
+    }
+  }
+  host.exit(0);
+}
+
+/** How long the SessionStart check waits for a guard it started (SessionStart's budget is 5 s). */
+const SESSION_START_WAIT_MS = 3000;
+
+/**
+ * The SessionStart check in http mode: this hook runs inside Claude Code's own process tree, so a resident
+ * guard that did not outlive its exec (or died since) is started here, before the first http hook needs it.
+ * Returns a note for the session-start record, or undefined when the guard answered.
+ */
+async function checkResident(
+  port: number,
+  arm: Arm,
+  ledgerDir: string,
+  session: string,
+  env: Record<string, string | undefined>,
+): Promise<string | undefined> {
+  const { healthOf, isOurs, startResident, waitHealthy } = await lazy("resident");
+  const health = await healthOf(port, 300);
+  if (isOurs(health, arm, ledgerDir)) return undefined;
+  if (health) return `SessionStart check: port ${port} answers for arm ${health.arm}, not this guard.`;
+  try {
+    const note = `SessionStart check: the resident guard on port ${port} did not answer; started it again`;
+    const started = startResident({
+      script: (await nodeProcess()).argv[1],
+      port,
+      arm,
+      ledgerDir,
+      env,
+      restartNote: note,
+      session,
+    });
+    const up = await waitHealthy(port, arm, ledgerDir, { ms: SESSION_START_WAIT_MS, started });
+    return up
+      ? `${note} (pid ${started.pid}).`
+      : `${note}, but it did not answer within ${SESSION_START_WAIT_MS} ms.`;
+  } catch (err) {
+    return `SessionStart check: cannot start the resident guard: ${(err as Error).message}`;
+  }
+}
