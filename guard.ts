@@ -12,7 +12,7 @@
  * prebuilt hook bundle when `deno task bundle` made one and no source changed since (lib/guard/prebuilt.ts),
  * else from source (tests/startup.ts keeps all this so; issue 20).
  */
-import { isEventWord } from "./lib/guard/hook.ts";
+import { isEventWord, neutralReply } from "./lib/guard/hook.ts";
 import { host } from "./lib/guard/host.ts";
 import { lazy } from "./lib/guard/lazy.ts";
 
@@ -20,8 +20,16 @@ import { lazy } from "./lib/guard/lazy.ts";
 export async function main(args: string[]): Promise<number> {
   const [word] = args;
   if (word !== undefined && isEventWord(word)) {
-    const { runCommand } = await lazy("command");
-    await runCommand(word, host.env);
+    let command: Awaited<ReturnType<typeof lazy<"command">>>;
+    try {
+      command = await lazy("command");
+    } catch (err) {
+      // Command mode itself did not load (a broken install): still the one neutral answer, never a failed hook.
+      host.writeOut(JSON.stringify(neutralReply(word)) + "\n");
+      host.writeErr(`fiable-guard: cannot load command mode (${(err as Error).message}); allowed\n`);
+      return 0;
+    }
+    await command.runCommand(word, host.env);
     return 0;
   }
   // Subcommands, --help, flags and unknown words: the parser and the servers load only here, off the hook path.

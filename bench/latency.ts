@@ -1,8 +1,8 @@
 /**
  * Decision latency of `guard pre` on a terminal call with a 500-record ledger: command mode under Deno
- * (`deno run guard.ts`, from the prebuilt hook bundle, which this writes to dist/ as `deno task bundle` does,
- * and from source), command mode under the Node bundle (with and without its V8 code cache), http mode
- * — and, as the yardstick, a Python stdlib hook doing the minimum equivalent work (read the JSON, fold the
+ * (`deno run guard.ts`: from the prebuilt hook bundle, which this writes to dist/ as `deno task bundle` does,
+ * and from source; from the session's evidence checkpoint, and re-reading the whole ledger), command mode
+ * under the Node bundle (with and without its V8 code cache), http mode — and, as the yardstick, a Python stdlib hook doing the minimum equivalent work (read the JSON, fold the
  * 500-line JSONL, print JSON).
  *
  * Each command-mode figure is quoted against its runtime's bare start-up measured in the same run, interleaved:
@@ -243,6 +243,8 @@ async function measure(p: Parsed): Promise<number> {
     deno: () => timeProcess([deno, "run", "-A", join(ROOT, "guard.ts"), "pre"], env),
     denoSource: () =>
       timeProcess([deno, "run", "-A", join(ROOT, "guard.ts"), "pre"], { ...env, FIABLE_PREBUILT: "0" }),
+    denoNoCheckpoint: () =>
+      timeProcess([deno, "run", "-A", join(ROOT, "guard.ts"), "pre"], { ...env, FIABLE_CHECKPOINT: "0" }),
     nodeFloor: () => timeBare(["node", "-e", "1"]),
     node: () => timeProcess(["node", bundle, "pre"], env),
     nodeNoCache: () => timeProcess(["node", bundle, "pre"], { ...env, FIABLE_CODE_CACHE: "0" }),
@@ -277,6 +279,9 @@ async function measure(p: Parsed): Promise<number> {
   console.log(`  http mode (node bundle, resident)  ${fmt(http).padStart(9)}`);
   console.log(row("command mode, Deno (guard.ts)", m.deno, m.denoFloor, "deno run empty.ts"));
   console.log(row("— from source (FIABLE_PREBUILT=0)", m.denoSource, m.denoFloor, "deno run empty.ts"));
+  console.log(
+    row("— whole ledger (FIABLE_CHECKPOINT=0)", m.denoNoCheckpoint, m.denoFloor, "deno run empty.ts"),
+  );
   console.log(row("command mode, Node bundle", m.node, m.nodeFloor, "node -e 1"));
   console.log(row("— without its code cache", m.nodeNoCache, m.nodeFloor, "node -e 1"));
   console.log(row("Python stdlib yardstick", m.python, m.pythonFloor, "python -c 1"));

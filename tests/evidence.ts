@@ -10,15 +10,14 @@ import {
   foldRecord,
   wasObserved,
 } from "../lib/guard/evidence.ts";
-import { decideOn, type GuardEvent } from "../lib/guard/decide.ts";
+import { decideOn } from "../lib/guard/decide.ts";
 import { DEFAULT_BOUNDS } from "../lib/guard/decide.ts";
 import { groundedIds, groundedIdsByScan } from "../lib/guard/facts.ts";
-import { sampleTrials } from "../lib/samples/trials.ts";
-import { RULES } from "../rules/mod.ts";
 import { evidenceOf, recordsOf, toolCall } from "../lib/guard/rule.ts";
 import type { LedgerRecord } from "../lib/guard/ledger.ts";
 import { extractIds } from "../lib/guard/ids.ts";
 import { PAYER_PROMPT } from "./support/payloads.ts";
+import { foldSequences, probes, sampleLedgers } from "./support/sequences.ts";
 
 const s = suite("evidence");
 
@@ -106,66 +105,10 @@ function scanFold(records: readonly LedgerRecord[]): Evidence {
   return records.reduce(foldRecord, ev);
 }
 
-/** The events to decide after a prefix: the pre the ledger recorded next (if any), a stop, a prompt. */
-function probes(records: readonly LedgerRecord[], i: number): GuardEvent[] {
-  const session = records[0]?.session ?? "s";
-  const next = records[i];
-  const out: GuardEvent[] = [{ word: "stop", session, subagent: false }, {
-    word: "prompt",
-    session,
-    prompt: "continue",
-  }];
-  if (next?.event === "pre" && next.tool) {
-    const input = (next.input && typeof next.input === "object" ? next.input : {}) as Record<string, unknown>;
-    out.push({ word: "pre", session, tool: next.tool, input, toolUseId: next.tool_use_id ?? "t" });
-  }
-  return out;
-}
-
-/** A seeded generator (mulberry32), so a failing sequence can be replayed. */
-function rngOf(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Random sessions spliced from every rule example's records, pre records (the pending calls) included. */
-function splicedLedgers(count: number, length: number): LedgerRecord[][] {
-  const pool: LedgerRecord[] = [];
-  for (const rule of RULES) {
-    for (const ex of [...rule.valid, ...rule.invalid]) {
-      pool.push(...recordsOf(ex.evidence, "spliced"));
-      pool.push({
-        v: 1,
-        t: "",
-        session: "spliced",
-        arm: "critic",
-        event: "pre",
-        decision: "allow",
-        tool: ex.call.tool,
-        input: ex.call.input,
-      });
-    }
-  }
-  const rng = rngOf(7);
-  return Array.from(
-    { length: count },
-    () => Array.from({ length }, () => pool[Math.floor(rng() * pool.length)]),
-  );
-}
-
 const fold = suite("evidence: the running fold");
 
-const SAMPLES = sampleTrials({ arms: ["checklist", "critic"], attempts: 2 }).map((t) => t.ledger);
-const SEQUENCES: [string, LedgerRecord[]][] = [
-  ...SAMPLES.map((l, i) => [`sample ledger ${i} (${l.length} records)`, l] as [string, LedgerRecord[]]),
-  ...splicedLedgers(12, 80).map((l, i) =>
-    [`spliced ledger ${i} (${l.length} records)`, l] as [string, LedgerRecord[]]
-  ),
-];
+const SAMPLES = sampleLedgers();
+const SEQUENCES = foldSequences();
 
 for (const arm of ["checklist", "critic"] as const) {
   fold(

@@ -5,8 +5,9 @@
 import { type EventWord, neutralReply } from "./hook.ts";
 import { host } from "./host.ts";
 import { lazy } from "./lazy.ts";
-import { foldsToNothing } from "./evidence.ts";
-import { type Arm, readLedger } from "./ledger.ts";
+import { CHECKPOINT_EVERY, type LoadedEvidence, loadEvidence, writeCheckpoint } from "./checkpoint.ts";
+import { readsEvidence } from "./decide.ts";
+import type { Arm } from "./ledger.ts";
 import {
   type BoundedInput,
   eventSettings,
@@ -77,22 +78,40 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
       env,
     )
     : undefined;
-  // Allowed pre records fold to nothing: left unparsed, as the resident guard does.
-  const ledger = (session: string) => readLedger(settings.ledgerDir, session, foldsToNothing).records;
+  // The session's evidence from its checkpoint and the lines after it (lib/guard/checkpoint.ts), for the
+  // events that read it; `FIABLE_CHECKPOINT=0` re-reads the whole ledger every time.
+  let folded: LoadedEvidence | undefined;
+  const evidence = (session: string) =>
+    (folded = loadEvidence(settings.ledgerDir, session, env.FIABLE_CHECKPOINT !== "0")).ev;
   const why = [note, checked].filter(Boolean).join(" ") || undefined;
-  const { reply, record } = await handle(word, text, settings, { records: ledger, note: why, size });
+  const source = readsEvidence(word, settings.arm) ? { evidence } : { records: () => [] };
+  const { reply, record } = await handle(word, text, settings, { ...source, note: why, size });
   if (answered) return;
   answered = true;
   cancelBudget();
   print(reply);
   if (record) {
     saveRecord(settings.ledgerDir, record);
+    if (folded && env.FIABLE_CHECKPOINT !== "0") checkpointIfDue(settings.ledgerDir, record.session, folded);
     if (settings.liveUrl && settings.liveToken) {
       const { postLive } = await lazy("live");
       await postLive(settings.liveUrl, settings.liveToken, record);
     }
   }
   host.exit(0);
+}
+
+/**
+ * After the reply: a new checkpoint when this process folded `CHECKPOINT_EVERY` records or more from the ledger
+ * itself, so the next hook reads only what comes after. Never fails the hook (a checkpoint is only a shortcut).
+ */
+function checkpointIfDue(dir: string, session: string, loaded: LoadedEvidence): void {
+  if (loaded.bytes === null || loaded.folded < CHECKPOINT_EVERY) return;
+  try {
+    writeCheckpoint(dir, session, { ...loaded, bytes: loaded.bytes });
+  } catch {
+    // Unwritable (a full disk, a read-only folder): the next hook reads the ledger again, nothing more.
+  }
 }
 
 /** How long the SessionStart check waits for a guard it started (SessionStart's budget is 5 s). */

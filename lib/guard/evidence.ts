@@ -16,6 +16,8 @@ export interface CallRecord {
   sidechain?: boolean;
   /** Ids in the call's full result, extracted before the ledger capped it (the record's `ids`). */
   ids?: string[];
+  /** The result was an object: `result` is `text` parsed (a checkpoint keeps the text only). */
+  parsedText?: true;
 }
 
 /** Everything the rules may know when a call is pending. */
@@ -204,6 +206,7 @@ export function foldRecord(ev: Evidence, r: LedgerRecord): Evidence {
       error: r.error,
       sidechain: Boolean(r.agent_id),
       ...(r.ids ? { ids: r.ids } : {}),
+      ...(isObject ? { parsedText: true as const } : {}),
     };
     ev.calls.push(call);
     for (const id of r.ids ?? []) ev.seen.add(id);

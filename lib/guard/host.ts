@@ -22,6 +22,15 @@ export interface Host {
   readTail(path: string, bytes: number): string;
   /** `bytes` bytes of a file from byte `start` as text (fewer at its end); throws what the file system throws. */
   readRange(path: string, start: number, bytes: number): string;
+  /** `bytes` bytes of a file from byte `start` (fewer at its end); throws what the file system throws. */
+  readBytes(path: string, start: number, bytes: number): Uint8Array;
+  /**
+   * Replaces a file's whole content, mode 0644: written to a temp file beside it and renamed into place, so a
+   * reader sees the old content or the new, never a part; throws what the file system throws.
+   */
+  writeWhole(path: string, text: string): void;
+  /** Removes a file; throws what the file system throws. */
+  removeFile(path: string): void;
   /** A file's size in bytes; throws what the file system throws (`ENOENT` when it is missing). */
   fileSize(path: string): number;
   /**
@@ -65,6 +74,9 @@ function missingHost(): Host {
     readText: missing,
     readTail: missing,
     readRange: missing,
+    readBytes: missing,
+    writeWhole: missing,
+    removeFile: missing,
     fileSize: missing,
     appendText: missing,
     makeDir: missing,

@@ -7,8 +7,8 @@ function writeAll(writer: { writeSync(p: Uint8Array): number }, bytes: Uint8Arra
   while (written < bytes.length) written += writer.writeSync(bytes.subarray(written));
 }
 
-/** `bytes` bytes of a file from byte `start`, decoded as UTF-8 (fewer when the file ends first). */
-function readRange(path: string, start: number, bytes: number): string {
+/** `bytes` bytes of a file from byte `start` (fewer when the file ends first). */
+function readBytes(path: string, start: number, bytes: number): Uint8Array {
   const file = Deno.openSync(path, { read: true });
   try {
     file.seekSync(start, Deno.SeekMode.Start);
@@ -19,10 +19,15 @@ function readRange(path: string, start: number, bytes: number): string {
       if (n === null) break;
       read += n;
     }
-    return new TextDecoder().decode(buffer.subarray(0, read));
+    return buffer.subarray(0, read);
   } finally {
     file.close();
   }
+}
+
+/** `bytes` bytes of a file from byte `start`, decoded as UTF-8 (fewer when the file ends first). */
+function readRange(path: string, start: number, bytes: number): string {
+  return new TextDecoder().decode(readBytes(path, start, bytes));
 }
 
 /** The Deno host (touches `Deno` only when a method is called, so the Node bundle can carry it). */
@@ -48,6 +53,13 @@ export function denoHost(): Host {
       return readRange(path, size - Math.min(size, bytes), bytes);
     },
     readRange,
+    readBytes,
+    writeWhole(path, text) {
+      const temp = `${path}.${Deno.pid}.tmp`;
+      Deno.writeFileSync(temp, encoder.encode(text), { mode: 0o644 });
+      Deno.renameSync(temp, path);
+    },
+    removeFile: (path) => Deno.removeSync(path),
     fileSize: (path) => Deno.statSync(path).size,
     appendText(path, text) {
       // One write of the whole line on an O_APPEND descriptor, as node:fs appendFileSync does.

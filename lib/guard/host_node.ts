@@ -11,7 +11,10 @@ import {
   openSync,
   readFileSync,
   readSync,
+  renameSync,
   statSync,
+  unlinkSync,
+  writeFileSync,
   writeSync,
 } from "node:fs";
 import process from "node:process";
@@ -80,8 +83,8 @@ function writeFd(fd: 1 | 2, text: string): void {
   }
 }
 
-/** `bytes` bytes of a file from byte `start` (or its last `bytes` when `start` is "tail"), as UTF-8. */
-function readRange(path: string, start: number | "tail", bytes: number): string {
+/** `bytes` bytes of a file from byte `start` (or its last `bytes` when `start` is "tail"). */
+function readBytes(path: string, start: number | "tail", bytes: number): Uint8Array {
   const fd = openSync(path, "r");
   try {
     const size = fstatSync(fd).size;
@@ -93,10 +96,15 @@ function readRange(path: string, start: number | "tail", bytes: number): string 
       if (n === 0) break;
       read += n;
     }
-    return new TextDecoder().decode(buffer.subarray(0, read));
+    return buffer.subarray(0, read);
   } finally {
     closeSync(fd);
   }
+}
+
+/** `bytes` bytes of a file from byte `start` (or its last `bytes` when `start` is "tail"), as UTF-8. */
+function readRange(path: string, start: number | "tail", bytes: number): string {
+  return new TextDecoder().decode(readBytes(path, start, bytes));
 }
 
 /** The Node host. */
@@ -107,6 +115,13 @@ export function nodeHost(): Host {
     readText: (path) => readFileSync(path, "utf8"),
     readTail: (path, bytes) => readRange(path, "tail", bytes),
     readRange: (path, start, bytes) => readRange(path, start, bytes),
+    readBytes: (path, start, bytes) => readBytes(path, start, bytes),
+    writeWhole(path, text) {
+      const temp = `${path}.${process.pid}.tmp`;
+      writeFileSync(temp, text, { mode: 0o644 });
+      renameSync(temp, path);
+    },
+    removeFile: (path) => unlinkSync(path),
     fileSize: (path) => statSync(path).size,
     appendText: (path, text) => appendFileSync(path, text, { mode: 0o644 }),
     makeDir: (path) => void mkdirSync(path, { recursive: true }),

@@ -135,7 +135,7 @@ export function ledgerFileName(session: string): string {
 }
 
 /** The file name versions before 2026-12 used (ids with unsafe characters collided): still read. */
-function legacyFileName(session: string): string {
+export function legacyFileName(session: string): string {
   return `${session.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 120) || "session"}.jsonl`;
 }
 

@@ -1,0 +1,282 @@
+/**
+ * Evidence checkpoints (lib/guard/checkpoint.ts): a checkpoint and the lines appended after it fold to what
+ * the whole ledger folds to, on every sequence the fold's property tests use; anything wrong with a checkpoint
+ * or its ledger is a full read; and the fold's sources cannot change without a new FOLD_VERSION.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  checkpointName,
+  FOLD_VERSION,
+  type LoadedEvidence,
+  loadEvidence,
+  writeCheckpoint,
+} from "../lib/guard/checkpoint.ts";
+import { type Evidence, foldLedger } from "../lib/guard/evidence.ts";
+import { decideOn } from "../lib/guard/decide.ts";
+import { DEFAULT_BOUNDS } from "../lib/guard/decide.ts";
+import { ledgerFileName, type LedgerRecord, parseLedger } from "../lib/guard/ledger.ts";
+import { benchLedger } from "../bench/latency.ts";
+import { foldSequences, probes } from "./support/sequences.ts";
+import { runGuard, runtimes } from "./support/guard_process.ts";
+import { post, pre } from "./support/payloads.ts";
+
+const s = suite("checkpoint");
+
+/** Everything a rule can read from evidence, texts and results included, in a comparable form. */
+function dump(ev: Evidence): unknown {
+  return {
+    prompt: ev.prompt,
+    seat: ev.seat,
+    phase: ev.phase,
+    caseLock: ev.caseLock,
+    stopBlocks: ev.stopBlocks,
+    degraded: ev.degraded,
+    seen: [...ev.seen],
+    owners: [...ev.owners],
+    denies: [...ev.denies],
+    index: ev.index && Object.fromEntries(
+      Object.entries(ev.index).map(([k, v]) => [k, v instanceof Set ? [...v] : v]),
+    ),
+    calls: ev.calls.map((c) => ({
+      id: c.id,
+      tool: c.tool,
+      input: c.input,
+      ok: c.ok,
+      text: c.text,
+      result: c.result,
+      error: c.error,
+      sidechain: c.sidechain,
+      ids: c.ids,
+      parsedText: c.parsedText,
+    })),
+  };
+}
+
+const jsonl = (records: readonly LedgerRecord[]) => records.map((r) => JSON.stringify(r) + "\n").join("");
+
+/** A ledger directory holding the records as the session's ledger. */
+function ledgerDir(session: string, records: readonly LedgerRecord[]): { dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), "fiable-checkpoint-"));
+  const file = join(dir, ledgerFileName(session));
+  writeFileSync(file, jsonl(records));
+  return { dir, file };
+}
+
+/** Loads the session (full read), writes its checkpoint, and returns what was loaded. */
+function checkpointed(dir: string, session: string): LoadedEvidence {
+  const loaded = loadEvidence(dir, session);
+  assert.ok(loaded.bytes !== null, "a whole-line ledger has known bytes");
+  writeCheckpoint(dir, session, { ...loaded, bytes: loaded.bytes! });
+  return loaded;
+}
+
+const SEQUENCES: [string, LedgerRecord[]][] = [...foldSequences(), [
+  "bench ledger (500 records)",
+  benchLedger(),
+]];
+
+s(
+  `a checkpoint and the lines after it fold as the whole ledger does (${SEQUENCES.length} ledgers, 5 cuts each)`,
+  () => {
+    let compared = 0;
+    for (const [name, all] of SEQUENCES) {
+      const session = all[0].session;
+      const records = all.map((r) => ({ ...r, session }));
+      for (const cut of new Set([0, 1, Math.floor(records.length / 3), records.length - 1, records.length])) {
+        const { dir, file } = ledgerDir(session, records.slice(0, cut));
+        checkpointed(dir, session);
+        appendFileSync(file, jsonl(records.slice(cut)));
+        const resumed = loadEvidence(dir, session);
+        assert.ok(resumed.from, `${name} @${cut}: the checkpoint was not used`);
+        const full = foldLedger(records);
+        assert.equal(dump(resumed.ev), dump(full), `${name} @${cut}`);
+        assert.is(resumed.bytes, readFileSync(file).length);
+        const config = { arm: "critic" as const, bounds: DEFAULT_BOUNDS };
+        for (const event of probes(records, records.length - 1)) {
+          const now = "2026-12-03T00:00:00.000Z";
+          assert.equal(decideOn(event, resumed.ev, config, now), decideOn(event, full, config, now), name);
+          compared++;
+        }
+      }
+    }
+    assert.ok(compared > 100, `compared ${compared} decisions`);
+  },
+);
+
+s("checkpoints chain: each one folds only what came after the last, and old texts files are removed", () => {
+  const records = benchLedger();
+  const session = records[0].session;
+  const { dir, file } = ledgerDir(session, records.slice(0, 100));
+  let loaded = checkpointed(dir, session);
+  for (let at = 100; at < records.length; at += 100) {
+    appendFileSync(file, jsonl(records.slice(at, at + 100)));
+    loaded = loadEvidence(dir, session);
+    assert.ok(loaded.from);
+    assert.ok(loaded.folded <= 100, `folded ${loaded.folded} records, not only the new ones`);
+    writeCheckpoint(dir, session, { ...loaded, bytes: loaded.bytes! });
+  }
+  assert.equal(dump(loaded.ev), dump(foldLedger(records)));
+  const texts = readdirSync(dir).filter((f) => f.includes(".fold-"));
+  assert.ok(texts.length <= 2, `texts files kept: ${texts.join(", ")}`);
+});
+
+/** A checkpointed ledger, then `spoil`; the next load must be a full read with the full fold's evidence. */
+function spoiled(what: string, spoil: (dir: string, file: string, session: string) => void): void {
+  const records = benchLedger().slice(0, 120);
+  const session = records[0].session;
+  const { dir, file } = ledgerDir(session, records);
+  checkpointed(dir, session);
+  spoil(dir, file, session);
+  const loaded = loadEvidence(dir, session);
+  assert.not.ok(loaded.from, `${what}: the checkpoint was used`);
+  const now = parseLedger(readFileSync(file, "utf8")).records.filter((r) => r.session === session);
+  assert.equal(dump(loaded.ev), dump(foldLedger(now)), what);
+}
+
+s("anything wrong with a checkpoint or its ledger is a full read", () => {
+  const header = (dir: string, session: string) => join(dir, checkpointName(session));
+  const edit = (path: string, change: (h: Record<string, unknown>) => void) => {
+    const h = JSON.parse(readFileSync(path, "utf8"));
+    change(h);
+    writeFileSync(path, JSON.stringify(h));
+  };
+  spoiled("the ledger replaced by another", (_dir, file) => {
+    const other = benchLedger().slice(0, 130).map((r) => ({ ...r, t: "2026-01-01T00:00:00.000Z" }));
+    writeFileSync(file, jsonl(other));
+  });
+  spoiled("the ledger cut short", (_dir, file) => {
+    const text = readFileSync(file, "utf8");
+    writeFileSync(file, text.slice(0, text.length / 2));
+  });
+  spoiled("a record before the offset rewritten", (_dir, file) => {
+    const lines = readFileSync(file, "utf8").split("\n");
+    lines[lines.length - 2] = lines[lines.length - 2].replace('"pre"', '"pre" ');
+    writeFileSync(file, lines.join("\n"));
+  });
+  spoiled("a header that is not JSON", (dir, _file, session) => writeFileSync(header(dir, session), "{"));
+  spoiled("a header of another version", (dir, _f, session) => edit(header(dir, session), (h) => (h.v = 99)));
+  spoiled(
+    "a header of another session",
+    (dir, _f, session) => edit(header(dir, session), (h) => (h.session = "x")),
+  );
+  spoiled(
+    "a header without an offset",
+    (dir, _f, session) => edit(header(dir, session), (h) => delete h.bytes),
+  );
+  spoiled("its texts file gone", (dir, _f, session) => {
+    const h = JSON.parse(readFileSync(header(dir, session), "utf8"));
+    Deno.removeSync(join(dir, h.texts));
+  });
+  spoiled(
+    "a header whose calls are not a list",
+    (dir, _f, session) => edit(header(dir, session), (h) => (h.calls = 5)),
+  );
+});
+
+s("a checkpoint is written next to the ledger and named from it; the ledger is never touched", () => {
+  const records = benchLedger().slice(0, 50);
+  const session = records[0].session;
+  const { dir, file } = ledgerDir(session, records);
+  const before = readFileSync(file, "utf8");
+  checkpointed(dir, session);
+  assert.is(readFileSync(file, "utf8"), before);
+  assert.ok(existsSync(join(dir, checkpointName(session))));
+  assert.ok(readdirSync(dir).every((f) => f === ledgerFileName(session) || f.startsWith(`${session}.fold`)));
+});
+
+/** The hook events of a payer session's next calls: reads, saves and, every eighth call, a finalize. */
+function sessionEvents(session: string, count: number): [string, string][] {
+  const events: [string, string][] = [];
+  for (let i = 0; events.length < count; i++) {
+    const id = `toolu_ck${i}`;
+    const finalize = i % 8 === 7;
+    const tool = finalize
+      ? "determination_finalize"
+      : ["review_get_md_review_data", "review_save_md_review"][i % 2];
+    const input = finalize
+      ? { case_id: "CASE-3903B8ED", decision: "approved", rationale: "Criteria 1-3 met per the MD review." }
+      : { case_id: "CASE-3903B8ED", note: `pass ${i}` };
+    events.push(["pre", pre(session, tool, input, id)]);
+    if (!finalize) {
+      events.push(["post", post(session, tool, input, { case: { id: "CASE-3903B8ED" }, i }, id)]);
+    }
+  }
+  return events;
+}
+
+s("command mode decides and records the same with checkpoints as without, under both runtimes", async () => {
+  const seed = benchLedger().slice(0, 200);
+  const session = seed[0].session;
+  for (const runtime of await runtimes()) {
+    const dirs = [ledgerDir(session, seed).dir, ledgerDir(session, seed).dir];
+    const modes = [{}, { FIABLE_CHECKPOINT: "0" }];
+    for (const [word, payload] of sessionEvents(session, 72)) {
+      const replies = [];
+      for (const [k, dir] of dirs.entries()) {
+        const run = await runGuard(runtime, word, payload, {
+          FIABLE_LEDGER_DIR: dir,
+          FIABLE_CC_ARM: "critic",
+          ...modes[k],
+        });
+        replies.push(run.reply());
+      }
+      assert.equal(replies[0], replies[1], `${runtime.name} ${word}`);
+    }
+    const [withCk, without] = dirs.map((dir) =>
+      parseLedger(readFileSync(join(dir, ledgerFileName(session)), "utf8")).records.map((r) => ({
+        ...r,
+        t: "",
+        latency_ms: 0,
+      }))
+    );
+    assert.equal(withCk, without, runtime.name);
+    const header = JSON.parse(readFileSync(join(dirs[0], checkpointName(session)), "utf8"));
+    // Written first over the 200 seeded records, then again once 32 more were folded.
+    const seeded = new TextEncoder().encode(jsonl(seed)).length;
+    assert.ok(header.bytes > seeded, `${runtime.name}: no checkpoint was kept up (${header.bytes} bytes)`);
+    assert.not.ok(existsSync(join(dirs[1], checkpointName(session))), "FIABLE_CHECKPOINT=0 wrote one");
+  }
+});
+
+s("a checkpoint that cannot be written costs the next hook a full read, never an answer", async () => {
+  const seed = benchLedger().slice(0, 100);
+  const session = seed[0].session;
+  const { dir } = ledgerDir(session, seed);
+  // The header's path is a directory: every write of it fails, as on a full or read-only disk.
+  Deno.mkdirSync(join(dir, checkpointName(session)));
+  const [runtime] = await runtimes();
+  for (const [word, payload] of sessionEvents(session, 4)) {
+    const run = await runGuard(runtime, word, payload, { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "critic" });
+    assert.is(run.code, 0);
+    assert.ok(run.reply(), word);
+    assert.is(run.stderr, "", "a failed checkpoint is not an error");
+  }
+});
+
+/**
+ * The files whose code decides what a fold produces. A change to any of them may change what a checkpoint
+ * must hold: bump FOLD_VERSION (older checkpoints are then ignored), then record the new digest here.
+ */
+const FOLD_SOURCES = ["lib/guard/evidence.ts", "lib/guard/ids.ts", "lib/guard/seat.ts", "lib/guard/names.ts"];
+const FOLD_DIGEST = {
+  version: 1,
+  sha256: "4a4495d8dbcdc8e57dffc52dcceeaa18ab46299a16837ddcaee9780cb06ee1f8",
+};
+
+s("the fold's sources cannot change without a new FOLD_VERSION", async () => {
+  const root = join(import.meta.dirname ?? ".", "..");
+  const text = FOLD_SOURCES.map((f) => readFileSync(join(root, f), "utf8")).join("\n");
+  const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)))]
+    .map((b) => b.toString(16).padStart(2, "0")).join("");
+  assert.is(
+    `${FOLD_VERSION} ${digest}`,
+    `${FOLD_DIGEST.version} ${FOLD_DIGEST.sha256}`,
+    "the fold's sources changed: bump FOLD_VERSION in lib/guard/checkpoint.ts and record the digest here",
+  );
+});
+
+s.run();
