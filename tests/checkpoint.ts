@@ -213,7 +213,7 @@ s("command mode decides and records the same with checkpoints as without, under 
   const session = seed[0].session;
   for (const runtime of await runtimes()) {
     const dirs = [ledgerDir(session, seed).dir, ledgerDir(session, seed).dir];
-    const modes = [{}, { FIABLE_CHECKPOINT: "0" }];
+    const modes: Record<string, string>[] = [{}, { FIABLE_CHECKPOINT: "0" }];
     for (const [word, payload] of sessionEvents(session, 72)) {
       const replies = [];
       for (const [k, dir] of dirs.entries()) {
