@@ -18,7 +18,8 @@ import {
 import { type Evidence, foldLedger } from "../lib/guard/evidence.ts";
 import { decideOn } from "../lib/guard/decide.ts";
 import { DEFAULT_BOUNDS } from "../lib/guard/decide.ts";
-import { ledgerFileName, type LedgerRecord, parseLedger } from "../lib/guard/ledger.ts";
+import { appendRecord, ledgerFileName, type LedgerRecord, parseLedger } from "../lib/guard/ledger.ts";
+import { type SessionLimits, SessionStore } from "../lib/guard/sessions.ts";
 import { benchLedger } from "../bench/latency.ts";
 import { foldSequences, probes } from "./support/sequences.ts";
 import { runGuard, runtimes } from "./support/guard_process.ts";
@@ -257,6 +258,70 @@ s("a checkpoint that cannot be written costs the next hook a full read, never an
   }
 });
 
+const store = suite("checkpoint: the resident guard's store");
+
+/** A store over a fresh ledger directory, with a hand-driven clock; `save` writes and folds as serve.ts does. */
+function storeOver(limits: Partial<SessionLimits> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "fiable-store-"));
+  let now = 0;
+  const held = new SessionStore({ ledgerDir: dir, limits, now: () => now });
+  const save = (r: LedgerRecord, written = true) => {
+    const bytes = appendRecord(dir, r);
+    held.fold(r, false, written ? bytes : null);
+  };
+  return { dir, store: held, save, advance: (ms: number) => (now += ms) };
+}
+
+const STORE_LEDGER = benchLedger().slice(0, 150);
+const STORE_SESSION = STORE_LEDGER[0].session;
+
+store(
+  "a released session is checkpointed, and comes back from its checkpoint equal to the whole fold",
+  () => {
+    const { dir, store, save } = storeOver();
+    store.evidence(STORE_SESSION);
+    for (const r of STORE_LEDGER) save(r);
+    assert.ok(store.end(STORE_SESSION));
+    const header = JSON.parse(readFileSync(join(dir, checkpointName(STORE_SESSION)), "utf8"));
+    assert.is(header.bytes, readFileSync(join(dir, ledgerFileName(STORE_SESSION))).length);
+    assert.ok(loadEvidence(dir, STORE_SESSION).from, "the next load does not use the checkpoint");
+    assert.equal(dump(store.evidence(STORE_SESSION)), dump(foldLedger(STORE_LEDGER)));
+    assert.is(store.size().releases.rebuilt, 1);
+  },
+);
+
+store("no checkpoint when another process appended, or a record did not reach the ledger", () => {
+  for (const spoil of ["foreign", "unwritten"] as const) {
+    const { dir, store, save } = storeOver();
+    store.evidence(STORE_SESSION);
+    for (const r of STORE_LEDGER.slice(0, 40)) save(r);
+    if (spoil === "foreign") appendRecord(dir, { ...STORE_LEDGER[1], t: "2026-12-03T01:00:00.000Z" });
+    else save(STORE_LEDGER[40], false);
+    store.end(STORE_SESSION);
+    assert.not.ok(existsSync(join(dir, checkpointName(STORE_SESSION))), `${spoil}: a checkpoint was written`);
+    const onDisk = parseLedger(readFileSync(join(dir, ledgerFileName(STORE_SESSION)), "utf8")).records;
+    assert.equal(dump(store.evidence(STORE_SESSION)), dump(foldLedger(onDisk)), spoil);
+  }
+});
+
+store("the sweep checkpoints a held session every checkpointEvery records, and keeps holding it", () => {
+  const { dir, store, save, advance } = storeOver({ checkpointEvery: 50 });
+  store.evidence(STORE_SESSION);
+  for (const r of STORE_LEDGER.slice(0, 49)) save(r);
+  advance(1);
+  store.sweep();
+  assert.not.ok(existsSync(join(dir, checkpointName(STORE_SESSION))), "written before 50 records");
+  save(STORE_LEDGER[49]);
+  store.sweep();
+  assert.ok(existsSync(join(dir, checkpointName(STORE_SESSION))), "not written at 50 records");
+  assert.ok(store.holds(STORE_SESSION));
+  for (const r of STORE_LEDGER.slice(50)) save(r);
+  // A guard that dies now resumes from that checkpoint and the 100 records after it.
+  const resumed = loadEvidence(dir, STORE_SESSION);
+  assert.ok(resumed.from);
+  assert.equal(dump(resumed.ev), dump(foldLedger(STORE_LEDGER)));
+});
+
 /**
  * The files whose code decides what a fold produces. A change to any of them may change what a checkpoint
  * must hold: bump FOLD_VERSION (older checkpoints are then ignored), then record the new digest here.
@@ -280,3 +345,4 @@ s("the fold's sources cannot change without a new FOLD_VERSION", async () => {
 });
 
 s.run();
+store.run();

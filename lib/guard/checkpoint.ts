@@ -135,16 +135,24 @@ export function loadEvidence(dir: string, session: string, useCheckpoint = true)
 }
 
 function fullRead(dir: string, file: string, session: string): LoadedEvidence {
-  const name = ledgerFileName(session);
+  if (legacyFileName(session) !== ledgerFileName(session)) {
+    const { records } = readLedger(dir, session, foldsToNothing);
+    return { ev: fold(records), records: records.length, bytes: null, folded: records.length };
+  }
   let size: number;
   try {
     size = host.fileSize(file);
-  } catch {
-    size = -1;
+  } catch (err) {
+    // No ledger yet: a session with nothing folded, its 0 bytes known. Other errors fail as readLedger does.
+    if ((err as { code?: string }).code !== "ENOENT") throw err;
+    return { ev: emptyEvidence(), records: 0, bytes: 0, folded: 0 };
   }
-  if (legacyFileName(session) !== name || size < 0 || size > LEDGER_READ.max) {
+  if (size > LEDGER_READ.max) {
+    // Read in part (head and tail, a degraded marker between): a checkpoint of it keeps it so, and is
+    // possible when nothing was appended while reading and the ledger ends on a whole line.
     const { records } = readLedger(dir, session, foldsToNothing);
-    return { ev: fold(records), records: records.length, bytes: null, folded: records.length };
+    const whole = host.fileSize(file) === size && decode(host.readBytes(file, size - 1, 1)) === "\n";
+    return { ev: fold(records), records: records.length, bytes: whole ? size : null, folded: records.length };
   }
   const text = host.readText(file);
   // The bytes folded are known when nothing was appended while reading and the text ends on a whole line.
@@ -246,14 +254,14 @@ function restore(header: Header, textsPath: string): Evidence {
 
 /**
  * Writes the checkpoint of `ev`, the fold of the ledger's first `bytes` bytes: the texts file, then the
- * header (each replaced whole), then removes the texts file two checkpoints old. Throws what the file system
- * throws; the caller ignores it (a checkpoint is only ever a shortcut).
+ * header (each replaced whole), then removes the texts file two checkpoints old; returns the new texts file's
+ * name. Throws what the file system throws; the caller ignores it (a checkpoint is only ever a shortcut).
  */
 export function writeCheckpoint(
   dir: string,
   session: string,
   loaded: { ev: Evidence; records: number; bytes: number; from?: { texts: string } },
-): void {
+): { texts: string } {
   const file = joinPath(dir, ledgerFileName(session));
   const { ev, bytes } = loaded;
   const edge = Math.min(EDGE_BYTES, bytes);
@@ -329,4 +337,5 @@ export function writeCheckpoint(
       // Already gone (another writer removed it): nothing to do.
     }
   }
+  return { texts };
 }

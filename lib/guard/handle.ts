@@ -219,13 +219,17 @@ export function inputCollector(limit = MAX_INPUT): { push(chunk: Uint8Array): vo
   };
 }
 
-/** Writes a record to the ledger, or to stderr when the ledger cannot be written. */
-export function saveRecord(dir: string, record: LedgerRecord): void {
+/**
+ * Writes a record to the ledger, or to stderr when the ledger cannot be written; the bytes written, or null
+ * when the record did not reach the ledger.
+ */
+export function saveRecord(dir: string, record: LedgerRecord): number | null {
   try {
-    appendRecord(dir, record);
+    return appendRecord(dir, record);
   } catch (err) {
     host.writeErr(`fiable-guard: cannot write the ledger in ${dir}: ${(err as Error).message}\n`);
     host.writeErr(JSON.stringify(record) + "\n");
+    return null;
   }
 }
 

@@ -35,9 +35,9 @@ export interface Host {
   fileSize(path: string): number;
   /**
    * Appends text with one write to a file opened O_APPEND, creating the file (not its directory) with mode
-   * 0644 under both runtimes (Deno's default create mode is 0666 whatever the umask).
+   * 0644 under both runtimes (Deno's default create mode is 0666 whatever the umask). Returns the bytes written.
    */
-  appendText(path: string, text: string): void;
+  appendText(path: string, text: string): number;
   /** Creates a directory and its parents; no error when it exists. */
   makeDir(path: string): void;
   /** Hands each chunk of stdin to `push` until its end; none when stdin is closed or absent. */

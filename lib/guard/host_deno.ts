@@ -64,11 +64,13 @@ export function denoHost(): Host {
     appendText(path, text) {
       // One write of the whole line on an O_APPEND descriptor, as node:fs appendFileSync does.
       const file = Deno.openSync(path, { append: true, create: true, mode: 0o644 });
+      const bytes = encoder.encode(text);
       try {
-        writeAll(file, encoder.encode(text));
+        writeAll(file, bytes);
       } finally {
         file.close();
       }
+      return bytes.length;
     },
     makeDir: (path) => Deno.mkdirSync(path, { recursive: true }),
     async readStdin(push) {

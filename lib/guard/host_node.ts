@@ -123,7 +123,11 @@ export function nodeHost(): Host {
     },
     removeFile: (path) => unlinkSync(path),
     fileSize: (path) => statSync(path).size,
-    appendText: (path, text) => appendFileSync(path, text, { mode: 0o644 }),
+    appendText(path, text) {
+      const bytes = new TextEncoder().encode(text);
+      appendFileSync(path, bytes, { mode: 0o644 });
+      return bytes.length;
+    },
     makeDir: (path) => void mkdirSync(path, { recursive: true }),
     async readStdin(push) {
       const { chunks, rest } = readStdinSync();

@@ -139,11 +139,14 @@ export function legacyFileName(session: string): string {
   return `${session.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 120) || "session"}.jsonl`;
 }
 
-/** Appends one record as one line with a single write (O_APPEND), so concurrent hook processes never interleave. */
-export function appendRecord(dir: string, record: LedgerRecord): void {
+/**
+ * Appends one record as one line with a single write (O_APPEND), so concurrent hook processes never interleave;
+ * returns the bytes written.
+ */
+export function appendRecord(dir: string, record: LedgerRecord): number {
   // Created `rw-r--r--` under Deno as under Node (Deno's default create mode ignores the umask).
   host.makeDir(dir);
-  host.appendText(joinPath(dir, ledgerFileName(record.session)), JSON.stringify(record) + "\n");
+  return host.appendText(joinPath(dir, ledgerFileName(record.session)), JSON.stringify(record) + "\n");
 }
 
 /** Parsed ledger lines and the count of lines that were truncated or not valid records. */

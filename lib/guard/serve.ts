@@ -88,7 +88,11 @@ export async function serve(options: ServeOptions): Promise<void> {
     ? [...new Set(recordRestart(settings.ledgerDir, settings.arm, options.restart).map((r) => r.session))]
     : [];
   const supervisor = Number(options.env.FIABLE_SUPERVISOR_PID) || null;
-  const store = new SessionStore({ ledgerDir: settings.ledgerDir, limits });
+  const store = new SessionStore({
+    ledgerDir: settings.ledgerDir,
+    limits,
+    checkpoints: options.env.FIABLE_CHECKPOINT !== "0",
+  });
   const health = () => ({
     ok: true,
     arm: settings.arm,
@@ -164,8 +168,8 @@ export async function serve(options: ServeOptions): Promise<void> {
         // it is saved before it is folded, so a session released meanwhile is rebuilt with it.
         const stopped = word === "stop" && isMainStop(text);
         if (outcome.record) {
-          saveRecord(settings.ledgerDir, outcome.record);
-          store.fold(outcome.record, stopped);
+          const written = saveRecord(settings.ledgerDir, outcome.record);
+          store.fold(outcome.record, stopped, written);
         } else store.touch(session, stopped);
         send(200, outcome.reply);
         if (outcome.record && settings.liveUrl && settings.liveToken) {

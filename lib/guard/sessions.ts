@@ -4,8 +4,11 @@
  * records or sessions are held (least recently used first). A released session that comes back is folded
  * again from its ledger, so releasing loses nothing: the ledger is the state, memory is a cache of it.
  */
-import { type Evidence, foldLedger, foldRecord, foldsToNothing } from "./evidence.ts";
-import { type LedgerRecord, readLedger } from "./ledger.ts";
+import { loadEvidence, writeCheckpoint } from "./checkpoint.ts";
+import type { Evidence } from "./evidence.ts";
+import { foldRecord } from "./evidence.ts";
+import { host, joinPath } from "./host.ts";
+import { ledgerFileName, type LedgerRecord } from "./ledger.ts";
 
 /** When sessions are released, and how much the store may hold. */
 export interface SessionLimits {
@@ -17,14 +20,17 @@ export interface SessionLimits {
   maxRecords: number;
   /** Sessions held before the least recently used are released. */
   maxSessions: number;
+  /** Records folded since a held session's last checkpoint before the sweep writes a new one. */
+  checkpointEvery: number;
 }
 
-/** The defaults: 5 s after a Stop, 30 min idle, 50k records, 256 sessions. */
+/** The defaults: 5 s after a Stop, 30 min idle, 50k records, 256 sessions, a checkpoint every 1,000 records. */
 export const DEFAULT_LIMITS: SessionLimits = {
   endedMs: 5_000,
   idleMs: 30 * 60_000,
   maxRecords: 50_000,
   maxSessions: 256,
+  checkpointEvery: 1_000,
 };
 
 /**
@@ -57,6 +63,15 @@ interface Held {
   lastAt: number;
   /** When its last event was a Stop (null after any other event). */
   stoppedAt: number | null;
+  /**
+   * Ledger bytes the evidence is exactly the fold of: known from the load, grown by each record this guard
+   * wrote; null when unknown (a record that did not reach the ledger). Only then can a checkpoint be written.
+   */
+  bytes: number | null;
+  /** Records folded since the last checkpoint (or since the load, from the ledger itself). */
+  since: number;
+  /** The checkpoint's texts file the evidence was loaded from or last written to. */
+  from?: { texts: string };
 }
 
 /** Why sessions were released, counted since the store started. */
@@ -67,10 +82,12 @@ export interface Releases {
   rebuilt: number;
 }
 
-/** Options for a store: the ledger directory it rebuilds from, limits, and a clock for tests. */
+/** Options for a store: the ledger directory it rebuilds from, limits, checkpoints, and a clock for tests. */
 export interface SessionStoreOptions {
   ledgerDir: string;
   limits?: Partial<SessionLimits>;
+  /** Load from and write evidence checkpoints (lib/guard/checkpoint.ts); default true. */
+  checkpoints?: boolean;
   now?: () => number;
 }
 
@@ -83,11 +100,13 @@ export class SessionStore {
   #known = new Set<string>();
   #dir: string;
   #now: () => number;
+  #checkpoints: boolean;
 
   constructor(options: SessionStoreOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.#dir = options.ledgerDir;
     this.#now = options.now ?? Date.now;
+    this.#checkpoints = options.checkpoints ?? true;
   }
 
   /** True when the session's evidence is in memory. */
@@ -101,8 +120,9 @@ export class SessionStore {
   }
 
   /**
-   * The session's running evidence: the held one (now the most recently used), or folded from its ledger
-   * when the session is new to this guard or was released. Fails like `readLedger` when the ledger is unreadable.
+   * The session's running evidence: the held one (now the most recently used), or loaded when the session is
+   * new to this guard or was released: from its checkpoint and the ledger lines after it, else from the whole
+   * ledger. Fails like `readLedger` when the ledger is unreadable.
    */
   evidence(session: string): Evidence {
     const held = this.#held.get(session);
@@ -111,26 +131,36 @@ export class SessionStore {
       this.#held.set(session, held);
       return held.ev;
     }
-    const { records } = readLedger(this.#dir, session, foldsToNothing);
+    const loaded = loadEvidence(this.#dir, session, this.#checkpoints);
     if (this.#known.has(session)) this.releases.rebuilt++;
     if (this.#known.size >= 100_000) this.#known.clear();
     this.#known.add(session);
-    const ev = foldLedger(records);
-    this.#held.set(session, { ev, records: records.length, lastAt: this.#now(), stoppedAt: null });
-    this.#records += records.length;
+    this.#held.set(session, {
+      ev: loaded.ev,
+      records: loaded.records,
+      lastAt: this.#now(),
+      stoppedAt: null,
+      bytes: loaded.bytes,
+      since: loaded.folded,
+      ...(loaded.from ? { from: loaded.from } : {}),
+    });
+    this.#records += loaded.records;
     this.#evictOver(session);
-    return ev;
+    return loaded.ev;
   }
 
   /**
-   * Folds a record the guard has just saved to the ledger. A session not held is left alone: its ledger
-   * already has the record, and the next `evidence` call folds it from there. `stopped` marks a main-agent
-   * Stop, after which the session is released unless another event comes within `endedMs`.
+   * Folds a record the guard has just saved to the ledger, `written` the bytes that took (null when it did
+   * not reach the ledger: no checkpoint of this session is written then). A session not held is left alone: its
+   * ledger already has the record, and the next `evidence` call folds it from there. `stopped` marks a
+   * main-agent Stop, after which the session is released unless another event comes within `endedMs`.
    */
-  fold(record: LedgerRecord, stopped = false): void {
+  fold(record: LedgerRecord, stopped = false, written: number | null = null): void {
     const held = this.#held.get(record.session);
     if (!held) return;
     foldRecord(held.ev, record);
+    held.bytes = held.bytes === null || written === null ? null : held.bytes + written;
+    held.since++;
     held.records++;
     this.#records++;
     held.lastAt = this.#now();
@@ -154,10 +184,14 @@ export class SessionStore {
     return true;
   }
 
-  /** Releases the sessions that ended (a Stop `endedMs` ago with nothing since) or went idle. */
+  /**
+   * Releases the sessions that ended (a Stop `endedMs` ago with nothing since) or went idle, and checkpoints
+   * those that folded `checkpointEvery` records since their last checkpoint (so a guard that dies loses none).
+   */
   sweep(): void {
     const now = this.#now();
     for (const [session, held] of [...this.#held]) {
+      if (held.since >= this.limits.checkpointEvery) this.#checkpoint(session, held);
       if (held.stoppedAt !== null && now - held.stoppedAt >= this.limits.endedMs) {
         this.#release(session);
         this.releases.ended++;
@@ -176,8 +210,27 @@ export class SessionStore {
   #release(session: string): void {
     const held = this.#held.get(session);
     if (!held) return;
+    if (held.since > 0) this.#checkpoint(session, held);
     this.#held.delete(session);
     this.#records -= held.records;
+  }
+
+  /**
+   * Writes the session's checkpoint when its evidence is exactly the fold of the ledger as it is: every byte
+   * of it known, and no other process appended since (its size is what this guard accounted for).
+   */
+  #checkpoint(session: string, held: Held): void {
+    if (!this.#checkpoints || held.bytes === null) return;
+    try {
+      if (host.fileSize(joinPath(this.#dir, ledgerFileName(session))) !== held.bytes) {
+        held.bytes = null;
+        return;
+      }
+      held.from = writeCheckpoint(this.#dir, session, { ...held, bytes: held.bytes });
+      held.since = 0;
+    } catch {
+      // Unwritable: the session is folded from its ledger when it comes back, as without checkpoints.
+    }
   }
 
   /** Releases least recently used sessions, never `keep`, until both caps hold. */
