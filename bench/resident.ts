@@ -319,36 +319,53 @@ async function measure(p: Parsed): Promise<number> {
     await (await fetch(`${url}/hook/${event.word}`, { method: "POST", body: event.body })).text();
     return performance.now() - t0;
   };
-  const fresh: number[] = [];
-  const warmed: number[] = [];
-  const resumed: number[] = [];
-  for (let k = 0; k < 5; k++) {
-    const first = await startNode([bundle, "serve", "--port", "0"], env);
-    try {
-      await post(first.url, sessionEvent(at + 1, `other-${k}`));
-      fresh.push(await post(first.url, sessionEvent(at + 1)));
-    } finally {
-      first.stop();
-    }
-    const restarted = await startNode(
-      [bundle, "serve", "--child", "--port", "0", "--restart-note", "bench"],
-      env,
-    );
-    try {
-      const listening = performance.now();
-      // Every session not cleanly stopped is resumed: the bench session and the other sessions so far.
-      const ledgers = readdirSync(dir).filter((f) => f.endsWith(".jsonl")).length;
-      for (let held = 0; held < ledgers;) {
-        held = (await (await fetch(`${restarted.url}/health`)).json()).held.sessions;
-        if (held < ledgers) await new Promise((r) => setTimeout(r, 5));
+  /** The session's first event in a fresh guard and in a restarted one (5 of each), under `guardEnv`. */
+  const firstEvents = async (guardEnv: Record<string, string>) => {
+    const fresh: number[] = [];
+    const warmed: number[] = [];
+    const resumed: number[] = [];
+    for (let k = 0; k < 5; k++) {
+      const first = await startNode([bundle, "serve", "--port", "0"], guardEnv);
+      try {
+        await post(first.url, sessionEvent(at + 1, `other-${k}`));
+        fresh.push(await post(first.url, sessionEvent(at + 1)));
+      } finally {
+        first.stop();
       }
-      warmed.push(performance.now() - listening);
-      await post(restarted.url, sessionEvent(at + 1, `other-${k}`));
-      resumed.push(await post(restarted.url, sessionEvent(at + 1)));
-    } finally {
-      restarted.stop();
+      const restarted = await startNode(
+        [bundle, "serve", "--child", "--port", "0", "--restart-note", "bench"],
+        guardEnv,
+      );
+      try {
+        const listening = performance.now();
+        // Every session not cleanly stopped is resumed: the bench session and the other sessions so far.
+        const ledgers = readdirSync(dir).filter((f) => f.endsWith(".jsonl")).length;
+        for (let held = 0; held < ledgers;) {
+          held = (await (await fetch(`${restarted.url}/health`)).json()).held.sessions;
+          if (held < ledgers) await new Promise((r) => setTimeout(r, 5));
+        }
+        warmed.push(performance.now() - listening);
+        await post(restarted.url, sessionEvent(at + 1, `other-${k}`));
+        resumed.push(await post(restarted.url, sessionEvent(at + 1)));
+      } finally {
+        restarted.stop();
+      }
     }
-  }
+    return { fresh, warmed, resumed };
+  };
+  /** The session's first event after SessionEnd released it from a running guard (5 times). */
+  const releasedAndBack = async (url: string, from: number) => {
+    const back: number[] = [];
+    for (let k = 0; k < 5; k++) {
+      await fetch(`${url}/hook/session-end`, { method: "POST", body: sessionEvent(1).body }).then((r) =>
+        r.text()
+      );
+      back.push(await post(url, sessionEvent(from + k)));
+    }
+    return back;
+  };
+  const noCheckpoint = { ...env, FIABLE_CHECKPOINT: "0" };
+  const without = await firstEvents(noCheckpoint);
   const bare = join(dir, "bare.cjs");
   writeFileSync(bare, BARE_SERVER);
   const guard = await startNode([bundle, "serve", "--port", "0"], env);
@@ -358,25 +375,39 @@ async function measure(p: Parsed): Promise<number> {
     await roundTrips(floorServer.url, at, 20);
     const trip = await roundTrips(guard.url, at + 20, runs);
     const floor = await roundTrips(floorServer.url, at + 20, runs);
-    const back: number[] = [];
-    for (let k = 0; k < 5; k++) {
-      await fetch(`${guard.url}/hook/session-end`, { method: "POST", body: sessionEvent(1).body }).then((r) =>
-        r.text()
-      );
-      back.push(await post(guard.url, sessionEvent(at + 20 + runs + k)));
+    // The running guard wrote the session's checkpoint when SessionEnd released it; the fresh and restarted
+    // guards after it load from there (a guard without checkpoints re-reads the ledger each time).
+    const back = await releasedAndBack(guard.url, at + 20 + runs);
+    const withCheckpoint = await firstEvents(env);
+    const plain = await startNode([bundle, "serve", "--port", "0"], noCheckpoint);
+    let backWithout: number[];
+    try {
+      await post(plain.url, sessionEvent(at + 1, "other-plain"));
+      backWithout = await releasedAndBack(plain.url, at + 30 + runs);
+    } finally {
+      plain.stop();
     }
     const mb = (readFileSync(file).length / 2 ** 20).toFixed(1);
+    const median = (xs: number[]) => ms(quantile(xs, 0.5));
     console.log(
-      `  first event of a session with a ${records.length}-record (${mb} MB) ledger, node bundle: released and ` +
-        `back in a running guard ${ms(quantile(back, 0.5))}, in a fresh guard ${
-          ms(quantile(fresh, 0.5))
-        }; a ` +
-        `restarted guard holds the session ${ms(quantile(warmed, 0.5))} after listening, then ` +
-        `${
-          ms(quantile(resumed, 0.5))
-        } (medians of 5; floor: node reading the file and JSON-parsing every line ` +
-        `${ms(parseFloor)})`,
+      `  first event of a session with a ${records.length}-record (${mb} MB) ledger, node bundle (medians of 5; ` +
+        `floor: node reading the file and JSON-parsing every line ${ms(parseFloor)}):`,
     );
+    for (
+      const [label, m, b] of [
+        ["from its checkpoint", withCheckpoint, back],
+        ["re-reading the ledger (FIABLE_CHECKPOINT=0)", without, backWithout],
+      ] as const
+    ) {
+      console.log(
+        `    ${label}: released and back in a running guard ${median(b)}, in a fresh guard ${
+          median(m.fresh)
+        }; ` +
+          `a restarted guard holds the session ${median(m.warmed)} after listening, then ${
+            median(m.resumed)
+          }`,
+      );
+    }
     console.log(
       `  http round trip at ${records.length + 20}+ records (node bundle): ${ms(trip.p50)} median, ${
         ms(trip.p95)

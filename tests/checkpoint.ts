@@ -108,7 +108,51 @@ s(
   },
 );
 
-s("checkpoints chain: each one folds only what came after the last, and old texts files are removed", () => {
+s(
+  "texts the UTF-8 file cannot carry as they are (a lone surrogate), errors beside objects, and no ids survive",
+  () => {
+    const session = "odd-texts";
+    const base = { v: 1 as const, t: "2026-12-03T00:00:00.000Z", session, arm: "critic" as const };
+    const records: LedgerRecord[] = [
+      { ...base, event: "prompt", decision: "record", prompt: "# MD Review CASE-3903B8ED" },
+      {
+        ...base,
+        event: "post",
+        decision: "record",
+        tool: "review.get_md_review_data",
+        input: {},
+        result: "half \ud800 a pair",
+      },
+      {
+        ...base,
+        event: "post-fail",
+        decision: "record",
+        tool: "review.save_md_review",
+        input: { a: 1 },
+        error: "boom",
+      },
+      {
+        ...base,
+        event: "post",
+        decision: "record",
+        tool: "determination.get_summary",
+        input: { case_id: "CASE-3903B8ED" },
+        result: { case: { id: "CASE-3903B8ED" } },
+        error: "partly failed",
+      } as LedgerRecord,
+      { ...base, event: "post", decision: "record", tool: "p2p.list", input: {}, result: 42, ids: [] },
+      { ...base, event: "post", decision: "record", tool: "p2p.list", input: {}, result: null },
+    ];
+    const { dir } = ledgerDir(session, records);
+    checkpointed(dir, session);
+    const resumed = loadEvidence(dir, session);
+    assert.ok(resumed.from);
+    assert.equal(dump(resumed.ev), dump(foldLedger(records)));
+    assert.is(resumed.ev.calls[0].text, "half \ud800 a pair");
+  },
+);
+
+s("checkpoints chain: each one folds only what came after the last, and old data files are removed", () => {
   const records = benchLedger();
   const session = records[0].session;
   const { dir, file } = ledgerDir(session, records.slice(0, 100));
@@ -121,8 +165,8 @@ s("checkpoints chain: each one folds only what came after the last, and old text
     writeCheckpoint(dir, session, { ...loaded, bytes: loaded.bytes! });
   }
   assert.equal(dump(loaded.ev), dump(foldLedger(records)));
-  const texts = readdirSync(dir).filter((f) => f.includes(".fold-"));
-  assert.ok(texts.length <= 2, `texts files kept: ${texts.join(", ")}`);
+  const data = readdirSync(dir).filter((f) => f.includes(".fold-"));
+  assert.ok(data.length <= 2, `data files kept: ${data.join(", ")}`);
 });
 
 /** A checkpointed ledger, then `spoil`; the next load must be a full read with the full fold's evidence. */
@@ -168,14 +212,37 @@ s("anything wrong with a checkpoint or its ledger is a full read", () => {
     "a header without an offset",
     (dir, _f, session) => edit(header(dir, session), (h) => delete h.bytes),
   );
-  spoiled("its texts file gone", (dir, _f, session) => {
+  spoiled("its data file gone", (dir, _f, session) => {
     const h = JSON.parse(readFileSync(header(dir, session), "utf8"));
-    Deno.removeSync(join(dir, h.texts));
+    Deno.removeSync(join(dir, h.data));
   });
   spoiled(
-    "a header whose calls are not a list",
-    (dir, _f, session) => edit(header(dir, session), (h) => (h.calls = 5)),
+    "a header whose counts disagree with its data",
+    (dir, _f, session) =>
+      edit(header(dir, session), (h) => ((h.ev as { counts: { calls: number } }).counts.calls += 5)),
   );
+  spoiled(
+    "a header without its id strings",
+    (dir, _f, session) => edit(header(dir, session), (h) => ((h.ev as { strings: string[] }).strings = [])),
+  );
+  spoiled(
+    "a header without its tool names",
+    (dir, _f, session) => edit(header(dir, session), (h) => ((h.ev as { tools: string[] }).tools = [])),
+  );
+  spoiled(
+    "a header whose regions overrun",
+    (dir, _f, session) => edit(header(dir, session), (h) => ((h.ev as { regions: number[] }).regions[1] = 3)),
+  );
+  spoiled("a data file cut short", (dir, _f, session) => {
+    const h = JSON.parse(readFileSync(header(dir, session), "utf8"));
+    const data = readFileSync(join(dir, h.data));
+    writeFileSync(join(dir, h.data), data.subarray(0, data.length - 10));
+  });
+  spoiled("a header of the other byte order", (dir, _f, session) =>
+    edit(header(dir, session), (h) => {
+      const ev = h.ev as { endian: string };
+      ev.endian = ev.endian === "le" ? "be" : "le";
+    }));
 });
 
 s("a checkpoint is written next to the ledger and named from it; the ledger is never touched", () => {

@@ -2,16 +2,17 @@
  * Checkpoints of a session's folded evidence, so a guard does not re-read and re-fold a long ledger for every
  * hook process (command mode) or every session that comes back (the resident guard; issue 20).
  *
- * A checkpoint is two files beside the ledger. `<ledger>.fold.json` holds the evidence without the calls'
- * texts, the ledger bytes it was folded from (whole lines from byte 0) and the first and last bytes of that
- * span; `<ledger>.fold-<id>.txt` holds the texts, read whole the first time a rule reads one. A reader uses a
+ * A checkpoint is two files beside the ledger: `<ledger>.fold.json`, the header, names the ledger bytes it was
+ * folded from (whole lines from byte 0) with the first and last bytes of that span, and holds the evidence's
+ * small part; `<ledger>.fold-<id>.bin` holds the rest (lib/guard/checkpoint_format.ts). A reader uses a
  * checkpoint only when the ledger still starts and, at that offset, reads as recorded, then folds the lines
  * appended since; anything else (no checkpoint, another version, a ledger replaced or cut, an unreadable file)
  * is a full read. So `loadEvidence` gives what `foldLedger(readLedger(…))` gives, without the re-read, and the
  * ledger stays the state: deleting every checkpoint loses nothing. Over `LEDGER_READ.max` bytes, a full read
  * keeps only the ledger's head and tail, while a checkpoint written from the whole fold keeps all of it.
  */
-import { type CallRecord, emptyEvidence, type Evidence, foldRecord, foldsToNothing } from "./evidence.ts";
+import { decodeEvidence, encodeEvidence, type EvidenceJson } from "./checkpoint_format.ts";
+import { emptyEvidence, type Evidence, foldRecord, foldsToNothing } from "./evidence.ts";
 import { host, joinPath } from "./host.ts";
 import {
   LEDGER_READ,
@@ -21,7 +22,6 @@ import {
   parseLedger,
   readLedger,
 } from "./ledger.ts";
-import type { Phase, Seat } from "./seat.ts";
 
 /**
  * The checkpoint format and fold semantics. Bump it whenever `foldRecord` or `Evidence` changes: an older
@@ -38,22 +38,6 @@ const EDGE_BYTES = 128;
 /** Largest checkpoint header read (a larger one is ignored). */
 const MAX_HEADER = 64 * 1024 * 1024;
 
-/** A call as the header holds it: its text is `t` (code-unit offsets into the texts file). */
-interface StoredCall {
-  id: string;
-  tool: string;
-  input: Record<string, unknown>;
-  ok: boolean;
-  t: [number, number];
-  /** The call's `result` is its text parsed (the fold kept an object result). */
-  r?: 1;
-  /** The call's `result` when it is neither its text parsed nor absent (an error beside an object). */
-  o?: unknown;
-  e?: string;
-  sc?: 1;
-  ids?: string[];
-}
-
 /** The header file. */
 interface Header {
   v: typeof FOLD_VERSION;
@@ -65,29 +49,10 @@ interface Header {
   /** The ledger's first bytes and the bytes ending at `bytes`, decoded. */
   head: string;
   last: string;
-  /** The texts file, and the one before it (kept so a reader of the previous header still finds its texts). */
-  texts: string;
+  /** The data file, and the one before it (kept so a reader of the previous header still finds its data). */
+  data: string;
   previous?: string;
-  ev: {
-    prompt: string;
-    seat: Seat | null;
-    phase: Phase | null;
-    caseLock: string | null;
-    stopBlocks: number;
-    degraded: boolean;
-    seen: string[];
-    owners: [string, string][];
-    denies: [string, number][];
-    index?: {
-      promptIds: string[];
-      promptSeat: Seat | null;
-      toolSeat: Seat | null;
-      written: string[];
-      returned: string[];
-      grounded: string[];
-    };
-  };
-  calls: StoredCall[];
+  ev: EvidenceJson;
 }
 
 /** A session's evidence as loaded, and what a later checkpoint of it needs. */
@@ -99,8 +64,8 @@ export interface LoadedEvidence {
   bytes: number | null;
   /** Records folded from the ledger itself this time (all of them without a checkpoint). */
   folded: number;
-  /** The checkpoint used, if any (its texts file name, for the next checkpoint's `previous`). */
-  from?: { texts: string };
+  /** The checkpoint used, if any (its data file's name, for the next checkpoint's `previous`). */
+  from?: { data: string };
 }
 
 const base = (session: string) => ledgerFileName(session).replace(/\.jsonl$/, "");
@@ -186,9 +151,10 @@ function resume(dir: string, file: string, session: string): LoadedEvidence | nu
   const lastLength = Math.min(EDGE_BYTES, header.bytes);
   const span = host.readBytes(file, header.bytes - lastLength, size - header.bytes + lastLength);
   if (decode(span.subarray(0, lastLength)) !== header.last) return null;
-  const textsPath = joinPath(dir, header.texts);
-  host.fileSize(textsPath);
-  const ev = restore(header, textsPath);
+  const dataPath = joinPath(dir, header.data);
+  const [ints, meta, texts] = header.ev.regions;
+  if (host.fileSize(dataPath) !== ints + meta + texts) return null;
+  const ev = decodeEvidence(header.ev, (start, n) => host.readBytes(dataPath, start, n));
   const tail = span.subarray(lastLength);
   const whole = tail.lastIndexOf(10) + 1;
   const records = sessionRecords(decode(tail.subarray(0, whole)), session);
@@ -198,94 +164,26 @@ function resume(dir: string, file: string, session: string): LoadedEvidence | nu
     records: header.records + records.length,
     bytes: header.bytes + whole,
     folded: records.length,
-    from: { texts: header.texts },
-  };
-}
-
-/** The evidence a header holds, each call's text read from the texts file when a rule first reads one. */
-function restore(header: Header, textsPath: string): Evidence {
-  let texts: string | undefined;
-  const textAt = (t: [number, number]) => (texts ??= host.readText(textsPath)).slice(t[0], t[1]);
-  const calls = header.calls.map((c): CallRecord => {
-    let text: string | undefined;
-    return {
-      id: c.id,
-      tool: c.tool,
-      input: c.input,
-      ok: c.ok,
-      get result() {
-        return c.r ? JSON.parse(this.text) : c.o;
-      },
-      ...(c.r ? { parsedText: true as const } : {}),
-      get text() {
-        return (text ??= textAt(c.t));
-      },
-      error: c.e,
-      sidechain: Boolean(c.sc),
-      ...(c.ids ? { ids: c.ids } : {}),
-    };
-  });
-  const e = header.ev;
-  return {
-    prompt: e.prompt,
-    seat: e.seat,
-    phase: e.phase,
-    calls,
-    seen: new Set(e.seen),
-    owners: new Map(e.owners),
-    caseLock: e.caseLock,
-    denies: new Map(e.denies),
-    stopBlocks: e.stopBlocks,
-    degraded: e.degraded,
-    ...(e.index
-      ? {
-        index: {
-          promptIds: new Set(e.index.promptIds),
-          promptSeat: e.index.promptSeat,
-          toolSeat: e.index.toolSeat,
-          written: new Set(e.index.written),
-          returned: new Set(e.index.returned),
-          grounded: new Set(e.index.grounded),
-        },
-      }
-      : {}),
+    from: { data: header.data },
   };
 }
 
 /**
- * Writes the checkpoint of `ev`, the fold of the ledger's first `bytes` bytes: the texts file, then the
- * header (each replaced whole), then removes the texts file two checkpoints old; returns the new texts file's
+ * Writes the checkpoint of `ev`, the fold of the ledger's first `bytes` bytes: the data file, then the
+ * header (each replaced whole), then removes the data file two checkpoints old; returns the new data file's
  * name. Throws what the file system throws; the caller ignores it (a checkpoint is only ever a shortcut).
  */
 export function writeCheckpoint(
   dir: string,
   session: string,
-  loaded: { ev: Evidence; records: number; bytes: number; from?: { texts: string } },
-): { texts: string } {
+  loaded: { ev: Evidence; records: number; bytes: number; from?: { data: string } },
+): { data: string } {
   const file = joinPath(dir, ledgerFileName(session));
-  const { ev, bytes } = loaded;
+  const { bytes } = loaded;
   const edge = Math.min(EDGE_BYTES, bytes);
-  const parts: string[] = [];
-  let at = 0;
-  const calls = ev.calls.map((c): StoredCall => {
-    const text = c.text;
-    const t: [number, number] = [at, at + text.length];
-    parts.push(text);
-    at += text.length;
-    return {
-      id: c.id,
-      tool: c.tool,
-      input: c.input,
-      ok: c.ok,
-      t,
-      ...(c.parsedText ? { r: 1 as const } : c.result !== undefined ? { o: c.result } : {}),
-      ...(c.error !== undefined ? { e: c.error } : {}),
-      ...(c.sidechain ? { sc: 1 as const } : {}),
-      ...(c.ids ? { ids: c.ids } : {}),
-    };
-  });
+  const encoded = encodeEvidence(loaded.ev);
   const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-  const texts = `${base(session)}.fold-${id}.txt`;
+  const data = `${base(session)}.fold-${id}.bin`;
   const header: Header = {
     v: FOLD_VERSION,
     session,
@@ -293,34 +191,11 @@ export function writeCheckpoint(
     records: loaded.records,
     head: decode(host.readBytes(file, 0, edge)),
     last: decode(host.readBytes(file, bytes - edge, edge)),
-    texts,
-    ...(loaded.from ? { previous: loaded.from.texts } : {}),
-    ev: {
-      prompt: ev.prompt,
-      seat: ev.seat,
-      phase: ev.phase,
-      caseLock: ev.caseLock,
-      stopBlocks: ev.stopBlocks,
-      degraded: ev.degraded,
-      seen: [...ev.seen],
-      owners: [...ev.owners],
-      denies: [...ev.denies],
-      ...(ev.index
-        ? {
-          index: {
-            promptIds: [...ev.index.promptIds],
-            promptSeat: ev.index.promptSeat,
-            toolSeat: ev.index.toolSeat,
-            written: [...ev.index.written],
-            returned: [...ev.index.returned],
-            grounded: [...ev.index.grounded],
-          },
-        }
-        : {}),
-    },
-    calls,
+    data,
+    ...(loaded.from ? { previous: loaded.from.data } : {}),
+    ev: encoded.json,
   };
-  host.writeWhole(joinPath(dir, texts), parts.join(""));
+  host.writeWhole(joinPath(dir, data), encoded.data);
   let older: string | undefined;
   try {
     older = (JSON.parse(host.readText(joinPath(dir, checkpointName(session)))) as Header).previous;
@@ -328,14 +203,12 @@ export function writeCheckpoint(
     older = undefined;
   }
   host.writeWhole(joinPath(dir, checkpointName(session)), JSON.stringify(header));
-  if (
-    older && older !== texts && older !== loaded.from?.texts && older.startsWith(`${base(session)}.fold-`)
-  ) {
+  if (older && older !== data && older !== loaded.from?.data && older.startsWith(`${base(session)}.fold-`)) {
     try {
       host.removeFile(joinPath(dir, older));
     } catch {
       // Already gone (another writer removed it): nothing to do.
     }
   }
-  return { texts };
+  return { data };
 }

@@ -28,7 +28,7 @@ export interface Host {
    * Replaces a file's whole content, mode 0644: written to a temp file beside it and renamed into place, so a
    * reader sees the old content or the new, never a part; throws what the file system throws.
    */
-  writeWhole(path: string, text: string): void;
+  writeWhole(path: string, data: string | Uint8Array): void;
   /** Removes a file; throws what the file system throws. */
   removeFile(path: string): void;
   /** A file's size in bytes; throws what the file system throws (`ENOENT` when it is missing). */

@@ -54,9 +54,9 @@ export function denoHost(): Host {
     },
     readRange,
     readBytes,
-    writeWhole(path, text) {
+    writeWhole(path, data) {
       const temp = `${path}.${Deno.pid}.tmp`;
-      Deno.writeFileSync(temp, encoder.encode(text), { mode: 0o644 });
+      Deno.writeFileSync(temp, typeof data === "string" ? encoder.encode(data) : data, { mode: 0o644 });
       Deno.renameSync(temp, path);
     },
     removeFile: (path) => Deno.removeSync(path),

@@ -116,9 +116,9 @@ export function nodeHost(): Host {
     readTail: (path, bytes) => readRange(path, "tail", bytes),
     readRange: (path, start, bytes) => readRange(path, start, bytes),
     readBytes: (path, start, bytes) => readBytes(path, start, bytes),
-    writeWhole(path, text) {
+    writeWhole(path, data) {
       const temp = `${path}.${process.pid}.tmp`;
-      writeFileSync(temp, text, { mode: 0o644 });
+      writeFileSync(temp, data, { mode: 0o644 });
       renameSync(temp, path);
     },
     removeFile: (path) => unlinkSync(path),

@@ -70,8 +70,8 @@ interface Held {
   bytes: number | null;
   /** Records folded since the last checkpoint (or since the load, from the ledger itself). */
   since: number;
-  /** The checkpoint's texts file the evidence was loaded from or last written to. */
-  from?: { texts: string };
+  /** The checkpoint's data file the evidence was loaded from or last written to. */
+  from?: { data: string };
 }
 
 /** Why sessions were released, counted since the store started. */
