@@ -4,7 +4,7 @@
  * as does a P2P-stage task. Never fired in the discovery runs (the server rejects most of these).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { okOnCase, plainText, shown } from "../lib/guard/facts.ts";
+import { okOnCase, plainText, shown, someCallEver } from "../lib/guard/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
 import type { Evidence } from "../lib/guard/evidence.ts";
 
@@ -18,11 +18,13 @@ export function hasSource(ev: Evidence, input: Record<string, unknown>): boolean
     .some((c) => ["approve", "deny", "partial_approve"].includes(String(c.input.decision)));
   const nurse = okOnCase(ev, "review.submit_nurse_case_recommendation", input)
     .some((c) => c.input.recommendation === "approve");
-  const p2p = ev.calls.some((c) =>
-    c.ok && (c.tool === "p2p.record_outcome" || c.tool === "p2p_session.submit_summary")
+  const p2p = someCallEver(
+    ev,
+    "UM-01 p2p outcome",
+    (c) => c.ok && (c.tool === "p2p.record_outcome" || c.tool === "p2p_session.submit_summary"),
   );
   const routed = okOnCase(ev, "triage.route_case", input).some((c) => FAST_TRACK.test(plainText(c.text)));
-  const visible = ev.calls.some((c) => c.ok && SOURCE_TEXT.test(plainText(c.text)));
+  const visible = someCallEver(ev, "UM-01 source shown", (c) => c.ok && SOURCE_TEXT.test(plainText(c.text)));
   return md || nurse || p2p || routed || visible;
 }
 

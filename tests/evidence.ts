@@ -12,7 +12,7 @@ import {
 } from "../lib/guard/evidence.ts";
 import { decideOn } from "../lib/guard/decide.ts";
 import { DEFAULT_BOUNDS } from "../lib/guard/decide.ts";
-import { groundedIds, groundedIdsByScan } from "../lib/guard/facts.ts";
+import { groundedIds, groundedIdsByScan, someCallEver } from "../lib/guard/facts.ts";
 import { evidenceOf, recordsOf, toolCall } from "../lib/guard/rule.ts";
 import type { LedgerRecord } from "../lib/guard/ledger.ts";
 import { extractIds } from "../lib/guard/ids.ts";
@@ -96,6 +96,24 @@ s("denies and stop blocks are counted for the budgets", () => {
   const ev = foldEvidence(records);
   assert.is(ev.denies.get("CM-02|cm_care_plan.finalize|CM_AFIB_001"), 1);
   assert.is(ev.stopBlocks, 1);
+});
+
+s("someCallEver scans each call once per question and still sees calls appended later", () => {
+  const ev = evidenceOf({ calls: [OPEN] });
+  let tested = 0;
+  const isOutreach = (c: { tool: string }) => (tested++, c.tool === "cm_outreach.start_outreach_call");
+  assert.not.ok(someCallEver(ev, "outreach", isOutreach));
+  assert.not.ok(someCallEver(ev, "outreach", isOutreach));
+  assert.is(tested, 1, "the first call was tested again");
+  ev.calls.push(OUTREACH);
+  assert.ok(someCallEver(ev, "outreach", isOutreach));
+  assert.is(tested, 2);
+  assert.ok(someCallEver(ev, "outreach", isOutreach));
+  assert.is(tested, 2, "a found answer is not recomputed");
+  assert.not.ok(
+    someCallEver(evidenceOf({ calls: [OPEN] }), "outreach", isOutreach),
+    "another evidence shares it",
+  );
 });
 
 /** The fold as it was before the running indexes: seat and grounded ids recomputed from every call. */

@@ -13,6 +13,25 @@ export function okCalls(
   return ev.calls.filter((c) => c.ok && c.tool === tool && where(c.input));
 }
 
+/** Per-evidence progress of `someCallEver` queries: calls scanned so far, and whether one matched. */
+const EVER = new WeakMap<Evidence, Map<string, { scanned: number; found: boolean }>>();
+
+/**
+ * True when any call so far matches `test`, a test of the call alone that always gives the same answer for the
+ * same call (the calls are only ever appended): remembered per evidence under `key`, so a resident guard scans
+ * each call once per question instead of the whole session at every terminal call.
+ */
+export function someCallEver(ev: Evidence, key: string, test: (c: CallRecord) => boolean): boolean {
+  let memo = EVER.get(ev);
+  if (!memo) EVER.set(ev, memo = new Map());
+  let at = memo.get(key);
+  if (!at || at.scanned > ev.calls.length) memo.set(key, at = { scanned: 0, found: false });
+  for (; !at.found && at.scanned < ev.calls.length; at.scanned++) {
+    if (test(ev.calls[at.scanned])) at.found = true;
+  }
+  return at.found;
+}
+
 /** The case key (subject key) a call acts on, or null. */
 export function caseOf(ev: Evidence, input: Record<string, unknown>): string | null {
   return caseKeyOf(input, ev.owners);
