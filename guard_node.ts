@@ -1,5 +1,5 @@
 /**
- * Entry of the Node ≥ 20 bundle (`dist/fiable-guard.mjs`): sets up the Node host, then calls main directly
+ * Entry of the Node ≥ 20 bundle (`dist/fiable-guard.cjs`): sets up the Node host, then calls main directly
  * (Node 20 has no `import.meta.main`). No top-level await: the bundle is CommonJS, compiled by its loader with
  * a V8 code cache (bundle.ts).
  */

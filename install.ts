@@ -61,7 +61,7 @@ export const INSTALL_CLI: CommandSpec = {
     bundle: {
       type: "string",
       value: "FILE",
-      defaultNote: "built now into dist/fiable-guard.mjs",
+      defaultNote: "built now into dist/fiable-guard.cjs",
       description: "the guard bundle to install",
     },
     apply: { type: "boolean", description: "make the changes (without it: a dry run, nothing written)" },

@@ -132,7 +132,7 @@ export function main(args: string[]): Promise<number> {
 async function measure(p: Parsed): Promise<number> {
   const runs = wholeNumber(p, "runs", 1)!;
   const dir = mkdtempSync(join(tmpdir(), "fiable-hostile-"));
-  const bundle = await bundleGuard(join(dir, "fiable-guard.mjs"));
+  const bundle = await bundleGuard(join(dir, "fiable-guard.cjs"));
   const empty = join(dir, "empty.ts");
   writeFileSync(empty, "");
   const cases = writeCases(dir);

@@ -225,7 +225,7 @@ async function measure(p: Parsed): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "fiable-bench-"));
   const ledger = benchLedger();
   writeFileSync(join(dir, `${SESSION}.jsonl`), ledger.map((r) => JSON.stringify(r)).join("\n") + "\n");
-  const bundle = await bundleGuard(join(dir, "fiable-guard.mjs"));
+  const bundle = await bundleGuard(join(dir, "fiable-guard.cjs"));
   // What `deno task bundle` leaves for `deno run guard.ts`: the prebuilt hook path, in dist/ (see prebuilt.ts).
   await bundleHook();
   const pyHook = join(dir, "hook.py");

@@ -296,7 +296,7 @@ async function measure(p: Parsed): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "fiable-resident-"));
   const file = join(dir, ledgerFileName(SESSION));
   writeFileSync(file, records.map((r) => JSON.stringify(r)).join("\n") + "\n");
-  const bundle = await bundleGuard(join(dir, "fiable-guard.mjs"));
+  const bundle = await bundleGuard(join(dir, "fiable-guard.cjs"));
   // The first event of a session whose ledger is on disk: in a long-running guard after the session was
   // released (SessionEnd), in a fresh guard, and in a restarted guard that folds the sessions it resumes as
   // soon as it listens. Each guard first answers another session, so start-up is not counted. The floor is

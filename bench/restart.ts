@@ -65,7 +65,7 @@ export function main(args: string[]): Promise<number> {
 /** Prints the medians and maxima. */
 async function measure(p: Parsed): Promise<number> {
   const runs = wholeNumber(p, "runs", 1)!;
-  const bundle = await bundleGuard(join(mkdtempSync(join(tmpdir(), "fiable-bench-")), "fiable-guard.mjs"));
+  const bundle = await bundleGuard(join(mkdtempSync(join(tmpdir(), "fiable-bench-")), "fiable-guard.cjs"));
   const env = { PATH: Deno.env.get("PATH") ?? "", FIABLE_CC_ARM: "checklist" };
 
   const port = await freePort();

@@ -2,8 +2,8 @@
 
 Installed into chi-bench by fiable-agent's ``install.ts``; ``install.ts --uninstall`` removes it.
 
-* ``install()`` uploads the guard (the Node >= 20 bundle ``fiable_guard.mjs`` beside this file) to
-  ``/installed-agent/fiable-guard.mjs``.
+* ``install()`` uploads the guard (the Node >= 20 bundle ``fiable_guard.cjs`` beside this file) to
+  ``/installed-agent/fiable-guard.cjs``.
 * ``run()`` runs the guard's own ``up`` subcommand once: it reuses a live resident guard for the same
   arm and ledger (Harbor may call ``run()`` again on the same container), else starts one under its
   supervisor (which restarts it within about a second if it dies) and waits for ``/health``; then it
@@ -36,7 +36,7 @@ from harbor.models.trial.paths import EnvironmentPaths
 ARMS = ("stock", "shadow", "plan", "checklist", "critic")
 DEFAULT_ARM = "checklist"
 DEFAULT_PORT = 8787
-GUARD_ASSET = Path(__file__).with_name("fiable_guard.mjs")
+GUARD_ASSET = Path(__file__).with_name("fiable_guard.cjs")
 
 
 def resolve_arm(kwarg: object, env_value: str | None) -> str:
@@ -78,7 +78,7 @@ def check_harbor_version() -> None:
 class FiableClaudeCode(ClaudeCode):
     """Claude Code with the fiable-agent guard; see the module docstring."""
 
-    guard_path = "/installed-agent/fiable-guard.mjs"
+    guard_path = "/installed-agent/fiable-guard.cjs"
     ledger_dir = (PurePosixPath(str(EnvironmentPaths.agent_dir)) / "fiable").as_posix()
     config_dir = (PurePosixPath(str(EnvironmentPaths.agent_dir)) / "sessions").as_posix()
     probe_seconds = 10

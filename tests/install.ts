@@ -7,9 +7,11 @@ import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   cpSync,
+  existsSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -43,9 +45,9 @@ const STUB = join(ROOT, "tests", "support", "harbor_stub");
 const AGENTS = "src/chi_bench/experiment/agents";
 const REGISTRY = `${AGENTS}/registry.py`;
 const HARNESS = `${AGENTS}/fiable_cc_harness.py`;
-const GUARD = `${AGENTS}/fiable_guard.mjs`;
+const GUARD = `${AGENTS}/fiable_guard.cjs`;
 const TEMPLATE = readFileSync(join(ROOT, "templates", "fiable_cc.py"));
-const FAKE_BUNDLE = join(mkdtempSync(join(tmpdir(), "fiable-fake-bundle-")), "fiable-guard.mjs");
+const FAKE_BUNDLE = join(mkdtempSync(join(tmpdir(), "fiable-fake-bundle-")), "fiable-guard.cjs");
 writeFileSync(FAKE_BUNDLE, "// stand-in guard bundle\nconsole.log('{}');\n");
 
 /** Every file and folder under dir, with file bytes as base64 (folders as "dir"). */
@@ -158,7 +160,7 @@ s("a new template or bundle is an update that uninstall still undoes to the orig
   const dir = fixture();
   const pristine = snapshot(dir);
   await cli(["--chi-bench", dir, "--bundle", FAKE_BUNDLE, "--apply"]);
-  const newer = join(tempDir("fiable-fake-bundle-"), "fiable-guard.mjs");
+  const newer = join(tempDir("fiable-fake-bundle-"), "fiable-guard.cjs");
   writeFileSync(newer, "// newer bundle\n");
   const run = await cli(["--chi-bench", dir, "--bundle", newer, "--apply"]);
   assert.ok(run.out.includes(`edit    ${GUARD}`), run.out);
@@ -166,6 +168,26 @@ s("a new template or bundle is an update that uninstall still undoes to the orig
   assert.is((await cli(["--chi-bench", dir, "--uninstall"])).code, 0);
   assert.equal(snapshot(dir), pristine);
 });
+
+s(
+  "an install from before the guard bundle was renamed .cjs updates, and uninstall still restores it all",
+  async () => {
+    const dir = fixture();
+    const pristine = snapshot(dir);
+    await cli(["--chi-bench", dir, "--bundle", FAKE_BUNDLE, "--apply"]);
+    // What that install left: the bundle as fiable_guard.mjs, and a manifest naming it so.
+    const old = `${AGENTS}/fiable_guard.mjs`;
+    renameSync(join(dir, GUARD), join(dir, old));
+    const manifest = join(dir, ".fiable-install/manifest.json");
+    writeFileSync(manifest, readFileSync(manifest, "utf8").replaceAll(GUARD, old));
+    const run = await cli(["--chi-bench", dir, "--bundle", FAKE_BUNDLE, "--apply"]);
+    assert.is(run.code, 0, run.err);
+    assert.ok(run.out.includes(`create  ${GUARD}`), run.out);
+    assert.ok(existsSync(join(dir, GUARD)) && existsSync(join(dir, old)));
+    assert.is((await cli(["--chi-bench", dir, "--uninstall"])).code, 0);
+    assert.equal(snapshot(dir), pristine);
+  },
+);
 
 s("uninstall restores every touched file byte for byte, experiments included", async () => {
   const dir = fixture({ files: { "configs/prices.yaml": "prices: {}\n" } });
@@ -322,7 +344,7 @@ type Args = (dir: string) => string[];
 const apply = (bundle = FAKE_BUNDLE): Args => (dir) => ["--chi-bench", dir, "--bundle", bundle, "--apply"];
 const uninstall =
   (force = false): Args => (dir) => ["--chi-bench", dir, "--uninstall", ...(force ? ["--force"] : [])];
-const SECOND_BUNDLE = join(tempDir("fiable-fake-bundle-"), "fiable-guard.mjs");
+const SECOND_BUNDLE = join(tempDir("fiable-fake-bundle-"), "fiable-guard.cjs");
 writeFileSync(SECOND_BUNDLE, "// newer stand-in guard bundle\nconsole.log('{}');\n");
 /** One arm keeps the experiment files few (8) while taking the same path as the full ablation. */
 const experimentsApply: Args = (
@@ -606,7 +628,7 @@ py("the template's arms and asset name match the project's", () => {
 
 py("the bundle's own settings subcommand prints settingsJson bytes for the container paths", async () => {
   const bundle = await testBundle();
-  const base = { ledgerDir: "/logs/agent/fiable", guard: "/installed-agent/fiable-guard.mjs", port: 8787 };
+  const base = { ledgerDir: "/logs/agent/fiable", guard: "/installed-agent/fiable-guard.cjs", port: 8787 };
   for (const mode of ["http", "command"] as const) {
     for (const arm of ["stock", "critic"] as const) {
       for (const servers of [[], ["chi-bench-provider", "chi-bench-payer"]]) {

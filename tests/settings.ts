@@ -13,7 +13,7 @@ const s = suite("settings");
 const BASE = {
   arm: "critic" as const,
   ledgerDir: "/logs/agent/fiable",
-  guard: "/installed-agent/fiable-guard.mjs",
+  guard: "/installed-agent/fiable-guard.cjs",
 };
 
 s(
@@ -27,7 +27,7 @@ s("command mode bakes the arm into each command; by default the tool hooks match
   assert.is(pre.matcher, "^mcp__healthverse__");
   assert.is(
     pre.hooks[0].command,
-    "FIABLE_CC_ARM=critic FIABLE_LEDGER_DIR=/logs/agent/fiable node /installed-agent/fiable-guard.mjs pre",
+    "FIABLE_CC_ARM=critic FIABLE_LEDGER_DIR=/logs/agent/fiable node /installed-agent/fiable-guard.cjs pre",
   );
   assert.equal(Object.keys(hooks!), [
     "SessionStart",
@@ -93,7 +93,7 @@ s("SessionStart stays a command in http mode (Claude Code runs only command hook
   const { hooks } = hookSettings({ ...BASE, mode: "http", port: 8787 });
   const start = hooks!.SessionStart[0] as { hooks: { type: string; command: string }[] };
   assert.is(start.hooks[0].type, "command");
-  assert.match(start.hooks[0].command, "fiable-guard.mjs session-start");
+  assert.match(start.hooks[0].command, "fiable-guard.cjs session-start");
   assert.match(start.hooks[0].command, "FIABLE_GUARD_PORT=8787 ", "so it can check the resident guard");
   const command = hookSettings({ ...BASE, mode: "command" }).hooks!.SessionStart[0] as typeof start;
   assert.not.match(command.hooks[0].command, "FIABLE_GUARD_PORT");

@@ -216,7 +216,7 @@ s(
 /** A copy of the guard bundle alone in a fresh folder, with a temp folder beside it. */
 async function freshGuard(): Promise<{ dir: string; guard: string; temp: string }> {
   const dir = mkdtempSync(join(tmpdir(), "fiable-loader-"));
-  const guard = join(dir, "fiable-guard.mjs");
+  const guard = join(dir, "fiable-guard.cjs");
   copyFileSync(await testBundle(), guard);
   mkdirSync(join(dir, "tmp"));
   return { dir, guard, temp: join(dir, "tmp") };

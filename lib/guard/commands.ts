@@ -101,8 +101,8 @@ export const UP_CLI: CommandSpec = {
     },
   },
   args: "none",
-  example: "node fiable-guard.mjs up --port 8787 --arm checklist --ledger /logs/agent/fiable " +
-    "--guard /installed-agent/fiable-guard.mjs --settings ~/.claude/settings.json --harness /logs/agent/fiable/harness.json",
+  example: "node fiable-guard.cjs up --port 8787 --arm checklist --ledger /logs/agent/fiable " +
+    "--guard /installed-agent/fiable-guard.cjs --settings ~/.claude/settings.json --harness /logs/agent/fiable/harness.json",
 };
 
 /** `guard.ts settings`. */
@@ -118,7 +118,7 @@ export const SETTINGS_CLI: CommandSpec = {
     guard: {
       type: "string",
       value: "PATH",
-      default: "/installed-agent/fiable-guard.mjs",
+      default: "/installed-agent/fiable-guard.cjs",
       description: "the guard bundle the hooks run",
     },
     port: {

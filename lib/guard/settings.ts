@@ -13,7 +13,7 @@ export interface HookSettingsOptions {
   arm: Arm;
   /** Ledger directory (in a trial: /logs/agent/fiable). */
   ledgerDir: string;
-  /** Command mode: the guard bundle run by `node` (in a trial: /installed-agent/fiable-guard.mjs). */
+  /** Command mode: the guard bundle run by `node` (in a trial: /installed-agent/fiable-guard.cjs). */
   guard: string;
   /** Http mode: the resident guard's port on 127.0.0.1. */
   port?: number;

@@ -40,7 +40,7 @@ export const HARNESSES: Harness[] = [
     envVars: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_BASE_URL", "FIABLE_CC_ARM"],
     files: [
       { from: { template: "fiable_cc.py" }, to: "fiable_cc_harness.py" },
-      { from: { asset: "guard" }, to: "fiable_guard.mjs" },
+      { from: { asset: "guard" }, to: "fiable_guard.cjs" },
     ],
   },
   {

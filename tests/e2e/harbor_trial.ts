@@ -28,7 +28,7 @@ import {
   standInTrial,
 } from "../support/standin_trial.ts";
 
-const GUARD = "/installed-agent/fiable-guard.mjs";
+const GUARD = "/installed-agent/fiable-guard.cjs";
 const LEDGER = "/logs/agent/fiable";
 const HOST_ROOT_BEFORE = ["/logs", "/installed-agent"].filter((p) => existsSync(p));
 const available = standInAvailable();
@@ -58,7 +58,7 @@ const SEQUENCE: [string, string | null, RegExp][] = [
   [
     "5 fiable-cc install",
     "root",
-    /^set -o pipefail; chmod 0644 \/installed-agent\/fiable-guard\.mjs && command -v node/,
+    /^set -o pipefail; chmod 0644 \/installed-agent\/fiable-guard\.cjs && command -v node/,
   ],
   ["6 version probe", null, /^export PATH="\$HOME\/\.local\/bin:\$PATH"; claude --version$/],
   [

@@ -18,7 +18,7 @@ let bundlePath: Promise<string> | undefined;
 
 /** The bundle, built once per test run into a temporary directory. */
 export function testBundle(): Promise<string> {
-  bundlePath ??= bundleGuard(join(mkdtempSync(join(tmpdir(), "fiable-bundle-")), "fiable-guard.mjs"));
+  bundlePath ??= bundleGuard(join(mkdtempSync(join(tmpdir(), "fiable-bundle-")), "fiable-guard.cjs"));
   return bundlePath;
 }
 
