@@ -2,11 +2,13 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import {
+  CODE_SHAPES,
   contractJudge,
   criticHits,
   groundingJudge,
   isIdentifier,
   judgeVotes,
+  MAYBE_IDENTIFIER,
   panel,
   panelObjects,
   policyJudge,
@@ -14,6 +16,8 @@ import {
 } from "../lib/guard/critic.ts";
 import { evidenceOf, type ExampleEvidence, toolCall } from "../lib/guard/rule.ts";
 import type { Vote } from "../lib/guard/ledger.ts";
+import { ID_SHAPES, stringsIn } from "../lib/guard/ids.ts";
+import { sampleTrials } from "../lib/samples/trials.ts";
 
 const CASE = "CASE-3903B8ED";
 const REVIEW = toolCall("review.get_md_review_data", { case_id: CASE }, {
@@ -119,6 +123,33 @@ contract("isIdentifier recognises ids and codes, not words", () => {
     assert.ok(isIdentifier(v), v);
   }
   for (const v of ["weekly", "approved", "2026-03-01", ""]) assert.not.ok(isIdentifier(v), v);
+});
+contract("the quick pre-test never turns away a value an id or code shape accepts", () => {
+  // Every string in the sample trials' ledgers and every id in them, case-flipped, plus the shapes' edges.
+  const values = new Set<string>([
+    "CASE-ACT-001",
+    "p2p_req_md_12",
+    "PAYER-CONTACT-007",
+    "PRAC-NPI-1528476309",
+  ]);
+  for (const trial of sampleTrials({ arms: ["critic"], attempts: 1 })) {
+    for (const r of trial.ledger) {
+      for (const s of stringsIn([r.input, r.result, r.prompt])) {
+        for (const token of [s, ...s.split(/[\s,;"'(){}[\]]+/)]) {
+          values.add(token.trim());
+          values.add(token.trim().toLowerCase());
+        }
+      }
+    }
+  }
+  const shapes = [...Object.values(ID_SHAPES), ...CODE_SHAPES];
+  let accepted = 0;
+  for (const v of values) {
+    if (!shapes.some((re) => re.test(v))) continue;
+    accepted++;
+    assert.ok(MAYBE_IDENTIFIER.test(v), `the pre-test turns away ${v}`);
+  }
+  assert.ok(accepted > 50, `only ${accepted} values matched a shape`);
 });
 contract.run();
 

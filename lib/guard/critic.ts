@@ -17,7 +17,7 @@ const ID_KEY = /(^|_)(id|ids|npi|code|codes)$/;
 /** Identifier-named arguments that are free labels, not records (`reviewer_id` defaults to `SYSTEM`). */
 const FREE_LABELS = new Set(["reviewer_id", "actor", "author_id", "line_number"]);
 /** Code shapes checked wherever they appear under an id/code key: ICD-10, CPT, HCPCS, NPI. */
-const CODE_SHAPES = [
+export const CODE_SHAPES = [
   /^[A-TV-Z]\d[0-9A-Z](?:\.?[0-9A-Z]{1,4})?$/i, // ICD-10-CM
   /^\d{4}[0-9A-Z]$/, // CPT (incl. category II/III)
   /^[A-V]\d{4}$/i, // HCPCS level II
@@ -62,10 +62,17 @@ function entries(value: unknown, key = "", out: [string, string][] = [], depth =
   return out;
 }
 
+/**
+ * What every id and code shape has: no whitespace, and a digit or a dash (each id shape has a dash, each code
+ * shape a digit). Tested first, so the fourteen shapes (each compiled on its first use, in every hook process)
+ * are tried only on a value that could be one.
+ */
+export const MAYBE_IDENTIFIER = /^[^\s]*[\d-][^\s]*$/;
+
 /** True for a value that looks like a record id or a clinical code (ICD-10, CPT, HCPCS, NPI). */
 export function isIdentifier(value: string): boolean {
   const v = value.trim();
-  return Boolean(v) &&
+  return MAYBE_IDENTIFIER.test(v) &&
     (Object.values(ID_SHAPES).some((re) => re.test(v)) || CODE_SHAPES.some((re) => re.test(v)));
 }
 
