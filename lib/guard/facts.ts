@@ -158,9 +158,19 @@ export function lastSavedPlan(ev: Evidence, input: Record<string, unknown>): Rec
   return null;
 }
 
-/** Registered names of every exposed mutating (or terminal) tool. */
+/** `mutatingTools` per tool list: five rules ask about the same catalog as every hook process loads them. */
+const MUTATING = new WeakMap<readonly unknown[], string[]>();
+
+/** Registered names of every exposed mutating (or terminal) tool (a fresh array; the list is read once). */
 export function mutatingTools(tools: readonly { name: string; exposed: boolean }[]): string[] {
-  return tools.filter((t) => t.exposed && isMutating(t.name)).map((t) => t.name);
+  let names = MUTATING.get(tools);
+  if (!names) {
+    MUTATING.set(
+      tools,
+      names = tools.filter((t) => t.exposed && isMutating(t.name)).map((t) => t.name),
+    );
+  }
+  return [...names];
 }
 
 /** True when the text of a successful result shows a P2P request open for conversation. */
