@@ -10,7 +10,7 @@
  * Pure: the data file is read through the function the caller passes. Throws on anything inconsistent, and
  * the caller then reads the ledger instead.
  */
-import type { CallRecord, Evidence } from "./evidence.ts";
+import type { CallRecord, Evidence, EvidenceIndex } from "./evidence.ts";
 import type { Phase, Seat } from "./seat.ts";
 
 /** The JSON part of encoded evidence. */
@@ -239,13 +239,15 @@ export function decodeEvidence(json: EvidenceJson, read: ReadData): Evidence {
     at += json.counts[k];
   }
   const strings = json.strings;
-  const list = (k: (typeof LISTS)[number]) => {
-    const out: string[] = [];
-    for (let i = starts[k]; i < starts[k] + json.counts[k]; i++) {
-      const s = strings[ints[i]];
-      if (s === undefined) throw new Error("checkpoint id out of range");
-      out.push(s);
+  // Every id reference in range, in one pass over the integers (the sets are built only when first read).
+  for (const [from, to] of [[0, starts.calls], [starts.callIds, total]]) {
+    for (let i = from; i < to; i++) {
+      if (ints[i] >= strings.length) throw new Error("checkpoint id out of range");
     }
+  }
+  const list = (k: (typeof LISTS)[number]) => {
+    const out: string[] = new Array(json.counts[k]);
+    for (let i = 0; i < out.length; i++) out[i] = strings[ints[starts[k] + i]];
     return out;
   };
   const calls = json.counts.calls / PER_CALL;
@@ -263,32 +265,48 @@ export function decodeEvidence(json: EvidenceJson, read: ReadData): Evidence {
   if (ids !== json.counts.callIds || meta > json.regions[1] || text > json.regions[2]) {
     throw new Error("checkpoint calls overrun their regions");
   }
-  list("callIds"); // every call's id references in range
-  const owners = list("owners");
-  return {
+  const ev = {
     prompt: json.prompt,
     seat: json.seat,
     phase: json.phase,
     calls: restoredCalls(r, calls),
-    seen: new Set(list("seen")),
-    owners: new Map(Array.from({ length: owners.length / 2 }, (_, i) => [owners[2 * i], owners[2 * i + 1]])),
     caseLock: json.caseLock,
     denies: new Map(json.denies),
     stopBlocks: json.stopBlocks,
     degraded: json.degraded,
-    ...(json.index
-      ? {
-        index: {
-          promptIds: new Set(list("promptIds")),
-          promptSeat: json.index.promptSeat,
-          toolSeat: json.index.toolSeat,
-          written: new Set(list("written")),
-          returned: new Set(list("returned")),
-          grounded: new Set(list("grounded")),
-        },
-      }
-      : {}),
+  } as Evidence;
+  lazyField(ev, "seen", () => new Set(list("seen")));
+  lazyField(ev, "owners", () => {
+    const flat = list("owners");
+    const owners = new Map<string, string>();
+    for (let i = 0; i < flat.length; i += 2) owners.set(flat[i], flat[i + 1]);
+    return owners;
+  });
+  if (json.index) {
+    const index = { promptSeat: json.index.promptSeat, toolSeat: json.index.toolSeat } as EvidenceIndex;
+    for (const k of ["promptIds", "written", "returned", "grounded"] as const) {
+      lazyField(index, k, () => new Set(list(k)));
+    }
+    ev.index = index;
+  }
+  return ev;
+}
+
+/**
+ * Defines `key` on `obj` as a value made on first read (or replaced by the first write), then a plain data
+ * property: a session's first event reads few of its id sets, and building one hashes thousands of strings.
+ */
+function lazyField<T extends object, K extends keyof T>(obj: T, key: K, make: () => T[K]): void {
+  const settle = (value: T[K]) => {
+    Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+    return value;
   };
+  Object.defineProperty(obj, key, {
+    get: () => settle(make()),
+    set: (value: T[K]) => void settle(value),
+    enumerable: true,
+    configurable: true,
+  });
 }
 
 function restoredCalls(r: Restored, count: number): CallRecord[] {
