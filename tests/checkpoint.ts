@@ -390,24 +390,36 @@ store("the sweep checkpoints a held session every checkpointEvery records, and k
 });
 
 /**
- * The files whose code decides what a fold produces. A change to any of them may change what a checkpoint
+ * The files whose code decides what a fold produces or how a checkpoint holds it: everything the fold and the
+ * checkpoint modules import, as `deno info` lists it. A change to any of them may change what a checkpoint
  * must hold: bump FOLD_VERSION (older checkpoints are then ignored), then record the new digest here.
  */
-const FOLD_SOURCES = ["lib/guard/evidence.ts", "lib/guard/ids.ts", "lib/guard/seat.ts", "lib/guard/names.ts"];
 const FOLD_DIGEST = {
   version: 1,
-  sha256: "4a4495d8dbcdc8e57dffc52dcceeaa18ab46299a16837ddcaee9780cb06ee1f8",
+  sha256: "1d7c5066291334c496c3b3863033f77612bf1d41223f03fae1039555e61ad205",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {
   const root = join(import.meta.dirname ?? ".", "..");
-  const text = FOLD_SOURCES.map((f) => readFileSync(join(root, f), "utf8")).join("\n");
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "lib/guard/checkpoint.ts"],
+    cwd: root,
+    stdout: "piped",
+  }).output();
+  const files = (JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: { specifier: string }[] })
+    .modules.map((m) => m.specifier).filter((m) => m.startsWith("file:")).map((m) =>
+      decodeURIComponent(new URL(m).pathname)
+    )
+    .sort();
+  assert.ok(files.some((f) => f.endsWith("/lib/guard/evidence.ts")), files.join(" "));
+  const text = files.map((f) => `${f.slice(root.length)}\n${readFileSync(f, "utf8")}`).join("\n");
   const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)))]
     .map((b) => b.toString(16).padStart(2, "0")).join("");
   assert.is(
     `${FOLD_VERSION} ${digest}`,
     `${FOLD_DIGEST.version} ${FOLD_DIGEST.sha256}`,
-    "the fold's sources changed: bump FOLD_VERSION in lib/guard/checkpoint.ts and record the digest here",
+    `the fold's sources changed (${files.length} files): bump FOLD_VERSION in lib/guard/checkpoint.ts and ` +
+      "record the digest in tests/checkpoint.ts",
   );
 });
 
