@@ -154,8 +154,17 @@ export async function bundleGuard(out = DEFAULT_BUNDLE): Promise<string> {
   return out;
 }
 
-/** The files an entry's bundle is made of: its static imports, followed transitively (`deno info`). */
-async function staticSources(entry: string): Promise<string[]> {
+/** One module of `deno info --json`, with the dependencies that carry code. */
+export interface GraphModule {
+  specifier: string;
+  dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
+}
+
+/**
+ * `deno info --json` of an entry (a path from the repository root): every module it can reach, by import,
+ * literal dynamic import or type.
+ */
+export async function moduleGraph(entry: string): Promise<GraphModule[]> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", entry],
     cwd: ROOT,
@@ -163,14 +172,14 @@ async function staticSources(entry: string): Promise<string[]> {
     stderr: "piped",
   }).output();
   if (!out.success) {
-    throw new Error(`Cannot list the hook bundle's sources: ${new TextDecoder().decode(out.stderr)}`);
+    throw new Error(`Cannot list the modules of ${entry}: ${new TextDecoder().decode(out.stderr)}`);
   }
-  type Module = { specifier: string; dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[] };
-  const graph = new Map(
-    (JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: Module[] }).modules.map((
-      m,
-    ) => [m.specifier, m]),
-  );
+  return (JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: GraphModule[] }).modules;
+}
+
+/** The files an entry's bundle is made of: its static imports, followed transitively, as paths from the root. */
+async function staticSources(entry: string): Promise<string[]> {
+  const graph = new Map((await moduleGraph(entry)).map((m) => [m.specifier, m]));
   const seen = new Set<string>();
   const stack = [pathToFileURL(join(ROOT, entry)).href];
   while (stack.length) {

@@ -21,6 +21,7 @@ import { DEFAULT_BOUNDS } from "../lib/guard/decide.ts";
 import { appendRecord, ledgerFileName, type LedgerRecord, parseLedger } from "../lib/guard/ledger.ts";
 import { type SessionLimits, SessionStore } from "../lib/guard/sessions.ts";
 import { benchLedger } from "../bench/latency.ts";
+import { moduleGraph } from "../bundle.ts";
 import { foldSequences, probes } from "./support/sequences.ts";
 import { runGuard, runtimes } from "./support/guard_process.ts";
 import { post, pre } from "./support/payloads.ts";
@@ -401,16 +402,8 @@ const FOLD_DIGEST = {
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {
   const root = join(import.meta.dirname ?? ".", "..");
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", "lib/guard/checkpoint.ts"],
-    cwd: root,
-    stdout: "piped",
-  }).output();
-  const files = (JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: { specifier: string }[] })
-    .modules.map((m) => m.specifier).filter((m) => m.startsWith("file:")).map((m) =>
-      decodeURIComponent(new URL(m).pathname)
-    )
-    .sort();
+  const files = (await moduleGraph("lib/guard/checkpoint.ts")).map((m) => m.specifier)
+    .filter((m) => m.startsWith("file:")).map((m) => decodeURIComponent(new URL(m).pathname)).sort();
   assert.ok(files.some((f) => f.endsWith("/lib/guard/evidence.ts")), files.join(" "));
   const text = files.map((f) => `${f.slice(root.length)}\n${readFileSync(f, "utf8")}`).join("\n");
   const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)))]

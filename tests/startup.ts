@@ -25,27 +25,15 @@ import { parseLedger } from "../lib/guard/ledger.ts";
 import { lazy, LAZY_PATHS, type LazyName } from "../lib/guard/lazy.ts";
 import { literalLoader } from "../lib/guard/lazy_node.ts";
 import { isFresh, PREBUILT_BUNDLE, type Stamp } from "../lib/guard/prebuilt.ts";
-import { bundleHook } from "../bundle.ts";
+import { bundleHook, moduleGraph } from "../bundle.ts";
 import { runGuard, type Runtime, runtimes, testBundle } from "./support/guard_process.ts";
 import { pre } from "./support/payloads.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 
-interface GraphModule {
-  specifier: string;
-}
-
-/** `deno info --json` of an entry: every module it can reach, by import, literal dynamic import or type. */
-async function moduleGraph(entry: string): Promise<Set<string>> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", entry],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!out.success) throw new Error(`deno info failed: ${new TextDecoder().decode(out.stderr)}`);
-  const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: GraphModule[] };
-  return new Set(graph.modules.map((m) => relative(m.specifier)));
+/** The modules an entry can reach (see `moduleGraph`), as paths from the root (or their specifiers). */
+async function reachable(entry: string): Promise<Set<string>> {
+  return new Set((await moduleGraph(entry)).map((m) => relative(m.specifier)));
 }
 
 const relative = (specifier: string) =>
@@ -110,7 +98,7 @@ s(
       }
       assert.ok(byUrl === byLiteral, `${name}: ${LAZY_PATHS[name]} is not the module lazy_node.ts imports`);
     }
-    const graph = await moduleGraph("guard.ts");
+    const graph = await reachable("guard.ts");
     assert.not.ok(graph.has("lib/guard/host_node.ts"), "guard.ts reaches lib/guard/host_node.ts");
     assert.not.ok(graph.has("lib/guard/lazy_node.ts"), "guard.ts reaches lib/guard/lazy_node.ts");
   },
