@@ -234,6 +234,9 @@ s("anything wrong with a checkpoint or its ledger is a full read", () => {
     "a header whose regions overrun",
     (dir, _f, session) => edit(header(dir, session), (h) => ((h.ev as { regions: number[] }).regions[1] = 3)),
   );
+  spoiled("a header of 65 MB (never read: over the 64 MB bound)", (dir, _f, session) => {
+    Deno.truncateSync(header(dir, session), 65 * 1024 * 1024);
+  });
   spoiled("a data file cut short", (dir, _f, session) => {
     const h = JSON.parse(readFileSync(header(dir, session), "utf8"));
     const data = readFileSync(join(dir, h.data));

@@ -7,6 +7,7 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { loadEvidence, writeCheckpoint } from "../lib/guard/checkpoint.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runGuard, runtimes, tempLedger } from "./support/guard_process.ts";
@@ -121,6 +122,10 @@ for (const runtime of await runtimes()) {
     // The planted events were recorded (a vacuous pass would find no secret in an empty ledger).
     assert.ok(ledger.split("\n").filter(Boolean).length >= 8, ledger.slice(0, 400));
     assert.match(ledger, "[redacted]");
+    // The session's checkpoint (written here in-process: eight events are too few for a hook to write one).
+    const loaded = loadEvidence(dir, session);
+    writeCheckpoint(dir, session, { ...loaded, bytes: loaded.bytes! });
+    assert.ok(readdirSync(dir).some((f) => f.includes(".fold-")), "no checkpoint was written");
     assertFilesClean(dir);
   });
 }
