@@ -9,7 +9,8 @@
  * appended since; anything else (no checkpoint, another version, a ledger replaced or cut, an unreadable file)
  * is a full read. So `loadEvidence` gives what `foldLedger(readLedger(…))` gives, without the re-read, and the
  * ledger stays the state: deleting every checkpoint loses nothing. Over `LEDGER_READ.max` bytes, a full read
- * keeps only the ledger's head and tail, while a checkpoint written from the whole fold keeps all of it.
+ * keeps only the ledger's head and tail: a checkpoint written by a guard that held the whole fold keeps all of
+ * it, and one made from such a read stays degraded as the read was.
  */
 import { decodeEvidence, encodeEvidence, type EvidenceJson } from "./checkpoint_format.ts";
 import { emptyEvidence, type Evidence, foldRecord, foldsToNothing } from "./evidence.ts";
