@@ -396,7 +396,8 @@ store("the sweep checkpoints a held session every checkpointEvery records, and k
 /**
  * The files whose code decides what a fold produces or how a checkpoint holds it: everything the fold and the
  * checkpoint modules import, as `deno info` lists it. A change to any of them may change what a checkpoint
- * must hold: bump FOLD_VERSION (older checkpoints are then ignored), then record the new digest here.
+ * must hold: bump FOLD_VERSION (older checkpoints are then ignored), then record the new digest here (a change
+ * that cannot alter a fold, such as a comment, needs only the new digest).
  */
 const FOLD_DIGEST = {
   version: 1,
