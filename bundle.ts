@@ -73,13 +73,23 @@ const uid = process.getuid?.() ?? -1;
 const cacheName = \`fiable-guard-\${BUNDLE_HASH}-\${process.version}-\${process.arch}.v8cache\`;
 const cacheDirs = process.env.FIABLE_CODE_CACHE === "0" ? [] : [here, join(tmpdir(), \`fiable-guard-cache-\${uid}\`)];
 
-/** The cache file's bytes, from the first folder that has one owned by this user or root. */
+/**
+ * The cache file's bytes and the code paths the processes that wrote it took (\`<cache>.paths\`: event words,
+ * "checkpoint"), from the first folder that has one owned by this user or root.
+ */
 function readCache() {
   for (const dir of cacheDirs) {
     try {
       const path = join(dir, cacheName);
       const owner = statSync(path).uid;
-      if (owner === uid || owner === 0) return readFileSync(path);
+      if (owner !== uid && owner !== 0) continue;
+      let paths = [];
+      try {
+        paths = readFileSync(\`\${path}.paths\`, "utf8").split("\\n").filter(Boolean);
+      } catch {
+        // No list: the next process that takes a path writes the cache again.
+      }
+      return { data: readFileSync(path), paths };
     } catch {
       // No cache here: try the next folder, else compile without one.
     }
@@ -87,14 +97,18 @@ function readCache() {
   return undefined;
 }
 
-/** Writes the cache to the first writable folder: a temp file renamed into place, so readers never see half. */
-function writeCache(data) {
+/**
+ * Writes the cache to the first writable folder (a temp file renamed into place, so readers never see half),
+ * then the list of paths it holds.
+ */
+function writeCache(data, paths) {
   for (const dir of cacheDirs) {
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const temp = join(dir, \`\${cacheName}.\${process.pid}.tmp\`);
       writeFileSync(temp, data);
       renameSync(temp, join(dir, cacheName));
+      writeFileSync(join(dir, \`\${cacheName}.paths\`), paths.join("\\n") + "\\n");
       return;
     } catch {
       // Not writable: try the next folder, else run without a cache next time too.
@@ -105,12 +119,13 @@ function writeCache(data) {
 /** Compiles the bundle (with the cache when there is one) and runs it as CommonJS. */
 function run() {
   const source = "(function (exports, require, module, __filename, __dirname) {" + BUNDLE + "\\n})";
-  let cachedData;
+  let cached;
   try {
-    cachedData = readCache();
+    cached = readCache();
   } catch {
-    cachedData = undefined;
+    cached = undefined;
   }
+  let cachedData = cached?.data;
   let script;
   try {
     script = new Script(source, { filename: file, cachedData });
@@ -119,11 +134,18 @@ function run() {
     script = new Script(source, { filename: file });
     cachedData = undefined;
   }
-  if (cacheDirs.length && (!cachedData || script.cachedDataRejected)) {
-    // At exit, after the hook's work, so the cache also holds the functions it compiled on the way.
+  // The code paths this process takes: its first word, and what the bundle adds ("checkpoint").
+  globalThis.__fiableCodePaths = new Set([process.argv[2] ?? ""]);
+  if (cacheDirs.length) {
+    // At exit, after the hook's work, so the cache also holds the functions it compiled on the way: written
+    // when there was none (or V8 rejected it), and again, once, by the first process to take a path the
+    // cache does not hold yet (a trial's first hook is a SessionStart, which runs none of the rules).
     process.once("exit", () => {
+      const held = !cachedData || script.cachedDataRejected ? [] : cached.paths;
+      const taken = [...globalThis.__fiableCodePaths];
+      if (held.length && taken.every((p) => held.includes(p))) return;
       try {
-        writeCache(script.createCachedData());
+        writeCache(script.createCachedData(), [...new Set([...held, ...taken])]);
       } catch {
         // A cache that cannot be made costs the next process a compile, nothing more.
       }

@@ -27,7 +27,7 @@ import { literalLoader } from "../lib/guard/lazy_node.ts";
 import { isFresh, PREBUILT_BUNDLE, type Stamp } from "../lib/guard/prebuilt.ts";
 import { bundleHook, moduleGraph } from "../bundle.ts";
 import { runGuard, type Runtime, runtimes, testBundle } from "./support/guard_process.ts";
-import { pre } from "./support/payloads.ts";
+import { post as postPayload, pre } from "./support/payloads.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 
@@ -250,6 +250,34 @@ s("the Node guard writes its code cache beside itself on the first run and reuse
   assert.equal(readFileSync(join(guard.dir, cache)), bytes);
   assert.is(statSync(join(guard.dir, cache)).mtimeMs, written);
   assert.equal(cachesIn(guard.dir), [cache]);
+});
+
+s("the cache is written again, once, by the first process to take a path it does not hold", async () => {
+  const guard = await freshGuard();
+  const [cache, stamp] = [
+    () => cachesIn(guard.dir)[0],
+    () => statSync(join(guard.dir, cachesIn(guard.dir)[0])),
+  ];
+  const paths = () => readFileSync(join(guard.dir, `${cache()}.paths`), "utf8").split("\n").filter(Boolean);
+  await nodePre(guard);
+  assert.equal(paths(), ["pre"]);
+  const first = stamp().mtimeMs;
+  const post = await runGuard(
+    { name: "node", argv: (word) => ["node", guard.guard, word] },
+    "post",
+    postPayload("s1", "cases_create_from_order", {}, { case: { id: "CASE-ACT-001" } }),
+    {
+      TMPDIR: guard.temp,
+      FIABLE_LEDGER_DIR: mkdtempSync(join(tmpdir(), "fiable-ledger-")),
+      FIABLE_CC_ARM: "checklist",
+    },
+  );
+  assert.is(post.code, 0);
+  assert.equal(paths(), ["pre", "post"]);
+  const second = stamp().mtimeMs;
+  assert.ok(second > first, "a post did not write the cache again");
+  await nodePre(guard);
+  assert.is(stamp().mtimeMs, second, "a path the cache holds wrote it again");
 });
 
 s("a corrupt cache is rejected and replaced; the hook answers as without it", async () => {

@@ -90,6 +90,8 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
   answered = true;
   cancelBudget();
   print(reply);
+  // The Node loader writes its code cache again, once, for a process that took a path it does not hold yet.
+  if (folded?.from) (globalThis as { __fiableCodePaths?: Set<string> }).__fiableCodePaths?.add("checkpoint");
   if (record) {
     saveRecord(settings.ledgerDir, record);
     if (folded && env.FIABLE_CHECKPOINT !== "0") checkpointIfDue(settings.ledgerDir, record.session, folded);
