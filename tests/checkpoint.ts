@@ -21,6 +21,7 @@ import { DEFAULT_BOUNDS } from "../lib/guard/decide.ts";
 import { appendRecord, ledgerFileName, type LedgerRecord, parseLedger } from "../lib/guard/ledger.ts";
 import { type SessionLimits, SessionStore } from "../lib/guard/sessions.ts";
 import { benchLedger } from "../bench/latency.ts";
+import { host, setHost } from "../lib/guard/host.ts";
 import { moduleGraph } from "../bundle.ts";
 import { foldSequences, probes } from "./support/sequences.ts";
 import { runGuard, runtimes } from "./support/guard_process.ts";
@@ -393,6 +394,42 @@ store("the sweep checkpoints a held session every checkpointEvery records, and k
   assert.equal(dump(resumed.ev), dump(foldLedger(STORE_LEDGER)));
 });
 
+store(
+  "a checkpoint that cannot be written is tried again after checkpointEvery records, not at every sweep",
+  () => {
+    const { dir, store, save, advance } = storeOver({ checkpointEvery: 20 });
+    store.evidence(STORE_SESSION);
+    // The header's path is a directory: every write of it fails, as on a full disk.
+    Deno.mkdirSync(join(dir, checkpointName(STORE_SESSION)));
+    let tries = 0;
+    const real = host;
+    setHost({
+      ...real,
+      writeWhole: (path, data) => (path.endsWith(".fold.json") && tries++, real.writeWhole(path, data)),
+    });
+    try {
+      for (const r of STORE_LEDGER.slice(0, 20)) save(r);
+      store.sweep();
+      assert.is(tries, 1, "the first sweep did not try");
+      for (let k = 0; k < 5; k++) {
+        advance(1);
+        store.sweep();
+      }
+      assert.is(tries, 1, "every sweep tried again");
+      for (const r of STORE_LEDGER.slice(20, 40)) save(r);
+      store.sweep();
+      assert.is(tries, 2, "not tried again after 20 more records");
+    } finally {
+      setHost(real);
+    }
+    assert.equal(
+      readdirSync(dir).filter((f) => f.includes(".fold-")),
+      [],
+      "a failed checkpoint left its data file",
+    );
+  },
+);
+
 /**
  * The files whose code decides what a fold produces or how a checkpoint holds it: everything the fold and the
  * checkpoint modules import, as `deno info` lists it. A change to any of them may change what a checkpoint
@@ -401,7 +438,7 @@ store("the sweep checkpoints a held session every checkpointEvery records, and k
  */
 const FOLD_DIGEST = {
   version: 1,
-  sha256: "25d576d3ed252f2ab8472411e02ad11b5ddb0ae87af8da04dc8bbf51dab0536c",
+  sha256: "c9c4854dba03d57b9245df2710fa363b7901001838efed36d0039e63f7ea0b05",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

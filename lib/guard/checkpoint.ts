@@ -203,7 +203,17 @@ export function writeCheckpoint(
   } catch {
     older = undefined;
   }
-  host.writeWhole(joinPath(dir, checkpointName(session)), JSON.stringify(header));
+  try {
+    host.writeWhole(joinPath(dir, checkpointName(session)), JSON.stringify(header));
+  } catch (err) {
+    // No header names it: the data file would only take space.
+    try {
+      host.removeFile(joinPath(dir, data));
+    } catch {
+      // Gone already.
+    }
+    throw err;
+  }
   if (older && older !== data && older !== loaded.from?.data && older.startsWith(`${base(session)}.fold-`)) {
     try {
       host.removeFile(joinPath(dir, older));

@@ -227,10 +227,11 @@ export class SessionStore {
         return;
       }
       held.from = writeCheckpoint(this.#dir, session, { ...held, bytes: held.bytes });
-      held.since = 0;
     } catch {
       // Unwritable: the session is folded from its ledger when it comes back, as without checkpoints.
     }
+    // Tried either way: a full disk is tried again after another `checkpointEvery` records, not every sweep.
+    held.since = 0;
   }
 
   /** Releases least recently used sessions, never `keep`, until both caps hold. */
