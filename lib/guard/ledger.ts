@@ -178,27 +178,55 @@ export function parseLedger(text: string, skip?: (line: string) => boolean): Par
 /** Largest ledger read whole; a larger one is read as its first `LEDGER_HEAD` and last `LEDGER_TAIL` bytes. */
 export const LEDGER_READ = { max: 8 * 1024 * 1024, head: 1024 * 1024, tail: 7 * 1024 * 1024 };
 
-/** A file's text, or its head and tail (lines cut at either edge dropped) when it exceeds `LEDGER_READ.max`. */
-function readBounded(file: string): { head: string; tail: string; skipped: number } {
+/**
+ * A file's text, or its head and tail (lines cut at either edge dropped) when it exceeds `LEDGER_READ.max`;
+ * `bytes` is the file's size when what was read ends on a whole line and nothing was appended meanwhile.
+ */
+function readBounded(file: string): { head: string; tail: string; skipped: number; bytes: number | null } {
   const size = host.fileSize(file);
-  if (size <= LEDGER_READ.max) return { head: host.readText(file), tail: "", skipped: 0 };
+  const whole = (text: string) => (text === "" || text.endsWith("\n")) && host.fileSize(file) === size;
+  if (size <= LEDGER_READ.max) {
+    const head = host.readText(file);
+    return { head, tail: "", skipped: 0, bytes: whole(head) ? size : null };
+  }
   const headText = host.readRange(file, 0, LEDGER_READ.head);
   const tailText = host.readTail(file, LEDGER_READ.tail);
   return {
     head: headText.slice(0, headText.lastIndexOf("\n") + 1),
     tail: tailText.slice(tailText.indexOf("\n") + 1),
     skipped: size - LEDGER_READ.head - LEDGER_READ.tail,
+    bytes: whole(tailText) ? size : null,
   };
 }
 
-/** A file's bounded text; a missing file is empty. */
-function readIfAny(file: string): { head: string; tail: string; skipped: number } {
+/** A file's bounded text; a missing file is empty (its 0 bytes known). */
+function readIfAny(file: string): { head: string; tail: string; skipped: number; bytes: number | null } {
   try {
     return readBounded(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-    return { head: "", tail: "", skipped: 0 };
+    return { head: "", tail: "", skipped: 0, bytes: 0 };
   }
+}
+
+/** A session's own records in JSONL text (`skip` as for `parseLedger`), and the lines that were corrupt. */
+export function sessionRecords(
+  text: string,
+  session: string,
+  skip?: (line: string) => boolean,
+): ParsedLedger {
+  const parsed = parseLedger(text, skip);
+  return { records: parsed.records.filter((r) => r.session === session), corrupt: parsed.corrupt };
+}
+
+/** A session's ledger as read: its records, and the ledger bytes they are exactly the lines of. */
+export interface ReadLedger extends ParsedLedger {
+  /**
+   * The ledger's size, when every record came from its whole lines from byte 0 to its end (a checkpoint can
+   * then say where it stands); null when that is not known (an older file name also read, a line still being
+   * written, an append while reading). A ledger read in part (over `LEDGER_READ.max`) still counts.
+   */
+  bytes: number | null;
 }
 
 /**
@@ -207,23 +235,25 @@ function readIfAny(file: string): { head: string; tail: string; skipped: number 
  * stands where its middle was, so rules that reason from absence do not block on what was not read. `skip` as
  * for `parseLedger`.
  */
-export function readLedger(dir: string, session: string, skip?: (line: string) => boolean): ParsedLedger {
+export function readLedger(dir: string, session: string, skip?: (line: string) => boolean): ReadLedger {
   const name = ledgerFileName(session);
   const legacy = legacyFileName(session);
   const records: LedgerRecord[] = [];
   let corrupt = 0;
+  let bytes: number | null = null;
   const keep = (text: string) => {
-    const parsed = parseLedger(text, skip);
+    const parsed = sessionRecords(text, session, skip);
     corrupt += parsed.corrupt;
-    for (const r of parsed.records) if (r.session === session) records.push(r);
+    records.push(...parsed.records);
   };
   for (const file of legacy !== name ? [legacy, name] : [name]) {
     const part = readIfAny(joinPath(dir, file));
     keep(part.head);
     if (part.skipped) records.push(skippedMarker(session, records[0]?.arm ?? "shadow", part.skipped));
     keep(part.tail);
+    bytes = legacy === name ? part.bytes : null;
   }
-  return { records, corrupt };
+  return { records, corrupt, bytes };
 }
 
 /** The in-memory record standing for a ledger's unread middle (never written). */
