@@ -3,7 +3,8 @@
  * Node and no Deno): `deno task bundle [--agent] [--out FILE]`.
  */
 import { dirname, join } from "node:path";
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { host } from "./lib/guard/host.ts";
 import { pathToFileURL } from "node:url";
 import { type CommandSpec, runCli } from "./lib/cli.ts";
 import { PREBUILT_BUNDLE, PREBUILT_MANIFEST, type PrebuiltManifest } from "./lib/guard/prebuilt.ts";
@@ -217,13 +218,6 @@ async function staticSources(entry: string): Promise<string[]> {
   return [...seen].map((s) => s.slice(root.length + 1)).sort();
 }
 
-/** Writes a file whole or not at all: a temp file beside it, renamed into place. */
-function writeWhole(path: string, text: string): void {
-  const temp = `${path}.${Deno.pid}.tmp`;
-  writeFileSync(temp, text);
-  renameSync(temp, path);
-}
-
 /**
  * Bundles command mode (lib/guard/command_prebuilt.ts) into `dist/fiable-guard-hook.js` for `deno run guard.ts
  * <event>`, and writes its manifest: every source file in it with the size and mtime it had before bundling
@@ -245,9 +239,9 @@ export async function bundleHook(): Promise<string> {
   const temp = join(await Deno.makeTempDir({ prefix: "fiable-hook-bundle-" }), "hook.js");
   await denoBundle(entry, temp, { what: "the hook", minify: false, format: "esm" });
   mkdirSync(dirname(out), { recursive: true });
-  writeWhole(out, readFileSync(temp, "utf8"));
+  host.writeWhole(out, readFileSync(temp));
   const manifest: PrebuiltManifest = { v: 1, files };
-  writeWhole(join(ROOT, PREBUILT_MANIFEST), JSON.stringify(manifest) + "\n");
+  host.writeWhole(join(ROOT, PREBUILT_MANIFEST), JSON.stringify(manifest) + "\n");
   await Deno.remove(dirname(temp), { recursive: true });
   return out;
 }

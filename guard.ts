@@ -14,13 +14,13 @@
  */
 import { isEventWord, neutralReply } from "./lib/guard/hook.ts";
 import { host } from "./lib/guard/host.ts";
-import { lazy } from "./lib/guard/lazy.ts";
+import { lazy, type LazyModules } from "./lib/guard/lazy.ts";
 
 /** Entry: `guard.ts <event>`, `guard.ts serve --port N`, `guard.ts up …` or `guard.ts settings …`. */
 export async function main(args: string[]): Promise<number> {
   const [word] = args;
   if (word !== undefined && isEventWord(word)) {
-    let command: Awaited<ReturnType<typeof lazy<"command">>>;
+    let command: LazyModules["command"];
     try {
       command = await lazy("command");
     } catch (err) {
