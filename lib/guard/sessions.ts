@@ -4,7 +4,7 @@
  * records or sessions are held (least recently used first). A released session that comes back is folded
  * again from its ledger, so releasing loses nothing: the ledger is the state, memory is a cache of it.
  */
-import { loadEvidence, writeCheckpoint } from "./checkpoint.ts";
+import { type CheckpointFiles, loadEvidence, writeCheckpoint } from "./checkpoint.ts";
 import type { Evidence } from "./evidence.ts";
 import { foldRecord } from "./evidence.ts";
 import { host, joinPath } from "./host.ts";
@@ -70,8 +70,8 @@ interface Held {
   bytes: number | null;
   /** Records folded since the last checkpoint (or since the load, from the ledger itself). */
   since: number;
-  /** The checkpoint's data file the evidence was loaded from or last written to. */
-  from?: { data: string };
+  /** The checkpoint the evidence was loaded from or last written to. */
+  from?: CheckpointFiles;
 }
 
 /** Why sessions were released, counted since the store started. */
