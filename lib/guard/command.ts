@@ -80,9 +80,9 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
     : undefined;
   // The session's evidence from its checkpoint and the lines after it (lib/guard/checkpoint.ts), for the
   // events that read it; `FIABLE_CHECKPOINT=0` re-reads the whole ledger every time.
+  const checkpoints = env.FIABLE_CHECKPOINT !== "0";
   let folded: LoadedEvidence | undefined;
-  const evidence = (session: string) =>
-    (folded = loadEvidence(settings.ledgerDir, session, env.FIABLE_CHECKPOINT !== "0")).ev;
+  const evidence = (session: string) => (folded = loadEvidence(settings.ledgerDir, session, checkpoints)).ev;
   const why = [note, checked].filter(Boolean).join(" ") || undefined;
   const source = readsEvidence(word, settings.arm) ? { evidence } : { records: () => [] };
   const { reply, record } = await handle(word, text, settings, { ...source, note: why, size });
@@ -94,7 +94,7 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
   if (folded?.from) (globalThis as { __fiableCodePaths?: Set<string> }).__fiableCodePaths?.add("checkpoint");
   if (record) {
     saveRecord(settings.ledgerDir, record);
-    if (folded && env.FIABLE_CHECKPOINT !== "0") checkpointIfDue(settings.ledgerDir, record.session, folded);
+    if (folded && checkpoints) checkpointIfDue(settings.ledgerDir, record.session, folded);
     if (settings.liveUrl && settings.liveToken) {
       const { postLive } = await lazy("live");
       await postLive(settings.liveUrl, settings.liveToken, record);
