@@ -299,7 +299,8 @@ async function measure(p: Parsed): Promise<number> {
   const bundle = await bundleGuard(join(dir, "fiable-guard.cjs"));
   // The first event of a session whose ledger is on disk: in a long-running guard after the session was
   // released (SessionEnd), in a fresh guard, and in a restarted guard that folds the sessions it resumes as
-  // soon as it listens. Each guard first answers another session, so start-up is not counted. The floor is
+  // soon as it listens. A fresh guard first warms up (lib/guard/warm.ts) and answers another session, so
+  // start-up is not counted; a restarted one answers another session (it warms meanwhile). The floor is
   // Node reading the same file and JSON-parsing every line (hot: the median of 5 after one warm-up).
   const floorScript = join(dir, "floor.cjs");
   writeFileSync(
@@ -319,6 +320,15 @@ async function measure(p: Parsed): Promise<number> {
     await (await fetch(`${url}/hook/${event.word}`, { method: "POST", body: event.body })).text();
     return performance.now() - t0;
   };
+  /** The guard's warm-up report (lib/guard/warm.ts), once it has run. */
+  const warmedUp = async (url: string): Promise<{ ms: number; longestStepMs: number }> => {
+    for (;;) {
+      const { warm } = await (await fetch(`${url}/health`)).json();
+      if (warm) return warm;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+  const warmUps: { ms: number; longestStepMs: number }[] = [];
   /** The session's first event in a fresh guard and in a restarted one (5 of each), under `guardEnv`. */
   const firstEvents = async (guardEnv: Record<string, string>) => {
     const fresh: number[] = [];
@@ -327,6 +337,8 @@ async function measure(p: Parsed): Promise<number> {
     for (let k = 0; k < 5; k++) {
       const first = await startNode([bundle, "serve", "--port", "0"], guardEnv);
       try {
+        // Start-up is not counted: the guard's warm-up, then another session's event.
+        warmUps.push(await warmedUp(first.url));
         await post(first.url, sessionEvent(at + 1, `other-${k}`));
         fresh.push(await post(first.url, sessionEvent(at + 1)));
       } finally {
@@ -408,6 +420,14 @@ async function measure(p: Parsed): Promise<number> {
           }`,
       );
     }
+    console.log(
+      `  a fresh guard's warm-up once listening (waited for above): ${
+        median(warmUps.map((w) => w.ms))
+      } median, its longest step ${
+        median(warmUps.map((w) => w.longestStepMs))
+      } (an event arriving meanwhile ` +
+        `waits for one step)`,
+    );
     console.log(
       `  http round trip at ${records.length + 20}+ records (node bundle): ${ms(trip.p50)} median, ${
         ms(trip.p95)

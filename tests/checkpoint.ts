@@ -171,6 +171,40 @@ s("checkpoints chain: each one folds only what came after the last, and old data
   assert.ok(data.length <= 2, `data files kept: ${data.join(", ")}`);
 });
 
+s("a checkpoint whose id table is out of order is still used, and answers as the whole ledger does", () => {
+  const records = benchLedger();
+  const session = records[0].session;
+  const { dir } = ledgerDir(session, records);
+  checkpointed(dir, session);
+  // Swap the first and last id strings and every reference to them: the same evidence, a table out of order.
+  const headerPath = join(dir, checkpointName(session));
+  const h = JSON.parse(readFileSync(headerPath, "utf8"));
+  const strings: string[] = h.ev.strings;
+  const last = strings.length - 1;
+  [strings[0], strings[last]] = [strings[last], strings[0]];
+  const data = readFileSync(join(dir, h.data));
+  const ints = new Uint32Array(data.buffer, data.byteOffset, h.ev.regions[0] / 4);
+  let at = 0;
+  for (const [k, n] of Object.entries(h.ev.counts as Record<string, number>)) {
+    if (k !== "calls") {
+      for (let i = at; i < at + n; i++) ints[i] = ints[i] === 0 ? last : ints[i] === last ? 0 : ints[i];
+    }
+    at += n;
+  }
+  writeFileSync(join(dir, h.data), data);
+  writeFileSync(headerPath, JSON.stringify(h));
+  const loaded = loadEvidence(dir, session);
+  assert.ok(loaded.from, "the checkpoint was used");
+  assert.ok(loaded.ev.seen.size > 100);
+  const full = foldLedger(records);
+  assert.equal(dump(loaded.ev), dump(full));
+  const config = { arm: "critic" as const, bounds: DEFAULT_BOUNDS };
+  for (const event of probes(records, records.length - 1)) {
+    const now = "2026-12-03T00:00:00.000Z";
+    assert.equal(decideOn(event, loaded.ev, config, now), decideOn(event, full, config, now));
+  }
+});
+
 /** A checkpointed ledger, then `spoil`; the next load must be a full read with the full fold's evidence. */
 function spoiled(what: string, spoil: (dir: string, file: string, session: string) => void): void {
   const records = benchLedger().slice(0, 120);
@@ -437,8 +471,8 @@ store(
  * that cannot alter a fold, such as a comment, needs only the new digest).
  */
 const FOLD_DIGEST = {
-  version: 1,
-  sha256: "b376013d3d8ada5fe77f5e81331c4668171e9247b07f8563d0479110872d2a28",
+  version: 2,
+  sha256: "113a672dd3ad28092eeb5333f8aa4a32b2ca3702e0b3333b7dbaf6603f4fad32",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

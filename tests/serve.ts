@@ -1,10 +1,10 @@
 /** Resident http mode: the same decisions over `POST /hook/<event>`, state in memory, ledger appended. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseLedger } from "../lib/guard/ledger.ts";
-import { runtimes, serveGuard, tempLedger } from "./support/guard_process.ts";
+import { runtimes, serveGuard, tempLedger, until } from "./support/guard_process.ts";
 import { post, pre, prompt, PROVIDER_PROMPT } from "./support/payloads.ts";
 
 async function hook(url: string, word: string, body: string) {
@@ -103,6 +103,43 @@ for (const runtime of await runtimes()) {
       assert.is(records.length, 32);
     } finally {
       server.stop();
+    }
+  });
+
+  s("it warms its decision path once listening: no file, no record, events answered meanwhile", async () => {
+    const dir = tempLedger();
+    const server = await serveGuard(runtime, { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "critic" });
+    try {
+      // Sent at once, so it meets the warm-up running: it waits for one step, and is decided as ever.
+      await hook(server.url, "prompt", prompt("h4", PROVIDER_PROMPT));
+      const denied = await hook(
+        server.url,
+        "pre",
+        pre("h4", "auth_submit_authorization", { case_id: "CASE-9" }),
+      );
+      assert.is(denied.hookSpecificOutput.permissionDecision, "deny");
+      const warm = await until("the warm-up report", 20_000, async () => {
+        const health = await (await fetch(`${server.url}/health`)).json();
+        return health.warm ?? undefined;
+      });
+      assert.is(warm.error, undefined, warm.error);
+      assert.ok(warm.steps > 10 && warm.longestStepMs > 0, JSON.stringify(warm));
+      assert.equal(readdirSync(dir).sort(), ["h4.jsonl"]);
+      const { records } = parseLedger(readFileSync(join(dir, "h4.jsonl"), "utf8"));
+      assert.ok(records.every((r) => r.session === "h4"), "nothing of the warm-up session is recorded");
+    } finally {
+      server.stop();
+    }
+    const stock = await serveGuard(runtime, { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "stock" });
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      assert.is(
+        (await (await fetch(`${stock.url}/health`)).json()).warm,
+        null,
+        "the stock arm decides nothing",
+      );
+    } finally {
+      stock.stop();
     }
   });
 

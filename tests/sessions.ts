@@ -85,7 +85,20 @@ s("idle sessions and SessionEnd release; the limits come from the environment", 
   store.evidence("c");
   assert.ok(store.end("c"));
   assert.not.ok(store.holds("c"));
-  assert.equal(store.size().releases, { ended: 1, idle: 2, evicted: 0, rebuilt: 0 });
+  assert.equal(store.size().releases, { ended: 1, idle: 2, evicted: 0, rebuilt: 0, dropped: 0 });
+});
+
+s("a dropped session (a record it could not fold) comes back from its ledger with that record", () => {
+  const { dir, store } = storeOf();
+  store.evidence(SESSION);
+  for (const r of LEDGER.slice(0, -1)) save(dir, store, r);
+  appendRecord(dir, LEDGER.at(-1)!);
+  store.drop(SESSION);
+  assert.not.ok(store.holds(SESSION));
+  assert.equal(state(store.evidence(SESSION)), state(foldLedger(LEDGER)));
+  assert.is(store.size().releases.dropped, 1);
+  store.drop("never-held");
+  assert.is(store.size().releases.dropped, 1, "a session not held is not counted");
 });
 
 s("past the record or session cap the least recently used go first, never the session in use", () => {

@@ -21,7 +21,7 @@ import { LEDGER_READ, ledgerFileName, legacyFileName, readLedger, sessionRecords
  * The checkpoint format and fold semantics. Bump it whenever `foldRecord` or `Evidence` changes: an older
  * checkpoint is then ignored (tests/checkpoint.ts fails on a change to the fold's sources until it is bumped).
  */
-export const FOLD_VERSION = 1;
+export const FOLD_VERSION = 2;
 
 /** Records folded from the ledger since the last checkpoint before command mode writes a new one. */
 export const CHECKPOINT_EVERY = 32;
@@ -120,8 +120,8 @@ function resume(dir: string, file: string, session: string): LoadedEvidence | nu
   const span = host.readBytes(file, header.bytes - lastLength, size - header.bytes + lastLength);
   if (decode(span.subarray(0, lastLength)) !== header.last) return null;
   const dataPath = joinPath(dir, header.data);
-  const [ints, meta, texts] = header.ev.regions;
-  if (host.fileSize(dataPath) !== ints + meta + texts) return null;
+  if (!Array.isArray(header.ev?.regions)) return null;
+  if (host.fileSize(dataPath) !== header.ev.regions.reduce((n, r) => n + r, 0)) return null;
   const ev = decodeEvidence(header.ev, (start, n) => host.readBytes(dataPath, start, n));
   const tail = span.subarray(lastLength);
   const whole = tail.lastIndexOf(10) + 1;

@@ -4,13 +4,15 @@
  * The data file has three regions: unsigned 32-bit integers (the id sets, owners, and per call its tool,
  * flags and where its metadata, text and ids end), then each call's metadata (`[id, input, error, object]` as
  * JSON), then the calls' texts. A restored call reads its metadata or text only when a rule first asks, and
- * each region is decoded once, whole, on the first such read. So loading a 10k-record session parses the JSON
- * part and copies the integers, nothing more (issue 20: the first event of a session ≤ 20 ms).
+ * each region is decoded once, whole, on the first such read. The id table is in ascending order, so a
+ * restored set is searched in place rather than hashed (restored_ids.ts). So loading a 10k-record session
+ * parses the JSON part and reads the integers, nothing more (issue 20: the first event of a session ≤ 20 ms).
  *
  * Pure: the data file is read through the function the caller passes. Throws on anything inconsistent, and
  * the caller then reads the ledger instead.
  */
 import type { CallRecord, Evidence, EvidenceIndex } from "./evidence.ts";
+import { compareIds, IdTable, restoredMap, restoredSet } from "./restored_ids.ts";
 import type { Phase, Seat } from "./seat.ts";
 
 /** The JSON part of encoded evidence. */
@@ -24,7 +26,7 @@ export interface EvidenceJson {
   denies: [string, number][];
   /** The running index's seats; null when the evidence has no index. */
   index: { promptSeat: Seat | null; toolSeat: Seat | null } | null;
-  /** Every id string, once; the integers refer to them by position. */
+  /** Every id string, once, in ascending order; the integers refer to them by position. */
   strings: string[];
   tools: string[];
   /** How many integers each list holds (owners: pairs; calls: five per call). */
@@ -37,6 +39,8 @@ export interface EvidenceJson {
 
 /** The integer lists, in the data file's order. */
 const LISTS = ["seen", "owners", "promptIds", "written", "returned", "grounded", "calls", "callIds"] as const;
+/** The lists of id references (every integer of `calls` is something else). */
+const ID_LISTS = ["seen", "owners", "promptIds", "written", "returned", "grounded", "callIds"] as const;
 /** Integers per call: tool, flags, and the ends of its metadata, text and ids. */
 const PER_CALL = 5;
 /** Call flags. */
@@ -102,6 +106,11 @@ export function encodeEvidence(ev: Evidence): EncodedEvidence {
       (wellFormed ? 0 : TEXT_JSON);
     ints.calls.push(tool, flags, metaEnd, textEnd, ints.callIds.length);
   }
+  // The table in ascending order, every reference moved to its string's new place.
+  const ascending = Array.from(strings, (_, i) => i).sort((a, b) => compareIds(strings[a], strings[b]));
+  const rank = new Uint32Array(strings.length);
+  ascending.forEach((from, to) => (rank[from] = to));
+  for (const k of ID_LISTS) ints[k] = ints[k].map((i) => rank[i]);
   const all = new Uint32Array(LISTS.reduce((n, k) => n + ints[k].length, 0));
   let at = 0;
   for (const k of LISTS) {
@@ -126,7 +135,7 @@ export function encodeEvidence(ev: Evidence): EncodedEvidence {
       degraded: ev.degraded,
       denies: [...ev.denies],
       index: ev.index ? { promptSeat: ev.index.promptSeat, toolSeat: ev.index.toolSeat } : null,
-      strings,
+      strings: ascending.map((i) => strings[i]),
       tools,
       counts: Object.fromEntries(LISTS.map((k) => [k, ints[k].length])) as EvidenceJson["counts"],
       regions: [intBytes.length, metaBytes.length, textBytes.length],
@@ -231,7 +240,9 @@ export function decodeEvidence(json: EvidenceJson, read: ReadData): Evidence {
   if (bytes.length !== total * 4 || json.counts.calls % PER_CALL || json.counts.owners % 2) {
     throw new Error("checkpoint integers do not match their counts");
   }
-  const ints = new Uint32Array(bytes.slice().buffer);
+  // A view of the bytes as read (a fresh buffer); a copy only when they do not start on a 4-byte boundary.
+  const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
+  const ints = new Uint32Array(aligned.buffer, aligned.byteOffset, total);
   const starts: Record<string, number> = {};
   let at = 0;
   for (const k of LISTS) {
@@ -239,18 +250,17 @@ export function decodeEvidence(json: EvidenceJson, read: ReadData): Evidence {
     at += json.counts[k];
   }
   const strings = json.strings;
-  // Every id reference in range, in one pass over the integers (the sets are built only when first read).
-  for (const [from, to] of [[0, starts.calls], [starts.callIds, total]]) {
-    for (let i = from; i < to; i++) {
-      if (ints[i] >= strings.length) throw new Error("checkpoint id out of range");
-    }
+  // Every id reference in range (the sets are made only when first read).
+  if (
+    largest(ints, 0, starts.calls) >= strings.length || largest(ints, starts.callIds, total) >= strings.length
+  ) {
+    throw new Error("checkpoint id out of range");
   }
-  // The strings of one list, straight into its set (a tight loop: it runs cold, once per list).
-  const setOf = (k: (typeof LISTS)[number]) => {
-    const out = new Set<string>();
-    for (let i = starts[k], end = i + json.counts[k]; i < end; i++) out.add(strings[ints[i]]);
-    return out;
-  };
+  const table = new IdTable(strings);
+  const list = (k: (typeof LISTS)[number]) => ({
+    table,
+    refs: ints.subarray(starts[k], starts[k] + json.counts[k]),
+  });
   const calls = json.counts.calls / PER_CALL;
   const r = new Restored(json, ints, starts.calls, starts.callIds, read);
   // Every call's tool in range and its spans in order, within their regions, before any is used.
@@ -276,22 +286,28 @@ export function decodeEvidence(json: EvidenceJson, read: ReadData): Evidence {
     stopBlocks: json.stopBlocks,
     degraded: json.degraded,
   } as Evidence;
-  lazyField(ev, "seen", () => setOf("seen"));
-  lazyField(ev, "owners", () => {
-    const owners = new Map<string, string>();
-    for (let i = starts.owners, end = i + json.counts.owners; i < end; i += 2) {
-      owners.set(strings[ints[i]], strings[ints[i + 1]]);
-    }
-    return owners;
-  });
+  lazyField(ev, "seen", () => restoredSet(list("seen")));
+  lazyField(ev, "owners", () => restoredMap(list("owners")));
   if (json.index) {
     const index = { promptSeat: json.index.promptSeat, toolSeat: json.index.toolSeat } as EvidenceIndex;
     for (const k of ["promptIds", "written", "returned", "grounded"] as const) {
-      lazyField(index, k, () => setOf(k));
+      lazyField(index, k, () => restoredSet(list(k)));
     }
     ev.index = index;
   }
   return ev;
+}
+
+/** The largest of `ints[from..to)` (-1 for none), by the built-in `Math.max` in chunks: it runs cold, once. */
+function largest(ints: Uint32Array, from: number, to: number): number {
+  let out = -1;
+  for (let i = from; i < to; i += 8192) {
+    out = Math.max(
+      out,
+      Math.max.apply(null, ints.subarray(i, Math.min(to, i + 8192)) as unknown as number[]),
+    );
+  }
+  return out;
 }
 
 /**

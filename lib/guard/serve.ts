@@ -6,6 +6,7 @@ import { runInNewContext } from "node:vm";
 import { isEventWord, neutralReply } from "./hook.ts";
 import type { LedgerRecord } from "./ledger.ts";
 import {
+  engineConfig,
   eventSettings,
   failedRecord,
   handle,
@@ -18,6 +19,7 @@ import { postLive } from "./live.ts";
 import { recordRestart, rememberTranscript, type RestartInfo, transcriptOf } from "./resident.ts";
 import { sessionLimits, SessionStore } from "./sessions.ts";
 import { bindRefusal, refusal, TOKEN_ENV } from "./access.ts";
+import { type WarmReport, warmUp } from "./warm.ts";
 
 /** How often held sessions are checked for release (ended, idle). */
 const SWEEP_MS = 1_000;
@@ -100,8 +102,11 @@ export async function serve(options: ServeOptions): Promise<void> {
     pid: process.pid,
     supervisor,
     held: store.size(),
+    warm: warmed,
     ...memoryMb(),
   });
+  /** The decision path's warm-up once it has run (null before, and for the stock arm). */
+  let warmed: WarmReport | null = null;
   const queues = new Map<string, Promise<unknown>>();
   const collect = fullCollection();
   let collectedAt = 0;
@@ -165,13 +170,19 @@ export async function serve(options: ServeOptions): Promise<void> {
         const outcome = await Promise.race([handle(word, text, forEvent, { evidence, note, size }), overrun]);
         clearTimeout(timer);
         // The record is saved before the reply leaves, so a reader that saw the reply also sees the record;
-        // it is saved before it is folded, so a session released meanwhile is rebuilt with it.
+        // it is saved before it is folded, so a session released meanwhile is rebuilt with it. The fold comes
+        // after the reply (the session's next event still waits for it): a session just restored from its
+        // checkpoint makes its first fold pay for the id sets the decision did not read.
         const stopped = word === "stop" && isMainStop(text);
-        if (outcome.record) {
-          const written = saveRecord(settings.ledgerDir, outcome.record);
-          store.fold(outcome.record, stopped, written);
-        } else store.touch(session, stopped);
+        const written = outcome.record ? saveRecord(settings.ledgerDir, outcome.record) : null;
         send(200, outcome.reply);
+        try {
+          if (outcome.record) store.fold(outcome.record, stopped, written);
+          else store.touch(session, stopped);
+        } catch {
+          // Held evidence that missed a record is dropped: the session's next event folds its ledger again.
+          store.drop(session);
+        }
         if (outcome.record && settings.liveUrl && settings.liveToken) {
           void postLive(settings.liveUrl, settings.liveToken, outcome.record);
         }
@@ -201,14 +212,22 @@ export async function serve(options: ServeOptions): Promise<void> {
       });
     });
   };
+  /** Folds the resumed sessions (one per tick), then warms the decision path (lib/guard/warm.ts). */
   const warm = (sessions: string[]) => {
     const session = sessions.shift();
-    if (session === undefined) return;
+    if (session === undefined) return warmDecisions();
     setImmediate(() => {
       try {
         if (!store.holds(session)) store.evidence(session);
       } catch { /* an unreadable ledger is met again, and recorded, by the session's next event */ }
       warm(sessions);
+    });
+  };
+  const warmDecisions = () => {
+    if (settings.arm === "stock") return;
+    void warmUp(engineConfig(settings), setImmediate).then((report) => {
+      warmed = report;
+      if (report.error) process.stderr.write(`fiable-guard: warm-up ended early: ${report.error}\n`);
     });
   };
   return await new Promise((resolve, reject) => {

@@ -80,6 +80,8 @@ export interface Releases {
   idle: number;
   evicted: number;
   rebuilt: number;
+  /** Dropped because folding a record into them failed. */
+  dropped: number;
 }
 
 /** Options for a store: the ledger directory it rebuilds from, limits, checkpoints, and a clock for tests. */
@@ -94,7 +96,7 @@ export interface SessionStoreOptions {
 /** The held sessions of one resident guard. */
 export class SessionStore {
   readonly limits: SessionLimits;
-  readonly releases: Releases = { ended: 0, idle: 0, evicted: 0, rebuilt: 0 };
+  readonly releases: Releases = { ended: 0, idle: 0, evicted: 0, rebuilt: 0, dropped: 0 };
   #held = new Map<string, Held>();
   #records = 0;
   #known = new Set<string>();
@@ -182,6 +184,15 @@ export class SessionStore {
     this.#release(session);
     this.releases.ended++;
     return true;
+  }
+
+  /** Drops the session's evidence without a checkpoint (it missed a record): its next event folds the ledger. */
+  drop(session: string): void {
+    const held = this.#held.get(session);
+    if (!held) return;
+    this.#held.delete(session);
+    this.#records -= held.records;
+    this.releases.dropped++;
   }
 
   /**

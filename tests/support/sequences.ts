@@ -4,9 +4,8 @@
  */
 import type { GuardEvent } from "../../lib/guard/decide.ts";
 import type { LedgerRecord } from "../../lib/guard/ledger.ts";
-import { recordsOf } from "../../lib/guard/rule.ts";
+import { exampleRecords } from "../../lib/guard/warm.ts";
 import { sampleTrials } from "../../lib/samples/trials.ts";
-import { RULES } from "../../rules/mod.ts";
 
 /** The events to decide after a prefix: the pre the ledger recorded next (if any), a stop, a prompt. */
 export function probes(records: readonly LedgerRecord[], i: number): GuardEvent[] {
@@ -36,22 +35,7 @@ function rngOf(seed: number): () => number {
 
 /** Random sessions spliced from every rule example's records, pre records (the pending calls) included. */
 export function splicedLedgers(count: number, length: number): LedgerRecord[][] {
-  const pool: LedgerRecord[] = [];
-  for (const rule of RULES) {
-    for (const ex of [...rule.valid, ...rule.invalid]) {
-      pool.push(...recordsOf(ex.evidence, "spliced"));
-      pool.push({
-        v: 1,
-        t: "",
-        session: "spliced",
-        arm: "critic",
-        event: "pre",
-        decision: "allow",
-        tool: ex.call.tool,
-        input: ex.call.input,
-      });
-    }
-  }
+  const pool = exampleRecords("spliced");
   const rng = rngOf(7);
   return Array.from(
     { length: count },
