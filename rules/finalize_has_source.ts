@@ -13,19 +13,23 @@ const FAST_TRACK = /"status"\s*:\s*"approved"|authorization_number/;
 
 /** True when the case has a decision source on record in this session or in a visible result. */
 export function hasSource(ev: Evidence, input: Record<string, unknown>): boolean {
-  if (ev.phase === "p2p") return true;
-  const md = okOnCase(ev, "review.submit_md_case_decision", input)
-    .some((c) => ["approve", "deny", "partial_approve"].includes(String(c.input.decision)));
-  const nurse = okOnCase(ev, "review.submit_nurse_case_recommendation", input)
-    .some((c) => c.input.recommendation === "approve");
-  const p2p = someCallEver(
-    ev,
-    "UM-01 p2p outcome",
-    (c) => c.ok && (c.tool === "p2p.record_outcome" || c.tool === "p2p_session.submit_summary"),
-  );
-  const routed = okOnCase(ev, "triage.route_case", input).some((c) => FAST_TRACK.test(plainText(c.text)));
-  const visible = someCallEver(ev, "UM-01 source shown", (c) => c.ok && SOURCE_TEXT.test(plainText(c.text)));
-  return md || nurse || p2p || routed || visible;
+  // Cheapest first: the last one reads every call's text.
+  return ev.phase === "p2p" ||
+    okOnCase(ev, "review.submit_md_case_decision", input)
+      .some((c) => ["approve", "deny", "partial_approve"].includes(String(c.input.decision))) ||
+    okOnCase(ev, "review.submit_nurse_case_recommendation", input)
+      .some((c) => c.input.recommendation === "approve") ||
+    someCallEver(
+      ev,
+      "UM-01 p2p outcome",
+      (c) => c.ok && (c.tool === "p2p.record_outcome" || c.tool === "p2p_session.submit_summary"),
+    ) ||
+    okOnCase(ev, "triage.route_case", input).some((c) => FAST_TRACK.test(plainText(c.text))) ||
+    someCallEver(
+      ev,
+      "UM-01 source shown",
+      (c) => c.ok && c.text.includes("source") && SOURCE_TEXT.test(plainText(c.text)),
+    );
 }
 
 const FINALIZE = toolCall("determination.finalize", { case_id: "CASE-3903B8ED", decision: "approved" });
