@@ -472,7 +472,7 @@ store(
  */
 const FOLD_DIGEST = {
   version: 2,
-  sha256: "113a672dd3ad28092eeb5333f8aa4a32b2ca3702e0b3333b7dbaf6603f4fad32",
+  sha256: "6a16dda80dd0048517a55458ce92ef678d7c6f6aead633c8a6e835cc505851dd",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

@@ -6,6 +6,7 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { compareIds, IdTable, restoredMap, restoredSet, type StoredList } from "../lib/guard/restored_ids.ts";
+import { prng as rngOf } from "../lib/results/stats.ts";
 
 const s = suite("restored_ids");
 
@@ -15,15 +16,6 @@ function stored(keys: string[], values?: string[]): StoredList {
   const ref = (x: string) => strings.indexOf(x);
   const refs = values ? keys.flatMap((k, i) => [ref(k), ref(values[i])]) : keys.map(ref);
   return { table: new IdTable(strings), refs: Uint32Array.from(refs) };
-}
-
-function rngOf(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const IDS = [

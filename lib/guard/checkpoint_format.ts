@@ -312,7 +312,7 @@ function largest(ints: Uint32Array, from: number, to: number): number {
 
 /**
  * Defines `key` on `obj` as a value made on first read (or replaced by the first write), then a plain data
- * property: a session's first event reads few of its id sets, and building one hashes thousands of strings.
+ * property: a session's first event reads few of its id sets, and each costs a pass over its references.
  */
 function lazyField<T extends object, K extends keyof T>(obj: T, key: K, make: () => T[K]): void {
   const settle = (value: T[K]) => {

@@ -95,6 +95,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     limits,
     checkpoints: options.env.FIABLE_CHECKPOINT !== "0",
   });
+  /** The decision path's warm-up once it has run (null before, and for the stock arm). */
+  let warmed: WarmReport | null = null;
   const health = () => ({
     ok: true,
     arm: settings.arm,
@@ -105,8 +107,6 @@ export async function serve(options: ServeOptions): Promise<void> {
     warm: warmed,
     ...memoryMb(),
   });
-  /** The decision path's warm-up once it has run (null before, and for the stock arm). */
-  let warmed: WarmReport | null = null;
   const queues = new Map<string, Promise<unknown>>();
   const collect = fullCollection();
   let collectedAt = 0;
@@ -171,8 +171,7 @@ export async function serve(options: ServeOptions): Promise<void> {
         clearTimeout(timer);
         // The record is saved before the reply leaves, so a reader that saw the reply also sees the record;
         // it is saved before it is folded, so a session released meanwhile is rebuilt with it. The fold comes
-        // after the reply (the session's next event still waits for it): a session just restored from its
-        // checkpoint makes its first fold pay for the id sets the decision did not read.
+        // after the reply, off its path (the session's next event still waits for it).
         const stopped = word === "stop" && isMainStop(text);
         const written = outcome.record ? saveRecord(settings.ledgerDir, outcome.record) : null;
         send(200, outcome.reply);

@@ -6,6 +6,7 @@ import type { GuardEvent } from "../../lib/guard/decide.ts";
 import type { LedgerRecord } from "../../lib/guard/ledger.ts";
 import { exampleRecords } from "../../lib/guard/warm.ts";
 import { sampleTrials } from "../../lib/samples/trials.ts";
+import { prng as rngOf } from "../../lib/results/stats.ts";
 
 /** The events to decide after a prefix: the pre the ledger recorded next (if any), a stop, a prompt. */
 export function probes(records: readonly LedgerRecord[], i: number): GuardEvent[] {
@@ -21,16 +22,6 @@ export function probes(records: readonly LedgerRecord[], i: number): GuardEvent[
     out.push({ word: "pre", session, tool: next.tool, input, toolUseId: next.tool_use_id ?? "t" });
   }
   return out;
-}
-
-/** A seeded generator (mulberry32), so a failing sequence can be replayed. */
-function rngOf(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Random sessions spliced from every rule example's records, pre records (the pending calls) included. */
