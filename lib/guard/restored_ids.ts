@@ -5,7 +5,7 @@
  * comparison) and a flag per table entry, set in one pass over the set's references; what the fold adds later
  * goes to the collection's own storage. Building a real `Set` of 10k ids costs a cold process 2–6 ms, and a
  * first event reads four of them; the flags cost a fraction of a millisecond, and the table's order is
- * checked once per checkpoint.
+ * checked once, as the checkpoint is decoded.
  *
  * They are a `Set` and a `Map` to every reader: `has`, `get`, `add`, `set`, `delete`, `clear`, `size`, iteration
  * in insertion order (a deleted id added again iterates last, as in a `Set`), `forEach`. The set-algebra
@@ -20,22 +20,20 @@ export function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** A checkpoint's id strings, searched in place once their ascending order is checked. */
+/** A checkpoint's id strings, searched in place when they ascend. */
 export class IdTable {
-  #ascending: boolean | null = null;
-  constructor(readonly strings: readonly string[]) {}
-
-  /** Whether each string is greater than the one before (checked on first use). */
-  ascending(): boolean {
-    if (this.#ascending === null) {
-      const s = this.strings;
-      let ok = true;
-      for (let i = 1; i < s.length && ok; i++) ok = s[i - 1] < s[i];
-      this.#ascending = ok;
+  /** Whether each string is greater than the one before. */
+  readonly ascending: boolean;
+  /** Throws when an entry is not a string (a spoiled checkpoint: the caller reads the ledger instead). */
+  constructor(readonly strings: readonly string[]) {
+    let ascending = true;
+    for (let i = 0; i < strings.length; i++) {
+      if (typeof strings[i] !== "string") throw new Error("checkpoint id table holds a non-string");
+      if (ascending && i > 0) ascending = strings[i - 1] < strings[i];
     }
-    return this.#ascending;
+    this.ascending = ascending;
   }
-  /** The position of `id` in the table, or -1 (only meaningful once `ascending()` holds). */
+  /** The position of `id` in the table, or -1 (only meaningful when the table ascends). */
   find(id: string): number {
     const s = this.strings;
     let lo = 0, hi = s.length - 1;
@@ -202,7 +200,7 @@ class RestoredMap extends Map<string, string> {
 /** The stored set as a `Set`: searched in place when the table ascends and no id repeats, else built. */
 export function restoredSet(list: StoredList): Set<string> {
   const { table, refs } = list;
-  if (table.ascending()) {
+  if (table.ascending) {
     const member = new Uint8Array(table.strings.length);
     let repeated = false;
     for (let i = 0; i < refs.length && !repeated; i++) {
@@ -219,7 +217,7 @@ export function restoredSet(list: StoredList): Set<string> {
 /** The stored pairs as a `Map`: searched in place when the table ascends and no key repeats, else built. */
 export function restoredMap(list: StoredList): Map<string, string> {
   const { table, refs } = list;
-  if (table.ascending()) {
+  if (table.ascending) {
     const value = new Int32Array(table.strings.length).fill(-1);
     let repeated = false;
     for (let i = 0; i + 1 < refs.length && !repeated; i += 2) {
