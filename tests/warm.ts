@@ -29,6 +29,8 @@ s("an error ends the warm-up with a report that says it, and the promise still r
   const report = await warmUp(broken, (step) => step(), 1);
   assert.ok(report.error, JSON.stringify(report));
   assert.ok(report.steps >= 1, "the fold steps before the failing decision ran");
+  const unset = await warmUp(null as unknown as typeof broken, (step) => step(), 1);
+  assert.ok(unset.error && unset.steps === 0, "a failure before the first step is reported too");
 });
 
 s("the warm-up session is every rule example's records and pending call, under its own session", () => {

@@ -67,22 +67,14 @@ export interface WarmReport {
   error?: string;
 }
 
-/**
- * Warms the decision path for `config`: `repeat` copies of the example session folded, encoded, restored,
- * then every warm event decided on the restored evidence. `tick` runs each step (the resident guard passes
- * `setImmediate`). Resolves with the report; never rejects.
- */
-export function warmUp(
-  config: EngineConfig,
-  tick: (step: () => void) => void,
-  repeat = 8,
-): Promise<WarmReport> {
-  const started = performance.now();
+/** The warm-up's steps for `config`: fold `repeat` copies of the example session, encode, restore, decide. */
+function warmSteps(config: EngineConfig, repeat: number): (() => void)[] {
   const once = exampleRecords(SESSION, config.arm === "stock" ? "critic" : config.arm);
   const records = Array.from({ length: repeat }, () => once).flat();
   const events = warmEvents();
   const now = new Date(0).toISOString();
   const folded = emptyEvidence();
+  let encoded: ReturnType<typeof encodeEvidence> | null = null;
   let restored: Evidence | null = null;
   const work: (() => void)[] = [];
   for (let i = 0; i < records.length; i += FOLD_STEP) {
@@ -90,7 +82,6 @@ export function warmUp(
       for (const r of records.slice(i, i + FOLD_STEP)) foldRecord(folded, r);
     });
   }
-  let encoded: ReturnType<typeof encodeEvidence> | null = null;
   work.push(() => (encoded = encodeEvidence(folded)));
   work.push(() => {
     const { json, data } = encoded!;
@@ -101,15 +92,34 @@ export function warmUp(
       for (const event of events.slice(i, i + DECIDE_STEP)) decideOn(event, restored, config, now);
     });
   }
-  const longest = { ms: 0 };
+  return work;
+}
+
+/**
+ * Warms the decision path for `config` (`repeat` copies of the example session), one step per `tick` (the
+ * resident guard passes `setImmediate`). Resolves with the report; never throws or rejects.
+ */
+export function warmUp(
+  config: EngineConfig,
+  tick: (step: () => void) => void,
+  repeat = 8,
+): Promise<WarmReport> {
+  const started = performance.now();
+  let longest = 0;
   let steps = 0;
+  const report = (error?: unknown): WarmReport => ({
+    steps,
+    ms: performance.now() - started,
+    longestStepMs: longest,
+    ...(error === undefined ? {} : { error: String((error as Error)?.stack ?? error) }),
+  });
+  let work: (() => void)[];
+  try {
+    work = warmSteps(config, repeat);
+  } catch (err) {
+    return Promise.resolve(report(err));
+  }
   return new Promise((resolve) => {
-    const report = (error?: string): WarmReport => ({
-      steps,
-      ms: performance.now() - started,
-      longestStepMs: longest.ms,
-      ...(error ? { error } : {}),
-    });
     const next = () => {
       const step = work[steps];
       if (!step) return resolve(report());
@@ -118,9 +128,9 @@ export function warmUp(
         try {
           step();
         } catch (err) {
-          return resolve(report(String((err as Error)?.stack ?? err)));
+          return resolve(report(err));
         }
-        longest.ms = Math.max(longest.ms, performance.now() - t);
+        longest = Math.max(longest, performance.now() - t);
         steps++;
         next();
       });
