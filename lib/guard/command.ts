@@ -82,10 +82,12 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
   // events that read it; `FIABLE_CHECKPOINT=0` re-reads the whole ledger every time.
   const checkpoints = env.FIABLE_CHECKPOINT !== "0";
   let folded: LoadedEvidence | undefined;
-  const evidence = (session: string) => (folded = loadEvidence(settings.ledgerDir, session, checkpoints)).ev;
+  const evidence = (session: string) =>
+    readsEvidence(word, settings.arm)
+      ? (folded = loadEvidence(settings.ledgerDir, session, checkpoints)).ev
+      : null;
   const why = [note, checked].filter(Boolean).join(" ") || undefined;
-  const source = readsEvidence(word, settings.arm) ? { evidence } : { records: () => [] };
-  const { reply, record } = await handle(word, text, settings, { ...source, note: why, size });
+  const { reply, record } = await handle(word, text, settings, { evidence, note: why, size });
   if (answered) return;
   answered = true;
   cancelBudget();

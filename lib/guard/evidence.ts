@@ -237,9 +237,10 @@ export function foldRecord(ev: Evidence, r: LedgerRecord): Evidence {
 }
 
 /**
- * A line the evidence does not need (the resident guard and command mode leave it unparsed): an allowed pre record, which folds to nothing (only denies and shadows
- * count toward block budgets). Matched on the key order `decide` writes, anchored at the line's start, so
- * text inside an input can never match; any other line is parsed.
+ * A line the evidence does not need (the resident guard and command mode leave it unparsed): an allowed pre
+ * record, which folds to nothing (only denies and shadows count toward block budgets). Matched on the key
+ * order `decide` writes, anchored at the line's start, so text inside an input can never match; any other
+ * line is parsed.
  */
 const ALLOWED_PRE =
   /^\{"v":1,"t":"[^"]*","session":"(?:[^"\\]|\\.)*","arm":"[a-z]+","event":"pre","decision":"allow"/;

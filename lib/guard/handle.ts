@@ -6,7 +6,7 @@ import { EVENTS, type EventWord, type HookInput, neutralReply, parseHookInput } 
 import { host } from "./host.ts";
 import { lazy } from "./lazy.ts";
 import { appendRecord, type LedgerRecord } from "./ledger.ts";
-import { decide, decideOn, type EngineConfig, type GuardEvent, readsEvidence } from "./decide.ts";
+import { decideOn, type EngineConfig, type GuardEvent } from "./decide.ts";
 import type { Evidence } from "./evidence.ts";
 import { type GuardSettings, resolveSettings } from "./guard_settings.ts";
 import { RULES } from "../../rules/mod.ts";
@@ -238,11 +238,12 @@ export function sessionOf(text: string): string {
   return /"session_id"\s*:\s*"([^"]{1,200})"/.exec(text.slice(0, 64 * 1024))?.[1] ?? "unknown-session";
 }
 
-/** Where the engine gets a session's records: the ledger file (command mode). */
-export type RecordSource = (session: string) => readonly LedgerRecord[];
-
-/** Where the engine gets a session's running evidence, already folded (serve mode: lib/guard/sessions.ts). */
-export type EvidenceSource = (session: string) => Evidence;
+/**
+ * Where the engine gets a session's evidence, already folded: the running evidence (serve mode:
+ * lib/guard/sessions.ts), or the checkpoint and the ledger after it (command mode, which gives null for an
+ * event that reads none).
+ */
+export type EvidenceSource = (session: string) => Evidence | null;
 
 /**
  * The settings for one event: the plan events (prompt, session-start) come once per session and may open the
@@ -268,9 +269,7 @@ export async function handle(
   word: EventWord,
   text: string,
   settings: GuardSettings,
-  options:
-    | { records: RecordSource; note?: string; size?: number }
-    | { evidence: EvidenceSource; note?: string; size?: number },
+  options: { evidence: EvidenceSource; note?: string; size?: number },
 ): Promise<{ reply: Record<string, unknown>; record: LedgerRecord | null }> {
   const started = performance.now();
   const size = options.size ?? text.length;
@@ -286,7 +285,7 @@ export async function handle(
     const record = settings.arm === "stock" ? null : failedRecord(word, text, settings.arm, parsed.reason);
     return { reply: neutralReply(word), record };
   }
-  if (settings.arm === "stock") return decide(toGuardEvent(parsed.input), [], engineConfig(settings), "");
+  if (settings.arm === "stock") return decideOn(toGuardEvent(parsed.input), null, engineConfig(settings), "");
   try {
     await maybeFault(word, settings.decisionMs);
     const event = toGuardEvent(parsed.input);
@@ -311,14 +310,7 @@ export async function handle(
       );
     }
     const now = new Date().toISOString();
-    const outcome = "evidence" in options
-      ? decideOn(event, options.evidence(event.session), config, now)
-      : decide(
-        event,
-        readsEvidence(event.word, config.arm) ? options.records(event.session) : [],
-        config,
-        now,
-      );
+    const outcome = decideOn(event, options.evidence(event.session), config, now);
     const elapsed = performance.now() - started;
     if (elapsed > settings.decisionMs) {
       const note = `time budget of ${settings.decisionMs} ms overrun (${Math.round(elapsed)} ms); allowed`;

@@ -1,7 +1,7 @@
 /**
- * The modules the hook path loads only when it uses them: the commands (and through them the http server),
- * command mode itself (so guard.ts can run it from the prebuilt bundle), the commands (and through them the
- * http server), the resident check, the live post, Node's `process`, the profile parser and the handbook index.
+ * The modules the hook path loads only when it uses them: command mode itself (so guard.ts can run it from the
+ * prebuilt bundle), the commands (and through them the http server), the resident check, the live post, Node's
+ * `process`, the profile parser and the handbook index.
  *
  * `deno run` fetches, before any code runs, every module reachable through an `import()` whose specifier is
  * a string literal, and resolves their npm packages. A literal here would cost every hook process the http

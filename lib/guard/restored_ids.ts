@@ -47,6 +47,11 @@ export class IdTable {
   }
 }
 
+/** Each item of `items` through `f`, lazily (the restored collections' derived iterators). */
+function* mapped<T, U>(items: Iterable<T>, f: (item: T) => U): Generator<U> {
+  for (const item of items) yield f(item);
+}
+
 /** A checkpoint's set or map: references into the table (a map's key and value alternate), insertion order. */
 export interface StoredList {
   table: IdTable;
@@ -101,9 +106,7 @@ class RestoredSet extends Set<string> {
     return this.values();
   }
   override entries(): SetIterator<[string, string]> {
-    return (function* (ids: Iterable<string>) {
-      for (const id of ids) yield [id, id] as [string, string];
-    })(this.values()) as SetIterator<[string, string]>;
+    return mapped(this.values(), (id): [string, string] => [id, id]) as SetIterator<[string, string]>;
   }
   override [Symbol.iterator](): SetIterator<string> {
     return this.values();
@@ -173,14 +176,10 @@ class RestoredMap extends Map<string, string> {
     return this.#pairs() as MapIterator<[string, string]>;
   }
   override keys(): MapIterator<string> {
-    return (function* (pairs: Iterable<[string, string]>) {
-      for (const [k] of pairs) yield k;
-    })(this.entries()) as MapIterator<string>;
+    return mapped(this.entries(), ([k]) => k) as MapIterator<string>;
   }
   override values(): MapIterator<string> {
-    return (function* (pairs: Iterable<[string, string]>) {
-      for (const [, v] of pairs) yield v;
-    })(this.entries()) as MapIterator<string>;
+    return mapped(this.entries(), ([, v]) => v) as MapIterator<string>;
   }
   override [Symbol.iterator](): MapIterator<[string, string]> {
     return this.entries();

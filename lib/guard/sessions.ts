@@ -5,8 +5,7 @@
  * again from its ledger, so releasing loses nothing: the ledger is the state, memory is a cache of it.
  */
 import { type CheckpointFiles, loadEvidence, writeCheckpoint } from "./checkpoint.ts";
-import type { Evidence } from "./evidence.ts";
-import { foldRecord } from "./evidence.ts";
+import { type Evidence, foldRecord } from "./evidence.ts";
 import { host, joinPath } from "./host.ts";
 import { ledgerFileName, type LedgerRecord } from "./ledger.ts";
 
@@ -188,10 +187,8 @@ export class SessionStore {
 
   /** Drops the session's evidence without a checkpoint (it missed a record): its next event folds the ledger. */
   drop(session: string): void {
-    const held = this.#held.get(session);
-    if (!held) return;
-    this.#held.delete(session);
-    this.#records -= held.records;
+    if (!this.#held.has(session)) return;
+    this.#release(session, false);
     this.releases.dropped++;
   }
 
@@ -218,10 +215,10 @@ export class SessionStore {
     return { sessions: this.#held.size, records: this.#records, releases: { ...this.releases } };
   }
 
-  #release(session: string): void {
+  #release(session: string, checkpoint = true): void {
     const held = this.#held.get(session);
     if (!held) return;
-    if (held.since > 0) this.#checkpoint(session, held);
+    if (checkpoint && held.since > 0) this.#checkpoint(session, held);
     this.#held.delete(session);
     this.#records -= held.records;
   }
