@@ -59,6 +59,17 @@ function dump(ev: Evidence): unknown {
   };
 }
 
+/** Asserts `ev` decides each probe after `records` as `full` does (critic arm); returns how many it compared. */
+function decidesAlike(records: readonly LedgerRecord[], ev: Evidence, full: Evidence, what: string): number {
+  const config = { arm: "critic" as const, bounds: DEFAULT_BOUNDS };
+  const now = "2026-12-03T00:00:00.000Z";
+  const events = probes(records, records.length - 1);
+  for (const event of events) {
+    assert.equal(decideOn(event, ev, config, now), decideOn(event, full, config, now), what);
+  }
+  return events.length;
+}
+
 const jsonl = (records: readonly LedgerRecord[]) => records.map((r) => JSON.stringify(r) + "\n").join("");
 
 /** A ledger directory holding the records as the session's ledger. */
@@ -98,12 +109,7 @@ s(
         const full = foldLedger(records);
         assert.equal(dump(resumed.ev), dump(full), `${name} @${cut}`);
         assert.is(resumed.bytes, readFileSync(file).length);
-        const config = { arm: "critic" as const, bounds: DEFAULT_BOUNDS };
-        for (const event of probes(records, records.length - 1)) {
-          const now = "2026-12-03T00:00:00.000Z";
-          assert.equal(decideOn(event, resumed.ev, config, now), decideOn(event, full, config, now), name);
-          compared++;
-        }
+        compared += decidesAlike(records, resumed.ev, full, name);
       }
     }
     assert.ok(compared > 100, `compared ${compared} decisions`);
@@ -198,11 +204,7 @@ s("a checkpoint whose id table is out of order is still used, and answers as the
   assert.ok(loaded.ev.seen.size > 100);
   const full = foldLedger(records);
   assert.equal(dump(loaded.ev), dump(full));
-  const config = { arm: "critic" as const, bounds: DEFAULT_BOUNDS };
-  for (const event of probes(records, records.length - 1)) {
-    const now = "2026-12-03T00:00:00.000Z";
-    assert.equal(decideOn(event, loaded.ev, config, now), decideOn(event, full, config, now));
-  }
+  decidesAlike(records, loaded.ev, full, "a table out of order");
 });
 
 /** A checkpointed ledger, then `spoil`; the next load must be a full read with the full fold's evidence. */
