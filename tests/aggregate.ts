@@ -145,6 +145,67 @@ s("pass^k and pass@k use every attempt: 3 attempts per task", () => {
   near(row.pass_at_k.map((e) => e.value), [2 / 3, 5 / 6, 1]);
 });
 
+/** `attempts` trials per task over the given tasks, passing the first `passes(task)` of them. */
+function attemptsOf(tasks: [string, string][], attempts: number, passes: (i: number) => number): FakeTrial[] {
+  return tasks.flatMap(([task, domain], i) =>
+    Array.from({ length: attempts }, (_, a) => ({ task, domain, reward: a < passes(i) ? 1 : 0 }))
+  );
+}
+const PROVIDER: [string, string][] = [1, 2, 3, 4].map((i) => [`pa_t00${i}_x_provider`, "pa_provider"]);
+const CM: [string, string][] = [["cm_a", "cm"], ["cm_b", "cm"]];
+
+s(
+  "arms of 1, 2 and 3 attempts and a domain missing from one arm: every output, pass^k where defined",
+  async () => {
+    // one: 1 attempt, provider only (no cm); two: 2 attempts; three: 3 attempts, both domains.
+    const one = arm(attemptsOf(PROVIDER, 1, (i) => i % 2));
+    const two = arm(attemptsOf([...PROVIDER, ...CM], 2, (i) => i % 3));
+    const three = arm(attemptsOf([...PROVIDER, ...CM], 3, (i) => i % 4));
+    const out = tempDir();
+    made.push(out);
+    const code = await main([
+      ...["--arm", `one=${one}`, "--arm", `two=${two}`, "--arm", `three=${three}`],
+      ...["--control", "one", "--out", out, "--iters", "50"],
+    ]);
+    assert.is(code, 0);
+    for (const f of ["results.csv", "aggregate.json", "summary.md", "trials.parquet"]) {
+      assert.ok(existsSync(join(out, f)), f);
+    }
+    const res = JSON.parse(readFileSync(join(out, "aggregate.json"), "utf8"));
+    const row = (a: string, d: string) => res.rows.find((r: Row) => r.arm === a && r.domain === d) as Row;
+    const ks = (r: Row) => r.pass_hat_k.map((e) => `${e.k}:${e.n_tasks}`);
+    assert.equal(ks(row("one", "overall")), ["1:4"]);
+    assert.equal(ks(row("two", "overall")), ["1:6", "2:6"]);
+    assert.equal(ks(row("three", "cm")), ["1:2", "2:2", "3:2"]);
+    assert.is(row("one", "cm"), undefined);
+    // Every comparison is on the tasks both arms share; none against a domain the control never ran.
+    assert.equal(
+      res.comparisons.map((c: { arm: string; domain: string; n_shared: number }) =>
+        `${c.arm}/${c.domain}:${c.n_shared}`
+      ),
+      ["two/overall:4", "two/pa_provider:4", "three/overall:4", "three/pa_provider:4"],
+    );
+    const md = readFileSync(join(out, "summary.md"), "utf8");
+    const line = (a: string, d: string) => md.split("\n").find((l) => l.startsWith(`| ${a} | ${d} |`))!;
+    assert.match(line("one", "overall"), /\| n\/a \| n\/a \| n\/a \| n\/a \|/);
+    assert.match(line("two", "overall"), /· 6 tasks \| [^|]+ · 6 tasks \| n\/a \| n\/a \|/);
+    assert.match(
+      line("three", "cm"),
+      /· 2 tasks \| [^|]+ · 2 tasks \| [^|]+ · 2 tasks \| [^|]+ · 2 tasks \|/,
+    );
+    const csv = parseCsv(readFileSync(join(out, "results.csv"), "utf8"));
+    const oneRow = csv.find((r) => r.arm === "one" && r.domain === "overall")!;
+    assert.equal([oneRow.pass_hat_3, oneRow.pass_hat_3_n_tasks, oneRow.pass_at_2_n_tasks], ["", "", ""]);
+    assert.is(csv.find((r) => r.arm === "three" && r.domain === "overall")!.pass_hat_3_n_tasks, "6");
+  },
+);
+
+s("a task with fewer attempts than others in its arm: pass^k covers only the tasks that have k", () => {
+  const trials = [...attemptsOf([PROVIDER[0]], 3, () => 3), ...attemptsOf([PROVIDER[1]], 1, () => 1)];
+  const row = aggregateArms([{ name: "x", roots: [arm(trials)] }], { prices: PRICES, iters: 20 }).rows[0];
+  assert.equal(row.pass_hat_k.map((e) => [e.k, e.n_tasks, e.value]), [[1, 2, 1], [2, 1, 1], [3, 1, 1]]);
+});
+
 s("bad input is listed with its path and counted, and recipes B and C differ on unscored trials", () => {
   const trials: FakeTrial[] = [
     { task: "pa_t001_a_triage_payer", reward: 1 },

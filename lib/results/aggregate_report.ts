@@ -119,7 +119,7 @@ export function csvTable(result: AggregateResult): string[][] {
     "guard_errors",
     "guard_shadows",
     ...ks.flatMap((k) => [`pass_hat_${k}`, `pass_hat_${k}_lo`, `pass_hat_${k}_hi`, `pass_hat_${k}_n_tasks`]),
-    ...ks.flatMap((k) => [`pass_at_${k}`, `pass_at_${k}_lo`, `pass_at_${k}_hi`]),
+    ...ks.flatMap((k) => [`pass_at_${k}`, `pass_at_${k}_lo`, `pass_at_${k}_hi`, `pass_at_${k}_n_tasks`]),
     "control",
     "diff_vs_control",
     "diff_lo",
@@ -175,7 +175,7 @@ export function csvTable(result: AggregateResult): string[][] {
       }),
       ...ks.flatMap((k) => {
         const e = est(r.pass_at_k, k);
-        return [pyFloat(e?.value), pyFloat(e?.lo), pyFloat(e?.hi)];
+        return [pyFloat(e?.value), pyFloat(e?.lo), pyFloat(e?.hi), e ? String(e.n_tasks) : ""];
       }),
       c?.control ?? "",
       pyFloat(c?.diff),
@@ -202,6 +202,14 @@ function pct(value: number | null | undefined, digits = 1): string {
 
 function ci(e: Estimate): string {
   return e.value === null ? "–" : `${pct(e.value)} [${pct(e.lo)}, ${pct(e.hi)}]`;
+}
+
+/**
+ * A pass^k or pass@k cell: the estimate and the tasks it covers (those with at least k attempts), or "n/a"
+ * where no task of the row has k attempts (an arm run with fewer attempts, a domain it never ran).
+ */
+function atK(e: (Estimate & { k: number }) | undefined): string {
+  return !e || !e.n_tasks ? "n/a" : `${ci(e)} · ${e.n_tasks} task${e.n_tasks === 1 ? "" : "s"}`;
 }
 
 function fixed(value: number | null, digits: number, unit = ""): string {
@@ -258,7 +266,9 @@ export function toMarkdown(result: AggregateResult): string {
     `Recipe ${result.recipe} (${
       RECIPE_NOTES[result.recipe]
     }); 95% CIs are task-level percentile bootstraps, ` +
-      `${result.iters} iterations, seed ${result.seed}. pass@1 = mean over tasks of passes/attempts.`,
+      `${result.iters} iterations, seed ${result.seed}. pass@1 = mean over tasks of passes/attempts. pass^k ` +
+      "and pass@k are defined only where a task has k scored attempts: each gives the tasks it covers, and " +
+      "n/a where no task has k.",
     "",
   );
   for (const a of result.arms) {
@@ -272,7 +282,7 @@ export function toMarkdown(result: AggregateResult): string {
   for (const r of result.rows) {
     const cells = [md(r.arm), r.domain, String(r.n_tasks), String(r.n_trials), ci(r.pass_at_1_ci)];
     for (const k of ks) {
-      cells.push(ci(r.pass_hat_k.find((e) => e.k === k)!), ci(r.pass_at_k.find((e) => e.k === k)!));
+      cells.push(atK(r.pass_hat_k.find((e) => e.k === k)), atK(r.pass_at_k.find((e) => e.k === k)));
     }
     const cost = r.mean_cost_usd === null
       ? `unknown (${md(r.unpriced_models.join(", "))})`
