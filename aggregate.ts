@@ -2,8 +2,8 @@
  * Aggregate χ-Bench trial roots into per-arm figures: `deno task aggregate --arm stock=DIR --arm guarded=DIR
  * --control stock [--recipe A|B|C] [--prices FILE] [--out results/<name>/]`. Checks every argument and path,
  * then writes results.csv, aggregate.json, summary.md and the Parquet summary (trials.parquet,
- * decisions.parquet); exits 1 when an input problem was found in the trials (the outputs are still written),
- * 2 on bad usage (nothing written).
+ * decisions.parquet); exits 1 on a guard-integrity failure or an unreadable trial (the outputs are still
+ * written), 0 when a packet's own bookkeeping only warns (unless --strict), 2 on bad usage (nothing written).
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
@@ -28,6 +28,7 @@ import {
 import { packetName, packetOf } from "./lib/results/trials.ts";
 import { parsePrices, type Recipe, RECIPE_NOTES, RECIPES } from "./lib/results/cost.ts";
 import { type CommandSpec, parse, type Parsed, runCli, wholeNumber } from "./lib/cli.ts";
+import { exitCode, exitNotes, isWarning, STRICT_OPTION } from "./lib/results/severity.ts";
 
 const ROOT = import.meta.dirname ?? ".";
 
@@ -37,7 +38,9 @@ export { aggregateArms, aggregateArmsParallel };
 export const CLI: CommandSpec = {
   name: "aggregate",
   summary: "pass@1, pass^k, pass@k with bootstrap CIs, cost, tool calls, walltime, guard statistics, run " +
-    "integrity, paired tests against the control; CSV, JSON, Markdown and a Parquet summary in `results/`.",
+    "integrity, paired tests against the control; CSV, JSON, Markdown and a Parquet summary in `results/`; " +
+    "exit 1 on a guard-integrity failure or an unreadable trial, while a packet's own bookkeeping only warns " +
+    "(exit 1 with `--strict`).",
   usage: [
     "deno task aggregate --arm NAME=DIR ... --control NAME",
     "deno task aggregate DIR... [options]",
@@ -78,11 +81,12 @@ export const CLI: CommandSpec = {
       description: "trajectory-reading Web Workers (1: this thread)",
     },
     "no-tool-calls": { type: "boolean", description: "skip trajectory reading" },
+    strict: STRICT_OPTION,
   },
   args: [{ name: "DIR", description: "an arm named after the directory" }],
   notes: [
     "Every argument is checked before anything is written.",
-    "Exit codes: 0 clean, 1 an input problem found (the outputs are still written), 2 bad usage.",
+    ...exitNotes(" (the outputs are written whatever the code but 2)"),
   ],
   example: "deno task aggregate --arm stock=runs/stock --arm checklist=runs/checklist --control stock",
 };
@@ -98,6 +102,8 @@ export interface AggregateArgs {
   seed: number;
   toolCalls: boolean;
   workers?: number;
+  /** Warnings fail the command too. */
+  strict: boolean;
 }
 
 /** Parses the command line and checks every path; throws a CliError with the fix on bad input. */
@@ -170,6 +176,7 @@ function aggregateArgs(p: Parsed): AggregateArgs {
     seed,
     toolCalls: !p.flag("no-tool-calls"),
     workers,
+    strict: p.flag("strict"),
   };
 }
 
@@ -235,7 +242,7 @@ export class ColumnarCollector {
   }
 }
 
-/** Entry: returns the exit code (0 clean, 1 input problems found, 2 bad usage). */
+/** Entry: returns the exit code (0 no failure, 1 a guard-integrity failure or unreadable trial, 2 bad usage). */
 export function main(args: string[]): Promise<number> {
   return runCli(CLI, args, (p) => run(aggregateArgs(p)));
 }
@@ -269,7 +276,9 @@ async function run(parsed: AggregateArgs): Promise<number> {
   const dir = parsed.out ?? join("results", parsed.arms.map((a) => a.name).join("-vs-").slice(0, 100));
   for (const path of writeOutputs(dir, result)) console.log(path);
   console.log(columnarLine(await columnar.write(dir, parsed.arms)));
-  for (const p of result.problems) console.error(`[${p.arm}] ${p.message}`);
+  for (const p of result.problems) {
+    console.error(`${isWarning(p) ? `warning (${p.kind}): ` : ""}[${p.arm}] ${p.message}`);
+  }
   if (result.unpriced_models.length) {
     console.error(
       `Unpriced models: ${result.unpriced_models.join(", ")}` +
@@ -278,7 +287,7 @@ async function run(parsed: AggregateArgs): Promise<number> {
           : " (cost unknown; add them to the prices file)."),
     );
   }
-  return result.problems.length ? 1 : 0;
+  return exitCode(result.problems, parsed.strict);
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

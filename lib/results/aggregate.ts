@@ -31,6 +31,7 @@ import {
 } from "./integrity.ts";
 import { readFacts, wantsCalls } from "./trial_facts.ts";
 import { packetProblemsUnder } from "./packet.ts";
+import type { ProblemKind } from "./severity.ts";
 
 /** One arm: a name and the trial roots it reads (plus optional replay ledger dirs). */
 export interface ArmInput {
@@ -139,8 +140,8 @@ export interface Problem {
   arm: string;
   path: string;
   message: string;
-  /** input: a file could not be read or scored; integrity: the guard did not provably run; packet: a packet contradicts itself. */
-  kind?: "input" | "integrity" | "packet";
+  /** What it is about, and so whether it fails the command or warns (lib/results/severity.ts). */
+  kind?: ProblemKind;
 }
 
 /** Everything the aggregator computed. */
@@ -500,6 +501,9 @@ export function aggregateArms(arms: ArmInput[], opts: AggregateOptions = {}): Ag
       if (!ofTrials.has(message)) {
         problems.push({ arm: arm.name, path: arm.roots.join(", "), message, kind: "integrity" });
       }
+    }
+    for (const message of overall.integrity?.warnings ?? []) {
+      problems.push({ arm: arm.name, path: arm.roots.join(", "), message, kind: "mix" });
     }
     for (const domain of domainsOf(trials)) {
       const ts = trials.filter((t) => t.s.domain === domain);

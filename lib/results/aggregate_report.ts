@@ -2,7 +2,8 @@
  * Renders an AggregateResult: a CSV whose first columns are exactly the leaderboard's results.csv columns,
  * and a Markdown summary that lists every figure's basis, comparison, guard count and input problem.
  */
-import type { AggregateResult, Comparison, Row } from "./aggregate.ts";
+import type { AggregateResult, Comparison, Problem, Row } from "./aggregate.ts";
+import { isWarning } from "./severity.ts";
 import type { ArmIntegrity } from "./integrity.ts";
 import type { Estimate } from "./stats.ts";
 import { RECIPE_NOTES } from "./cost.ts";
@@ -363,16 +364,26 @@ export function toMarkdown(result: AggregateResult): string {
       "",
     );
   }
-  out.push(`## Input problems (${result.problems.length})`, "");
-  if (!result.problems.length) {
+  const failures = result.problems.filter((p) => !isWarning(p));
+  const warnings = result.problems.filter(isWarning);
+  const item = (p: Problem) =>
+    `- [${md(p.arm)}]${p.kind && p.kind !== "input" ? ` (${p.kind})` : ""} ${md(p.message)}`;
+  out.push(`## Input problems (${failures.length})`, "");
+  if (!failures.length) {
     out.push(
-      "None: every trial dir had a readable, verified result, every guarded trial full guard coverage, and " +
-        "no packet contradicts its trial folders.",
+      "None: every trial dir had a readable, verified result and every guarded trial full guard coverage.",
     );
   }
-  for (const p of result.problems) {
-    out.push(`- [${md(p.arm)}]${p.kind && p.kind !== "input" ? ` (${p.kind})` : ""} ${md(p.message)}`);
-  }
-  out.push("");
+  out.push(...failures.map(item), "");
+  out.push(`## Warnings (${warnings.length})`, "");
+  out.push(
+    warnings.length
+      ? "Not the guard's: a packet's results.csv that contradicts its own trial folders (the folders are the " +
+        "data), or trials of several other harnesses read as one arm. They fail the command only with --strict."
+      : "None: no packet contradicts its trial folders.",
+    "",
+    ...warnings.map(item),
+  );
+  if (warnings.length) out.push("");
   return out.join("\n");
 }
