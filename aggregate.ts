@@ -1,9 +1,10 @@
 /**
  * Aggregate χ-Bench trial roots into per-arm figures: `deno task aggregate --arm stock=DIR --arm guarded=DIR
- * --control stock [--recipe A|B|C] [--prices FILE] [--out results/<name>/]`. Checks every argument and path,
- * then writes results.csv, aggregate.json, summary.md and the Parquet summary (trials.parquet,
- * decisions.parquet); exits 1 on a guard-integrity failure or an unreadable trial (the outputs are still
- * written), 0 when a packet's own bookkeeping only warns (unless --strict), 2 on bad usage (nothing written).
+ * --control stock [--compare A:B] [--protocol] [--recipe A|B|C] [--prices FILE] [--out results/<name>/]`.
+ * Checks every argument and path, then writes results.csv, comparisons.csv, aggregate.json, summary.md and
+ * the Parquet summary (trials.parquet, decisions.parquet); exits 1 on a guard-integrity failure or an
+ * unreadable trial (the outputs are still written), 0 when a packet's own bookkeeping only warns (unless
+ * --strict), 2 on bad usage (nothing written).
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
@@ -15,7 +16,8 @@ import {
   jsonlBelow,
   type TrialRead,
 } from "./lib/results/aggregate.ts";
-import { toCsv, toMarkdown } from "./lib/results/aggregate_report.ts";
+import { comparisonsCsv, toCsv, toMarkdown } from "./lib/results/aggregate_report.ts";
+import { type Pair, REGISTERED, registeredAmong } from "./lib/results/protocol.ts";
 import {
   columnarLine,
   type ColumnarOutcome,
@@ -42,7 +44,7 @@ export const CLI: CommandSpec = {
     "exit 1 on a guard-integrity failure or an unreadable trial, while a packet's own bookkeeping only warns " +
     "(exit 1 with `--strict`).",
   usage: [
-    "deno task aggregate --arm NAME=DIR ... --control NAME",
+    "deno task aggregate --arm NAME=DIR ... [--control NAME] [--compare A:B ...] [--protocol]",
     "deno task aggregate DIR... [options]",
   ],
   options: {
@@ -59,6 +61,19 @@ export const CLI: CommandSpec = {
       description: "replay ledgers (*.jsonl) for arm NAME",
     },
     control: { type: "string", value: "NAME", description: "the arm every other arm is compared against" },
+    compare: {
+      type: "string",
+      value: "A:B",
+      multiple: true,
+      description: "also compare arm A against arm B (repeatable); the overall McNemar p-values of all " +
+        "comparisons are Holm-adjusted together",
+    },
+    protocol: {
+      type: "boolean",
+      description: `every pre-registered comparison among the arms given (${
+        REGISTERED.map((r) => `${r.id} ${r.arm}:${r.control}`).join(", ")
+      }), Holm across H1–H3 (docs/EVALUATION_PROTOCOL.md)`,
+    },
     recipe: {
       type: "string",
       value: "A|B|C",
@@ -88,13 +103,16 @@ export const CLI: CommandSpec = {
     "Every argument is checked before anything is written.",
     ...exitNotes(" (the outputs are written whatever the code but 2)"),
   ],
-  example: "deno task aggregate --arm stock=runs/stock --arm checklist=runs/checklist --control stock",
+  example: "deno task aggregate --arm stock=runs/stock --arm plan=runs/plan --arm checklist=runs/checklist " +
+    "--arm critic=runs/critic --protocol",
 };
 
 /** Parsed command line. */
 export interface AggregateArgs {
   arms: ArmInput[];
   control?: string;
+  /** --compare pairs and, with --protocol, the registered ones. */
+  compare: (Pair & { family?: boolean })[];
   recipe: Recipe;
   prices: string;
   out?: string;
@@ -160,6 +178,28 @@ function aggregateArgs(p: Parsed): AggregateArgs {
   if (control !== undefined && !names.includes(control)) {
     throw p.error(`--control "${control}" is no arm. Use one of ${names.join(", ")}.`);
   }
+  const compare: (Pair & { family?: boolean })[] = p.strings("compare").map((v) => {
+    const [arm, control, ...rest] = v.split(":");
+    if (!arm || !control || rest.length) {
+      throw p.error(`--compare ${JSON.stringify(v)} is not A:B. Use e.g. --compare critic:checklist.`);
+    }
+    for (const a of [arm, control]) {
+      if (!names.includes(a)) {
+        throw p.error(`--compare ${v}: "${a}" is no arm. Use one of ${names.join(", ")}.`);
+      }
+    }
+    return { arm, control };
+  });
+  if (p.flag("protocol")) {
+    const { pairs } = registeredAmong(names);
+    if (!pairs.length) {
+      throw p.error(
+        `--protocol found no registered comparison among arms ${names.join(", ")}. Name the arms ` +
+          `${[...new Set(REGISTERED.flatMap((r) => [r.arm, r.control]))].join(", ")} with --arm.`,
+      );
+    }
+    compare.push(...pairs);
+  }
   const prices = p.given("prices") ? p.string("prices")! : join(ROOT, "data", "prices.yaml");
   if (!existsSync(prices)) throw p.error(`--prices ${prices} does not exist. Use a prices.yaml file.`);
   const out = p.string("out");
@@ -169,6 +209,7 @@ function aggregateArgs(p: Parsed): AggregateArgs {
   return {
     arms,
     control,
+    compare,
     recipe: recipe as Recipe,
     prices,
     out,
@@ -190,11 +231,12 @@ function progressBar(): ((done: number, total: number, what: string) => void) | 
   };
 }
 
-/** Writes results.csv, aggregate.json and summary.md into `dir`. */
+/** Writes results.csv, comparisons.csv, aggregate.json and summary.md into `dir`. */
 export function writeOutputs(dir: string, result: AggregateResult): string[] {
   mkdirSync(dir, { recursive: true });
   const files = [
     [join(dir, "results.csv"), toCsv(result)],
+    [join(dir, "comparisons.csv"), comparisonsCsv(result)],
     [join(dir, "aggregate.json"), JSON.stringify(result, null, 2) + "\n"],
     [join(dir, "summary.md"), toMarkdown(result)],
   ];
@@ -257,6 +299,7 @@ async function run(parsed: AggregateArgs): Promise<number> {
       recipe: parsed.recipe,
       prices,
       control: parsed.control,
+      compare: parsed.compare,
       iters: parsed.iters,
       seed: parsed.seed,
       toolCalls: parsed.toolCalls,

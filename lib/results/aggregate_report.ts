@@ -257,6 +257,110 @@ function integritySection(result: AggregateResult): string[] {
   return out;
 }
 
+function pValue(p: number | null): string {
+  return p === null ? "–" : p.toPrecision(3);
+}
+
+/** "checklist − stock", or "H1 checklist − stock" when it tests a hypothesis. */
+function pairName(c: Comparison): string {
+  return `${c.id ? `${c.id} ` : ""}${c.arm} − ${c.control}`;
+}
+
+const BASIS = {
+  single: "one attempt per task",
+  half: "a task passes when at least half its attempts passed",
+} as const;
+
+function comparisonSection(result: AggregateResult): string[] {
+  if (!result.comparisons.length) return [];
+  const c0 = result.correction;
+  const out = [
+    "## Comparisons (paired on shared tasks)",
+    "",
+    "Decision (overall rows; per-domain rows are descriptive): **improves** when the 95% paired bootstrap " +
+    "interval of the pass@1 difference lies above 0, **harms** below 0, else inconclusive. McNemar's exact " +
+    "test on the tasks that flipped" +
+    (c0
+      ? `; ${c0.method === "holm" ? "Holm" : c0.method}-adjusted across ${
+        c0.family.join(", ")
+      } (CIs unadjusted).`
+      : "."),
+    "",
+    "| comparison | domain | shared tasks | Δ pass@1 [95% CI] | decision | McNemar p | adjusted p | basis | " +
+    "gained | lost | integrity |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const c of result.comparisons) {
+    const diff = c.diff === null ? "–" : `${pct(c.diff)} [${pct(c.lo)}, ${pct(c.hi)}]`;
+    const decision = c.domain === "overall" ? c.decision ?? "–" : `(${c.decision ?? "–"})`;
+    const marked = c.marked.length ? `**marked** (${md(c.marked.join(", "))}): not a result` : "ok";
+    out.push(
+      `| ${md(pairName(c))} | ${c.domain} | ${c.n_shared} | ${diff} | ${decision} | ${
+        pValue(c.p_mcnemar)
+      } | ` +
+        `${pValue(c.p_mcnemar_adjusted)} | ${c.p_mcnemar_basis} | ${c.gained.length} | ${c.lost.length} | ` +
+        `${marked} |`,
+    );
+  }
+  out.push(
+    "",
+    `Basis of McNemar's outcome per task: single = ${BASIS.single}; half = ${BASIS.half} (the protocol's ` +
+      "reduction for several attempts), which is also how the gained/lost lists below are made.",
+    "",
+  );
+  for (const c of result.comparisons.filter((c) => c.domain === "overall")) {
+    out.push(`- ${md(pairName(c))} gained: ${c.gained.join(", ") || "none"}`);
+    out.push(`- ${md(pairName(c))} lost: ${c.lost.join(", ") || "none"}`);
+  }
+  out.push("");
+  return out;
+}
+
+/** comparisons.csv: one row per comparison and domain, every figure of the Comparisons section. */
+export function comparisonsCsv(result: AggregateResult): string {
+  const head = [
+    "id",
+    "arm",
+    "control",
+    "domain",
+    "n_shared_tasks",
+    "diff",
+    "diff_lo",
+    "diff_hi",
+    "decision",
+    "p_mcnemar",
+    "p_mcnemar_adjusted",
+    "correction",
+    "p_mcnemar_basis",
+    "gained",
+    "lost",
+    "both",
+    "neither",
+    "marked",
+  ];
+  const rows = result.comparisons.map((c) => [
+    c.id ?? "",
+    c.arm,
+    c.control,
+    c.domain,
+    String(c.n_shared),
+    pyFloat(c.diff),
+    pyFloat(c.lo),
+    pyFloat(c.hi),
+    c.decision ?? "",
+    pyFloat(c.p_mcnemar),
+    pyFloat(c.p_mcnemar_adjusted),
+    c.p_mcnemar_adjusted === null ? "" : result.correction!.method,
+    c.p_mcnemar_basis,
+    c.gained.join(" "),
+    c.lost.join(" "),
+    String(c.both),
+    String(c.neither),
+    c.marked.join(" "),
+  ]);
+  return [head, ...rows].map((r) => r.map(cell).join(",")).join("\n") + "\n";
+}
+
 /** The Markdown summary. */
 export function toMarkdown(result: AggregateResult): string {
   const K = maxK(result);
@@ -303,34 +407,7 @@ export function toMarkdown(result: AggregateResult): string {
     out.push(`| ${cells.join(" | ")} |`);
   }
   out.push("");
-  if (result.comparisons.length) {
-    out.push(`## Against control \`${md(result.control!)}\` (paired on shared tasks)`, "");
-    out.push(
-      "| arm | domain | shared tasks | Δ pass@1 [95% CI] | McNemar p | gained | lost | integrity |",
-      "|---|---|---|---|---|---|---|---|",
-    );
-    for (const c of result.comparisons) {
-      const diff = c.diff === null ? "–" : `${pct(c.diff)} [${pct(c.lo)}, ${pct(c.hi)}]`;
-      const p = c.p_mcnemar === null ? "n/a (multi-attempt)" : c.p_mcnemar.toPrecision(3);
-      const marked = c.marked.length ? `**marked** (${md(c.marked.join(", "))}): not a result` : "ok";
-      out.push(
-        `| ${
-          md(c.arm)
-        } | ${c.domain} | ${c.n_shared} | ${diff} | ${p} | ${c.gained.length} | ${c.lost.length} | ${marked} |`,
-      );
-    }
-    out.push(
-      "",
-      "McNemar's exact test needs one attempt per task in both arms. With several attempts a task counts " +
-        "as passed when at least half its attempts passed, for the gained/lost lists only.",
-      "",
-    );
-    for (const c of result.comparisons.filter((c) => c.domain === "overall")) {
-      out.push(`- ${md(c.arm)} gained: ${c.gained.join(", ") || "none"}`);
-      out.push(`- ${md(c.arm)} lost: ${c.lost.join(", ") || "none"}`);
-    }
-    out.push("");
-  }
+  out.push(...comparisonSection(result));
   const guarded = result.rows.filter((r) => r.domain === "overall" && r.guard);
   if (guarded.length) {
     out.push("## Guard ledgers", "");
