@@ -15,7 +15,7 @@ import { aggregateArms } from "../lib/results/aggregate.ts";
 import { writeSamples } from "../lib/samples/trials.ts";
 import { main } from "../verify.ts";
 import { main as aggregateMain } from "../aggregate.ts";
-import { unknownArmNote } from "../lib/guard/ledger.ts";
+import { unknownArmNote } from "../lib/guard/engine/record.ts";
 import { type GuardedTrialOptions, tempDir, writeGuardedTrial } from "./support/trial_dirs.ts";
 
 const s = suite("integrity");

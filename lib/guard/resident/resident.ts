@@ -16,9 +16,9 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { type Arm, type LedgerRecord, parseLedger } from "./ledger.ts";
+import { parseLedger, saveRecord } from "../ledger/ledger.ts";
+import { type Arm, type LedgerRecord } from "../engine/record.ts";
 import { bySession, guardRecord, missedCalls, transcriptCalls } from "./gap.ts";
-import { saveRecord } from "./handle.ts";
 
 /** What `GET /health` answers. */
 export interface Health {

@@ -8,7 +8,7 @@
 import type { Evidence } from "./evidence.ts";
 import type { Seat } from "./seat.ts";
 import { redactText } from "./secrets.ts";
-import type { Vote } from "./ledger.ts";
+import type { Vote } from "./record.ts";
 import type { Call, ExampleEvidence } from "./rule.ts";
 
 /** A judge name, as ledgers record votes (`Vote.judge`). */
@@ -30,7 +30,7 @@ export const NO_TEXT: JudgeContext = { recentText: [] };
 export interface JudgeMeta {
   /** `CRITIC-01`, `CRITIC-02`…; the two-of-three panel block keeps the plain ID `CRITIC`. */
   id: string;
-  /** The kebab-case name it votes under; its underscored form is its file name in lib/guard/judges/. */
+  /** The kebab-case name it votes under; its underscored form is its file name in lib/guard/engine/judges/. */
   name: JudgeName;
   seat: Seat;
   /** Registered tool names (`namespace.method`) at whose calls the judge votes. */

@@ -1,5 +1,5 @@
 /** Evidence state folded from a session's ledger: pure functions, no I/O. */
-import type { LedgerRecord } from "./ledger.ts";
+import type { LedgerRecord } from "./record.ts";
 import { isMutating, normalizeToolName } from "./names.ts";
 import { detectPhase, detectSeat, type Phase, type Seat, seatFromTools } from "./seat.ts";
 import { extractIds, normalizeId, stringsIn, subjectKey } from "./ids.ts";

@@ -21,6 +21,9 @@ const HEX_TOKEN = /(?<![A-Za-z0-9])[0-9a-fA-F]{40,}(?![A-Za-z0-9])/g;
 /** Profile keys whose literal values are treated as secrets (only `${ENV_NAME}` references are allowed there). */
 export const SECRET_KEY = /token|secret|key|password|passwd|credential/i;
 
+/** A whole-value reference to an environment variable, `${NAME}`: how a profile names a secret without holding it. */
+export const ENV_REF = /^\$\{([A-Z_][A-Z0-9_]*)\}$/;
+
 /**
  * Keys in tool data whose string values are redacted whatever their shape, case-insensitively. Narrower
  * than `SECRET_KEY`: `authorization_number`, `auth_type`, `author_id` and `token_usage` are data.

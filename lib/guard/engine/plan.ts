@@ -3,8 +3,9 @@
  * in workflow order, plus the handbook pages that matter for the case, within the context budget.
  * Pure: the handbook pages arrive as data (lib/guard/handbook.ts finds them).
  */
-import { type Principle, principlesFor } from "../../rules/principles.ts";
+import { type Principle, principlesFor } from "../../../rules/principles.ts";
 import type { Phase, Seat } from "./seat.ts";
+import type { HandbookRecord } from "./record.ts";
 
 /** The most context the plan may add, in characters. */
 export const PLAN_BUDGET = 10_000;
@@ -14,15 +15,6 @@ export interface HandbookPage {
   path: string;
   title: string;
   why: string;
-}
-
-/** What a handbook lookup did, for the ledger: status, the pages it returned and any fail-open note. */
-export interface HandbookRecord {
-  /** `ok`: pages found; `none`: index ready, no seat or no match; the rest failed open without pages. */
-  status: "ok" | "none" | "absent" | "empty" | "timeout" | "error" | "off";
-  pages: string[];
-  note?: string;
-  ms?: number;
 }
 
 /** Finds handbook pages for a case; does its own I/O and never throws (fails open with a record). */

@@ -1,7 +1,7 @@
 /** The contract-rule shape: metadata, a pure check, and the rule's own passing and failing examples. */
 import { type CallRecord, type Evidence, foldEvidence } from "./evidence.ts";
 import { extractIds } from "./ids.ts";
-import { CAPS, capValue, type LedgerRecord } from "./ledger.ts";
+import { CAPS, capValue, type LedgerRecord } from "./record.ts";
 import { normalizeToolName } from "./names.ts";
 import type { Seat } from "./seat.ts";
 

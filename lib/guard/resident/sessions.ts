@@ -4,10 +4,11 @@
  * records or sessions are held (least recently used first). A released session that comes back is folded
  * again from its ledger, so releasing loses nothing: the ledger is the state, memory is a cache of it.
  */
-import { type CheckpointFiles, loadEvidence, writeCheckpoint } from "./checkpoint.ts";
-import { type Evidence, foldRecord } from "./evidence.ts";
-import { host, joinPath } from "./host.ts";
-import { ledgerFileName, type LedgerRecord } from "./ledger.ts";
+import { type CheckpointFiles, loadEvidence, writeCheckpoint } from "../ledger/checkpoint.ts";
+import { type Evidence, foldRecord } from "../engine/evidence.ts";
+import { host, joinPath } from "../runtime/host.ts";
+import { ledgerFileName } from "../ledger/ledger.ts";
+import { type LedgerRecord } from "../engine/record.ts";
 
 /** When sessions are released, and how much the store may hold. */
 export interface SessionLimits {
@@ -87,7 +88,7 @@ export interface Releases {
 export interface SessionStoreOptions {
   ledgerDir: string;
   limits?: Partial<SessionLimits>;
-  /** Load from and write evidence checkpoints (lib/guard/checkpoint.ts); default true. */
+  /** Load from and write evidence checkpoints (lib/guard/ledger/checkpoint.ts); default true. */
   checkpoints?: boolean;
   now?: () => number;
 }

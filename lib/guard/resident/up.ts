@@ -6,8 +6,8 @@
  */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Arm } from "./ledger.ts";
-import { DEFAULT_SERVERS, type HookMode, settingsJson } from "./settings.ts";
+import type { Arm } from "../engine/record.ts";
+import { DEFAULT_SERVERS, type HookMode, settingsJson } from "../config/claude_settings.ts";
 import {
   alive,
   type Health,

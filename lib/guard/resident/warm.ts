@@ -8,12 +8,12 @@
  * Nothing here touches a file, a ledger or a real session's evidence; it decides on its own evidence and
  * throws the outcomes away. Any error ends the warm-up and is reported to the caller, never to a session.
  */
-import { decodeEvidence, encodeEvidence } from "./checkpoint_format.ts";
-import { decideOn, type EngineConfig, type GuardEvent } from "./decide.ts";
-import { emptyEvidence, type Evidence, foldRecord } from "./evidence.ts";
-import type { Arm, LedgerRecord } from "./ledger.ts";
-import { recordsOf } from "./rule.ts";
-import { RULES } from "../../rules/mod.ts";
+import { decodeEvidence, encodeEvidence } from "../ledger/checkpoint_format.ts";
+import { decideOn, type EngineConfig, type GuardEvent } from "../engine/decide.ts";
+import { emptyEvidence, type Evidence, foldRecord } from "../engine/evidence.ts";
+import type { Arm, LedgerRecord } from "../engine/record.ts";
+import { recordsOf } from "../engine/rule.ts";
+import { RULES } from "../../../rules/mod.ts";
 
 /** The warm-up session's name: it is never written, so it meets no real session. */
 const SESSION = "fiable-warm-up";

@@ -3,8 +3,8 @@
  * events missed while no guard answered (`gap`). The missed calls are counted from the session's transcript:
  * a χ-World tool call Claude Code made after the guard's last record, with no `pre` record of its own.
  */
-import { normalizeToolName } from "./names.ts";
-import type { Arm, Gap, GuardDecision, LedgerRecord } from "./ledger.ts";
+import { normalizeToolName } from "../engine/names.ts";
+import type { Arm, Gap, GuardDecision, LedgerRecord } from "../engine/record.ts";
 
 /** A `guard` record for a session. */
 export function guardRecord(

@@ -1,5 +1,5 @@
 /**
- * How a checkpoint holds folded evidence (lib/guard/checkpoint.ts): a small JSON part and one data file. The
+ * How a checkpoint holds folded evidence (lib/guard/ledger/checkpoint.ts): a small JSON part and one data file. The
  * JSON part has the scalars, the block-budget counts, the table of every id string once, and the tool names.
  * The data file has three regions: unsigned 32-bit integers (the id sets, owners, and per call its tool,
  * flags and where its metadata, text and ids end), then each call's metadata (`[id, input, error, object]` as
@@ -11,9 +11,9 @@
  * Pure: the data file is read through the function the caller passes. Throws on anything inconsistent, and
  * the caller then reads the ledger instead.
  */
-import type { CallRecord, Evidence, EvidenceIndex } from "./evidence.ts";
+import type { CallRecord, Evidence, EvidenceIndex } from "../engine/evidence.ts";
 import { compareIds, IdTable, restoredMap, restoredSet } from "./restored_ids.ts";
-import type { Phase, Seat } from "./seat.ts";
+import type { Phase, Seat } from "../engine/seat.ts";
 
 /** The JSON part of encoded evidence. */
 export interface EvidenceJson {

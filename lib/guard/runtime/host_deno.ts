@@ -1,5 +1,5 @@
 /** The guard's host under Deno: Deno's own API only, so a hook process never starts Deno's node-compat layer. */
-import type { HookSignal, Host } from "./host.ts";
+import type { HookSignal, Host } from "./host_api.ts";
 
 /** Writes all of `bytes` to a Deno writer (a pipe may take a large write in parts). */
 function writeAll(writer: { writeSync(p: Uint8Array): number }, bytes: Uint8Array): void {

@@ -6,7 +6,7 @@
  * an edited file, or a module added or removed (its importer is edited), sends the hook back to source. A cache
  * like Python's `__pycache__`, checked by stat alone; `FIABLE_PREBUILT=0` always runs source. Deno only.
  */
-import type { LazyLoader, LazyModules } from "./lazy.ts";
+import type { LazyLoader } from "./lazy.ts";
 
 /** The bundle and its manifest, relative to the repository root. */
 export const PREBUILT_BUNDLE = "dist/fiable-guard-hook.js";
@@ -32,7 +32,7 @@ export function isFresh(manifest: unknown, stamp: (path: string) => Stamp): bool
   });
 }
 
-const ROOT = new URL("../../", import.meta.url);
+const ROOT = new URL("../../../", import.meta.url);
 /** The root as a path: a stat of a string path costs a fraction of one of a URL (≈ 66 of them per hook). */
 const ROOT_PATH = decodeURIComponent(ROOT.pathname);
 
@@ -52,14 +52,14 @@ function stampOf(path: string): Stamp {
 export async function prebuiltCommand(
   env: Record<string, string | undefined>,
   sourceLoader: LazyLoader,
-): Promise<LazyModules["command"] | null> {
+): Promise<unknown> {
   if (env.FIABLE_PREBUILT === "0") return null;
   try {
     const manifest = JSON.parse(Deno.readTextFileSync(new URL(PREBUILT_MANIFEST, ROOT)));
     if (!isFresh(manifest, stampOf)) return null;
     const bundle = await import(
       new URL(PREBUILT_BUNDLE, ROOT).href
-    ) as typeof import("./command_prebuilt.ts");
+    ) as { setLazyLoader(loader: LazyLoader): void };
     bundle.setLazyLoader(sourceLoader);
     return bundle;
   } catch {

@@ -1,5 +1,5 @@
 /** Live ingest: each ledger record also goes to the dashboard's `POST /ingest`, fire-and-forget, ≤ 200 ms. */
-import type { LedgerRecord } from "./ledger.ts";
+import type { LedgerRecord } from "../engine/record.ts";
 
 /** The most a live post may take before it is abandoned. */
 export const LIVE_TIMEOUT_MS = 200;

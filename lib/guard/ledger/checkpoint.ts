@@ -4,7 +4,7 @@
  *
  * A checkpoint is two files beside the ledger: `<ledger>.fold.json`, the header, names the ledger bytes it was
  * folded from (whole lines from byte 0) with the first and last bytes of that span, and holds the evidence's
- * small part; `<ledger>.fold-<id>.bin` holds the rest (lib/guard/checkpoint_format.ts). A reader uses a
+ * small part; `<ledger>.fold-<id>.bin` holds the rest (lib/guard/ledger/checkpoint_format.ts). A reader uses a
  * checkpoint only when the ledger still starts and, at that offset, reads as recorded, then folds the lines
  * appended since; anything else (no checkpoint, another version, a ledger replaced or cut, an unreadable file)
  * is a full read. So `loadEvidence` gives what `foldLedger(readLedger(…))` gives, without the re-read, and the
@@ -13,8 +13,8 @@
  * it, and one made from such a read stays degraded as the read was.
  */
 import { decodeEvidence, encodeEvidence, type EvidenceJson } from "./checkpoint_format.ts";
-import { type Evidence, foldLedger, foldRecord, foldsToNothing } from "./evidence.ts";
-import { host, joinPath } from "./host.ts";
+import { type Evidence, foldLedger, foldRecord, foldsToNothing } from "../engine/evidence.ts";
+import { host, joinPath } from "../runtime/host.ts";
 import { LEDGER_READ, ledgerFileName, legacyFileName, readLedger, sessionRecords } from "./ledger.ts";
 
 /**

@@ -1,13 +1,13 @@
 /**
  * The critic panel. On terminal calls three deterministic judges (contract, grounding, policy) vote, and they
  * block when at least two object. At the decision points the checklist cannot judge, the decision-point judges
- * of lib/guard/judges/ vote too, and an enforced one blocks on its own (protocol v2, docs/EVALUATION_PROTOCOL.md);
+ * of lib/guard/engine/judges/ vote too, and an enforced one blocks on its own (protocol v2, docs/EVALUATION_PROTOCOL.md);
  * a shadow one is only recorded. Checklist blocks stand on their own (decide.ts).
  */
 import type { Evidence } from "./evidence.ts";
 import { groundedIds } from "./facts.ts";
 import { extractIds, ID_SHAPES, normalizeId } from "./ids.ts";
-import type { RuleHit, Vote } from "./ledger.ts";
+import type { RuleHit, Vote } from "./record.ts";
 import { type JudgeContext, NO_TEXT } from "./judge.ts";
 import { JUDGES } from "./judges/mod.ts";
 import { type Call, renderMessage } from "./rule.ts";

@@ -1,7 +1,7 @@
 /** The guard engine: one pure decision per hook event, from the event, the session's ledger and the config. */
 import { type HookReply, parseResult, responseText } from "./hook.ts";
 import { allowReply, contextReply, denyReply, stopBlockReply } from "./hook.ts";
-import { type Arm, CAPS, capValue, type LedgerRecord, type RuleHit, type Vote } from "./ledger.ts";
+import { type Arm, CAPS, capValue, type LedgerRecord, type RuleHit, type Vote } from "./record.ts";
 import { caseKeyOf, emptyEvidence, type Evidence, foldEvidence, signature } from "./evidence.ts";
 import { isTerminal, normalizeToolName, shownName } from "./names.ts";
 import { renderMessage, type Rule } from "./rule.ts";
@@ -13,7 +13,7 @@ import { type HandbookLookup, rolePlan } from "./plan.ts";
 import { extractIds } from "./ids.ts";
 import { detectPhase, detectSeat } from "./seat.ts";
 import { MAX_DEPTH, redactCapped, type RedactState, redactText } from "./secrets.ts";
-import { RULES } from "../../rules/mod.ts";
+import { RULES } from "../../../rules/mod.ts";
 
 /** A hook event, already parsed and reduced to what the engine needs. */
 export type GuardEvent =

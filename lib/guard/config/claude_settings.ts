@@ -2,7 +2,7 @@
  * The Claude Code hook settings the guard is installed with. One function makes the bytes for the trial
  * container (install.ts), the end-to-end tests and `guard.ts settings`, so all three are identical.
  */
-import type { Arm } from "./ledger.ts";
+import type { Arm } from "../engine/record.ts";
 
 /** How hooks reach the guard: a resident http server, or one process per event. */
 export type HookMode = "http" | "command";

@@ -3,8 +3,9 @@
  * imports no parser (the profile's schema is in profile.ts, loaded only when there is a profile).
  */
 import type { Profile } from "./profile.ts";
-import { type Arm, ARMS, unknownArmNote } from "./ledger.ts";
-import { type Bounds, DEFAULT_BOUNDS } from "./decide.ts";
+import { type Arm, ARMS, unknownArmNote } from "../engine/record.ts";
+import { type Bounds, DEFAULT_BOUNDS } from "../engine/decide.ts";
+import { ENV_REF } from "../engine/secrets.ts";
 
 /** The settings the guard runs with, after profile, environment and defaults. */
 export interface GuardSettings {
@@ -18,9 +19,6 @@ export interface GuardSettings {
   liveUrl?: string;
   liveToken?: string;
 }
-
-/** A whole-value reference to an environment variable, `${NAME}`. */
-export const ENV_REF = /^\$\{([A-Z_][A-Z0-9_]*)\}$/;
 
 function expand(value: string | undefined, env: Record<string, string | undefined>): string | undefined {
   if (value === undefined) return undefined;

@@ -4,11 +4,8 @@
  */
 import * as z from "zod/mini";
 import en from "zod/locales/en";
-import { ARMS } from "./ledger.ts";
-import { SECRET_KEY, secretKind } from "./secrets.ts";
-import { ENV_REF } from "./guard_settings.ts";
-
-export { type GuardSettings, resolveSettings } from "./guard_settings.ts";
+import { ARMS } from "../engine/record.ts";
+import { ENV_REF, SECRET_KEY, secretKind } from "../engine/secrets.ts";
 
 z.config(en());
 

@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { isEventWord, neutralReply } from "./hook.ts";
-import type { LedgerRecord } from "./ledger.ts";
+import { isEventWord, neutralReply } from "../engine/hook.ts";
+import type { LedgerRecord } from "../engine/record.ts";
 import {
   engineConfig,
   eventSettings,
@@ -12,10 +12,10 @@ import {
   handle,
   inputCollector,
   loadSettings,
-  saveRecord,
   sessionOf,
-} from "./handle.ts";
-import { postLive } from "./live.ts";
+} from "../handle.ts";
+import { saveRecord } from "../ledger/ledger.ts";
+import { postLive } from "../ledger/live.ts";
 import { recordRestart, rememberTranscript, type RestartInfo, transcriptOf } from "./resident.ts";
 import { sessionLimits, SessionStore } from "./sessions.ts";
 import { bindRefusal, refusal, TOKEN_ENV } from "./access.ts";
@@ -74,7 +74,7 @@ export interface ServeOptions {
 /**
  * Starts the resident guard; resolves when the server closes, rejects when it cannot listen. Events of one
  * session are handled in order. Each session's evidence is held in memory and extended by each saved record
- * (lib/guard/sessions.ts); `POST /hook/session-end` releases a session at once.
+ * (lib/guard/resident/sessions.ts); `POST /hook/session-end` releases a session at once.
  */
 export async function serve(options: ServeOptions): Promise<void> {
   const token = options.env[TOKEN_ENV] || undefined;
@@ -211,7 +211,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       });
     });
   };
-  /** Folds the resumed sessions (one per tick), then warms the decision path (lib/guard/warm.ts). */
+  /** Folds the resumed sessions (one per tick), then warms the decision path (lib/guard/resident/warm.ts). */
   const warm = (sessions: string[]) => {
     const session = sessions.shift();
     if (session === undefined) return warmDecisions();

@@ -12,47 +12,42 @@
 
 import { host } from "./host.ts";
 
-/** Each lazily loaded module by name (types only: `deno run` does not fetch type-only references). */
-export interface LazyModules {
-  command: typeof import("./command.ts");
-  commands: typeof import("./commands.ts");
-  live: typeof import("./live.ts");
-  resident: typeof import("./resident.ts");
-  nodeProcess: typeof import("./node_process.ts");
-  profile: typeof import("./profile.ts");
-  handbook: typeof import("./handbook.ts");
-}
+/** The lazily loaded modules, by name. */
+export type LazyName = "command" | "commands" | "live" | "resident" | "nodeProcess" | "profile" | "handbook";
 
-/** The name of a lazily loaded module. */
-export type LazyName = keyof LazyModules;
-
-/** Loads a lazily loaded module by name. */
-export type LazyLoader = <K extends LazyName>(name: K) => Promise<LazyModules[K]>;
+/**
+ * Loads a lazily loaded module by name. Callers name the module's type (`lazy<typeof import("…")>(name)`),
+ * so this file imports none of them, not even by type.
+ */
+export type LazyLoader = (name: LazyName) => Promise<unknown>;
 
 /** Each module's path, relative to this file. */
 export const LAZY_PATHS: Record<LazyName, string> = {
-  command: "./command.ts",
-  commands: "./commands.ts",
-  live: "./live.ts",
-  resident: "./resident.ts",
+  command: "../command.ts",
+  commands: "../commands.ts",
+  live: "../ledger/live.ts",
+  resident: "../resident/resident.ts",
   nodeProcess: "./node_process.ts",
-  profile: "./profile.ts",
-  handbook: "./handbook.ts",
+  profile: "../config/profile.ts",
+  handbook: "../handbook.ts",
 };
 
 const byUrl: LazyLoader = (name) => import(new URL(LAZY_PATHS[name], import.meta.url).href);
 
-/** Under Deno: command mode from the prebuilt bundle when it is fresh (lib/guard/prebuilt.ts), else source. */
-const underDeno = (async (name: LazyName) => {
+/** What lib/guard/runtime/prebuilt.ts exports that this file uses (loaded by URL, so named here). */
+interface Prebuilt {
+  prebuiltCommand(env: Record<string, string | undefined>, sourceLoader: LazyLoader): Promise<unknown>;
+}
+
+/** Under Deno: command mode from the prebuilt bundle when it is fresh (lib/guard/runtime/prebuilt.ts), else source. */
+const underDeno: LazyLoader = async (name) => {
   if (name === "command") {
-    const { prebuiltCommand } = await import(
-      new URL("./prebuilt.ts", import.meta.url).href
-    ) as typeof import("./prebuilt.ts");
+    const { prebuiltCommand } = await import(new URL("./prebuilt.ts", import.meta.url).href) as Prebuilt;
     const bundled = await prebuiltCommand(host.env, byUrl);
     if (bundled) return bundled;
   }
   return await byUrl(name);
-}) as LazyLoader;
+};
 
 let loader: LazyLoader = underDeno;
 
@@ -62,6 +57,6 @@ export function setLazyLoader(next: LazyLoader): void {
 }
 
 /** A lazily loaded module. */
-export function lazy<K extends LazyName>(name: K): Promise<LazyModules[K]> {
-  return loader(name);
+export function lazy<M>(name: LazyName): Promise<M> {
+  return loader(name) as Promise<M>;
 }

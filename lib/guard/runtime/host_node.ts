@@ -18,7 +18,7 @@ import {
   writeSync,
 } from "node:fs";
 import process from "node:process";
-import type { HookSignal, Host } from "./host.ts";
+import type { HookSignal, Host } from "./host_api.ts";
 
 /** The error code of a file-system error, or "". */
 function codeOf(err: unknown): string {
