@@ -13,7 +13,7 @@ import { normalizeId } from "../lib/guard/engine/ids.ts";
 import { toolInfo } from "../lib/guard/engine/names.ts";
 import { type Call, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 import type { Evidence } from "../lib/guard/engine/evidence.ts";
-import { TOOLS } from "./tools.ts";
+import { TOOLS } from "./catalog/tools.ts";
 
 const ARGS = ["request_id", "session_id", "letter_id", "bundle_document_id", "form_id", "document_ids"];
 

@@ -7,7 +7,7 @@
  */
 import { caseOf, mutatingTools, rawCase, shown } from "../lib/guard/engine/facts.ts";
 import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
-import { TOOLS } from "./tools.ts";
+import { TOOLS } from "./catalog/tools.ts";
 
 const WORKED = toolCall("triage.set_disposition", { case_id: "CASE-3903B8ED", disposition: "md_review" });
 const OTHER = toolCall("determination.finalize", { case_id: "CASE-11AA22BB", decision: "approved" });

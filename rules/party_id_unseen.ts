@@ -11,7 +11,7 @@
 import { groundedIds, mutatingTools, shown } from "../lib/guard/engine/facts.ts";
 import { normalizeId } from "../lib/guard/engine/ids.ts";
 import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
-import { TOOLS } from "./tools.ts";
+import { TOOLS } from "./catalog/tools.ts";
 
 const ARGS = ["patient_id", "ordering_practitioner_id", "payer_contact_id", "preferred_contact_id"];
 const REQUEST = toolCall("p2p.list", { case_id: "CASE-3903B8ED" }, {

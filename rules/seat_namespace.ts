@@ -7,7 +7,7 @@
 import { mutatingTools, shown } from "../lib/guard/engine/facts.ts";
 import { toolInfo } from "../lib/guard/engine/names.ts";
 import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
-import { TOOLS } from "./tools.ts";
+import { TOOLS } from "./catalog/tools.ts";
 
 const SUBMIT = toolCall("auth.submit_authorization", { case_id: "CASE-ACT-001" });
 

@@ -12,7 +12,7 @@
 import { groundedIds, mutatingTools, shown } from "../lib/guard/engine/facts.ts";
 import { normalizeId } from "../lib/guard/engine/ids.ts";
 import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
-import { TOOLS } from "./tools.ts";
+import { TOOLS } from "./catalog/tools.ts";
 
 const ARGS = ["case_id", "referral_id"];
 const QUEUE = toolCall("payer_intake_hub.list_intake_queue", {}, {

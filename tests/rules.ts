@@ -4,8 +4,8 @@ import * as assert from "uvu/assert";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { RULES } from "../rules/mod.ts";
-import { CHECKS } from "../rules/checks.ts";
-import { TOOLS } from "../rules/tools.ts";
+import { CHECKS } from "../rules/catalog/checks.ts";
+import { TOOLS } from "../rules/catalog/tools.ts";
 import { evidenceOf, renderMessage, type Rule } from "../lib/guard/engine/rule.ts";
 
 const RULES_DIR = join(fileURLToPath(new URL(".", import.meta.url)), "..", "rules");
@@ -31,6 +31,14 @@ for (const rule of RULES as Rule[]) {
     s(`invalid ${i + 1}`, () => assert.equal(rule.check(c.call, evidenceOf(c.evidence)), c.data))
   );
   s("has an invalid case", () => assert.ok(rule.invalid.length > 0));
+  s("every example's call is one of its triggers (the engine runs the rule on no other)", () => {
+    for (const c of [...rule.valid, ...rule.invalid]) {
+      assert.ok(
+        rule.meta.triggers.includes(c.call.tool),
+        `${c.call.tool} is not among ${rule.meta.triggers}`,
+      );
+    }
+  });
   s("every message slot is filled by its invalid data", () => {
     for (const c of rule.invalid) assert.not.match(renderMessage(rule.meta.message, c.data), /\{\w+\}/);
   });
@@ -43,7 +51,7 @@ for (const rule of RULES as Rule[]) {
 const catalog = suite("rules catalog");
 const TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
 
-catalog("every protects ID is in rules/checks.ts", () => {
+catalog("every protects ID is in rules/catalog/checks.ts", () => {
   for (const rule of RULES) {
     for (const id of rule.meta.protects) {
       assert.ok(inCatalog(id), `${rule.meta.id} protects unknown check ${id}`);
