@@ -24,12 +24,17 @@ export function inCatalog(id: string): boolean {
 
 for (const rule of RULES as Rule[]) {
   const s = suite(rule.meta.id);
-  rule.valid.forEach((c, i) =>
-    s(`valid ${i + 1}`, () => assert.is(rule.check(c.call, evidenceOf(c.evidence)), null))
-  );
-  rule.invalid.forEach((c, i) =>
-    s(`invalid ${i + 1}`, () => assert.equal(rule.check(c.call, evidenceOf(c.evidence)), c.data))
-  );
+  for (const c of rule.valid) {
+    s(`passes: ${c.name}`, () => assert.is(rule.check(c.call, evidenceOf(c.evidence)), null));
+  }
+  for (const c of rule.invalid) {
+    s(`fires: ${c.name}`, () => assert.equal(rule.check(c.call, evidenceOf(c.evidence)), c.data));
+  }
+  s("every example has a name of its own", () => {
+    const names = [...rule.valid, ...rule.invalid].map((c) => c.name);
+    assert.ok(names.every((n) => n.trim().length > 0), "an example has no name");
+    assert.is(new Set(names).size, names.length, `names repeat: ${names}`);
+  });
   s("has an invalid case", () => assert.ok(rule.invalid.length > 0));
   s("every example's call is one of its triggers (the engine runs the rule on no other)", () => {
     for (const c of [...rule.valid, ...rule.invalid]) {
