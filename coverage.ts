@@ -8,7 +8,7 @@
  */
 import { type CheckInfo, CHECKS } from "./rules/checks.ts";
 import { RULES } from "./rules/mod.ts";
-import { GATE_PROTECTS } from "./lib/guard/closure.ts";
+import { GATE_PROTECTS } from "./lib/guard/engine/closure.ts";
 import { type CommandSpec, runCli } from "./lib/cli.ts";
 
 /** The command line. */

@@ -15,7 +15,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Arm } from "../lib/guard/ledger.ts";
+import type { Arm } from "../lib/guard/engine/record.ts";
 import { checkMatches, packetName, type ReplayReport, replayTrees } from "../lib/trajectories/replay.ts";
 import { RULES } from "../rules/mod.ts";
 import { type CommandSpec, type Parsed, runCli } from "../lib/cli.ts";

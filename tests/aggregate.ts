@@ -12,7 +12,7 @@ import { csvTable, LEADERBOARD_COLUMNS } from "../lib/results/aggregate_report.t
 import { parsePrices, type Recipe } from "../lib/results/cost.ts";
 import { main, parseArgs } from "../aggregate.ts";
 import { connect, sqlString } from "../lib/results/columnar.ts";
-import { parseLedger } from "../lib/guard/ledger.ts";
+import { parseLedger } from "../lib/guard/ledger/ledger.ts";
 import { findTrials } from "../lib/results/trials.ts";
 import { type FakeTrial, tempDir, writeArm } from "./support/trial_dirs.ts";
 

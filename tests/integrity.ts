@@ -14,7 +14,7 @@ import { verifyTrees } from "../lib/results/verify.ts";
 import { aggregateArms } from "../lib/results/aggregate.ts";
 import { writeSamples } from "../lib/samples/trials.ts";
 import { main } from "../verify.ts";
-import { unknownArmNote } from "../lib/guard/ledger.ts";
+import { unknownArmNote } from "../lib/guard/engine/record.ts";
 import { type GuardedTrialOptions, tempDir, writeGuardedTrial } from "./support/trial_dirs.ts";
 
 const s = suite("integrity");

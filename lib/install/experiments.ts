@@ -6,7 +6,7 @@
  * Protocol: docs/EVALUATION_PROTOCOL.md.
  */
 import { stringify } from "yaml";
-import type { Arm } from "../guard/ledger.ts";
+import type { Arm } from "../guard/engine/record.ts";
 import type { Desired } from "./plan.ts";
 
 /** Benchmark domains and their chi-bench data folders. */

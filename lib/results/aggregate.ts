@@ -7,7 +7,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { agentSeconds, type Prices, type Recipe, trialCost, trialWalltime } from "./cost.ts";
-import { type LedgerRecord, parseLedger } from "../guard/ledger.ts";
+import { parseLedger } from "../guard/ledger/ledger.ts";
+import { type LedgerRecord } from "../guard/engine/record.ts";
 import {
   type BootstrapOptions,
   type Estimate,

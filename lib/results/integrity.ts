@@ -6,8 +6,8 @@
  * tool_use_id where the trajectory keeps call ids (Claude Code's ATIF does), else by order and tool name.
  * verify.ts prints it per trial; aggregate rolls it up per arm (COORDINATION.md contract 5).
  */
-import { ARMS, type LedgerRecord, UNKNOWN_ARM } from "../guard/ledger.ts";
-import { ENFORCES } from "../guard/decide.ts";
+import { ARMS, type LedgerRecord, UNKNOWN_ARM } from "../guard/engine/record.ts";
+import { ENFORCES } from "../guard/engine/decide.ts";
 import type { WorldCall } from "./tool_counts.ts";
 
 /** One ledger file's parsed records. */

@@ -6,9 +6,9 @@
  * (`meta.checkpoint`) find no fact, so they get a cost instead: the calls they add and the trials they touch.
  * Packets are replay's own (`packetOf`, set on each trial).
  */
-import type { Arm } from "../guard/ledger.ts";
+import type { Arm } from "../guard/engine/record.ts";
 import { checkMatches, packetName, packetOf, summarize, type TrialReplay } from "../trajectories/replay.ts";
-import { JUDGES } from "../guard/judges/mod.ts";
+import { JUDGES } from "../guard/engine/judges/mod.ts";
 
 /** One judge's figures (counts are trials). */
 export interface JudgeRow {

@@ -15,12 +15,13 @@ import {
   type TrajectoryError,
   type UnresolvedCall,
 } from "./atif.ts";
-import { type Bounds, decide, DEFAULT_BOUNDS, type GuardEvent } from "../guard/decide.ts";
-import { RECENT_TEXT, recentText } from "../guard/judge.ts";
-import { isJudged } from "../guard/judges/mod.ts";
-import { GATE_PROTECTS } from "../guard/closure.ts";
-import { isMutating } from "../guard/names.ts";
-import { type Arm, ledgerFileName, type LedgerRecord } from "../guard/ledger.ts";
+import { type Bounds, decide, DEFAULT_BOUNDS, type GuardEvent } from "../guard/engine/decide.ts";
+import { RECENT_TEXT, recentText } from "../guard/engine/judge.ts";
+import { isJudged } from "../guard/engine/judges/mod.ts";
+import { GATE_PROTECTS } from "../guard/engine/closure.ts";
+import { isMutating } from "../guard/engine/names.ts";
+import { ledgerFileName } from "../guard/ledger/ledger.ts";
+import { type Arm, type LedgerRecord } from "../guard/engine/record.ts";
 import {
   type Check,
   findTrials,
