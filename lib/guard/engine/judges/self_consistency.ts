@@ -1,10 +1,13 @@
 /**
- * Self-consistency at the provider's submit decision: block `submit_pa` (or a direct submission) when the
- * agent's own record says a requirement is not met. Most provider tasks expect a hold, and in real runs the
- * agent builds and submits the packet in nearly every one, often after writing the gap down itself: its
- * questionnaire answer says "No" to "Was pre-test genetic counseling completed?", its override_reason says
- * the evaluation is "referred but not yet completed", the case it created shows `"active": false` coverage.
- * The judge names that fact and asks for an explicit decision; it never says which decision is right.
+ * Self-consistency at the provider's submit decision: block the first submission bundle of a case,
+ * `submit_pa` or a direct submission when the agent's own record says a requirement is not met. Most provider
+ * tasks expect a hold, and in real runs the agent builds and submits the packet in nearly every one, often
+ * after writing the gap down itself: its questionnaire answer says "No" to "Was pre-test genetic counseling
+ * completed?", its override_reason says the evaluation is "referred but not yet completed", the case it created
+ * shows `"active": false` coverage. The judge names that fact and both paths (bundle and submit, or record the
+ * hold and build no bundle); it never says which is right. It judges the bundle because the bundle is what
+ * dooms the case: on a hold-expected task any bundle fails `packet_absent`, so a question asked only at the
+ * determination (1 to 5 steps after the bundle in real runs) comes too late.
  *
  * Findings, in the order reported (the first one found is named):
  * 1. coverage — the case record (cases_create_from_order / cases_get_case result) shows coverage active=false;
@@ -23,15 +26,22 @@
  * 5. text — the same admissions in the agent's last three text messages before the call (best effort: the
  *    live transcript may lag the call, so replay, which reads the whole trajectory, sees at least as much).
  *
- * At auth_submit_authorization the judge stays silent once a submit_pa determination succeeded on the case:
- * that decision was judged when it was recorded, so one case costs at most one extra call.
+ * It asks once per case (decide.ts: its block budget counts its denies at every trigger on the case). At a
+ * later bundle, or at auth_submit_authorization once a submit_pa determination succeeded on the case, it stays
+ * silent: the case was already committed, or the decision was judged when it was recorded.
+ *
+ * A favourable negation is not an admission: a negated exclusion, contraindication or disqualifier ("does not
+ * meet any exclusion", "exclusion criteria are not met"), or a sentence saying a criterion "is not relied on".
  *
  * Replay (`deno task replay ../shared/leaderboard ../shared/leaderboard-extra --no-ledgers`, 700 trials,
- * 10 packets): fires in 21 failed trials, all 21 with a protected check failed and all hold-expected
- * submissions (13 in the 300 tuned-on trials, 8 in the 400 unseen); in 0 passing trials and in 0 trials whose
- * task expected a submission (every provider trial where `provider_pre_submission.final_action` is not
- * applicable), so it never challenged a correct submit. In 9 of the 21 the checklist arm blocks nothing;
- * the critic arm's rescue estimate rises by 8 (upper and strict). Figures per packet: replay, README.
+ * 10 packets): fires in 25 failed trials, all 25 with a protected check failed and all hold-expected
+ * submissions (14 in the 300 tuned-on trials, 11 in the 400 unseen); in 0 passing trials and in 0 trials whose
+ * task expected a submission (every provider trial whose scorecard does not judge
+ * `provider_pre_submission.final_action`), in every packet, so it never challenged a correct submit. 19 of the
+ * 25 fire at the first bundle, before `packet_absent` is lost; 6 only at the determination after it. In 12 the
+ * checklist arm blocks nothing. Counted in time (a block counts only at or before the call that dooms each
+ * failed check), the critic arm's rescue estimate rises by 8 (upper and strict); counted whenever it fired,
+ * by 10. Figures per packet: replay, README.
  * Known limitations: recall is modest by construction — most hold-expected submissions are made by agents that
  * believed every criterion was met, and then no record of theirs contradicts the submission; the judge cannot
  * see that. The phrases are English and content-sensitive (regexes over the agent's own words), so an agent
