@@ -4,8 +4,24 @@
  * lies above 0 (the protocol's "improves"); no-go otherwise; no result when the arms share no provider task
  * or either arm failed run integrity. McNemar is reported beside it and never decides.
  */
-import type { Comparison } from "./aggregate.ts";
 import type { Pair } from "./protocol.ts";
+import type { Decision } from "./stats.ts";
+
+/** What the verdict reads of a comparison (aggregate.ts's Comparison has these fields and more). */
+export interface PilotComparison {
+  arm: string;
+  control: string;
+  domain: string;
+  n_shared: number;
+  diff: number | null;
+  lo: number | null;
+  hi: number | null;
+  decision: Decision | null;
+  p_mcnemar: number | null;
+  gained: string[];
+  lost: string[];
+  marked: string[];
+}
 
 /** The pilot's one comparison: the full guard against stock on the provider domain. */
 export const PILOT: Required<Pair> & { domain: string } = {
@@ -25,13 +41,13 @@ export type Verdict = "go" | "no-go" | "no-result";
 export interface PilotVerdict {
   verdict: Verdict;
   reason: string;
-  comparison: Comparison | null;
+  comparison: PilotComparison | null;
 }
 
 const pct = (x: number | null) => x === null ? "–" : `${(100 * x).toFixed(1)}%`;
 
 /** The pre-stated rule applied to the pilot's comparisons. */
-export function pilotVerdict(comparisons: readonly Comparison[]): PilotVerdict {
+export function pilotVerdict(comparisons: readonly PilotComparison[]): PilotVerdict {
   const c =
     comparisons.find((x) =>
       x.arm === PILOT.arm && x.control === PILOT.control && x.domain === PILOT.domain
