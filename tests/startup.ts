@@ -310,7 +310,7 @@ s("no writable folder beside the guard: the cache goes to a per-user temp folder
   const guard = await freshGuard();
   await nodePre(guard, { FIABLE_CODE_CACHE: "0" });
   // Root writes anywhere, so block the file itself: a folder where the cache file would go.
-  const name = `fiable-guard-${readFileSync(guard.guard, "utf8").match(/BUNDLE_HASH = "([0-9a-f]+)"/)?.[1]}`;
+  const name = `fiable-guard-${readFileSync(guard.guard, "utf8").match(/, "([0-9a-f]+)"\);\n$/)?.[1]}`;
   const blocked = `${name}-${nodeVersion()}-${Deno.build.arch === "x86_64" ? "x64" : "arm64"}.v8cache`;
   mkdirSync(join(guard.dir, blocked));
   assert.is((await nodePre(guard)).decision, "deny");
