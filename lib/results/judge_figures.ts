@@ -5,7 +5,8 @@
  * tuned to one agent's wording shows it there). Packets are replay's own (`packetOf`, set on each trial).
  */
 import type { Arm } from "../guard/ledger.ts";
-import { checkMatches, packetName, packetOf, summarize, type TrialReplay } from "../trajectories/replay.ts";
+import { packetName, packetOf } from "../trajectories/replay.ts";
+import { fireIn, summarize, type TrialReplay } from "../trajectories/verdict.ts";
 import { JUDGES } from "../guard/judges/mod.ts";
 
 /** One judge's figures (counts are trials). */
@@ -15,12 +16,16 @@ export interface JudgeRow {
   enforced: boolean;
   fires_failed: number;
   fires_failed_protected: number;
+  /** Of fires_failed_protected: objected at or before the doom of every protected failed check (verdict.ts). */
+  in_time: number;
+  /** Of fires_failed_protected: objected after the doom of at least one of them. */
+  too_late: number;
   fires_passed: number;
   /** The passing trials it objected in, by name: each one is examined in the judge's header. */
   passing: string[];
   /** Failed trials it objects in where the checklist arm blocked no call and no stop. */
   only_it_blocks: number;
-  /** What it alone adds to the checklist arm's rescue estimate. */
+  /** What it alone adds to the checklist arm's (time-aware) rescue estimate. */
   rescue_added: { upper: number; strict: number };
 }
 
@@ -71,20 +76,26 @@ export function judgeReport(
       enforced,
       fires_failed: 0,
       fires_failed_protected: 0,
+      in_time: 0,
+      too_late: 0,
       fires_passed: 0,
       passing: [],
       only_it_blocks: 0,
       rescue_added: { upper: 0, strict: 0 },
     };
     for (const t of trials) {
-      if (!from || !t.arms[from]?.votes?.[name]?.length) continue;
+      const votes = from && t.observable !== false ? t.arms[from]?.votes?.[name] : undefined;
+      if (!votes?.length) continue;
       if (t.passed) {
         row.fires_passed++;
         row.passing.push(`${packet(t)}/${t.name}`);
         continue;
       }
       row.fires_failed++;
-      if (t.failedChecks.some((c) => protects.some((p) => checkMatches(p, c)))) row.fires_failed_protected++;
+      const fire = fireIn(t, protects, votes.map((v) => v.at));
+      if (fire.protected) row.fires_failed_protected++;
+      if (fire.timing === "in time") row.in_time++;
+      if (fire.timing === "too late") row.too_late++;
       if (t.arms.checklist && !t.arms.checklist.blocked) row.only_it_blocks++;
     }
     if (checklist && from) {
@@ -141,13 +152,13 @@ export function formatJudgeReport(all: JudgeReport, byPacket: Record<string, Jud
   const lines = [
     `critic judges over ${all.trials} trials (${all.passed} passed); counts are trials, "fires" = objects to a call`,
     "",
-    "| judge | mode | fires in failed | … protected check failed | fires in passed | failed, only it blocks | rescue it adds (upper / strict) |",
-    "|---|---|---:|---:|---:|---:|---:|",
+    "| judge | mode | fires in failed | … protected check failed | … in time | … too late | fires in passed | failed, only it blocks | rescue in time it adds (upper / strict) |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const j of all.judges) {
     lines.push(
       `| ${j.id} ${j.name} | ${j.enforced ? "enforced" : "shadow"} | ${j.fires_failed} | ` +
-        `${j.fires_failed_protected} | ${j.fires_passed} | ${j.only_it_blocks} | ` +
+        `${j.fires_failed_protected} | ${j.in_time} | ${j.too_late} | ${j.fires_passed} | ${j.only_it_blocks} | ` +
         `${signed(j.rescue_added.upper)} / ${signed(j.rescue_added.strict)} |`,
     );
   }
@@ -156,7 +167,7 @@ export function formatJudgeReport(all: JudgeReport, byPacket: Record<string, Jud
     lines.push(
       "",
       `critic − checklist: trials blocked ${signed(d.trials_blocked.failed)} failed, ` +
-        `${signed(d.trials_blocked.passed)} passed; rescue estimate upper ${
+        `${signed(d.trials_blocked.passed)} passed; rescue estimate (in time) upper ${
           signed(d.rescue_estimate.upper)
         }, ` +
         `strict ${signed(d.rescue_estimate.strict)}`,
@@ -164,14 +175,14 @@ export function formatJudgeReport(all: JudgeReport, byPacket: Record<string, Jud
   }
   const passing = all.judges.flatMap((j) => j.passing.map((name) => `  ${j.id}: ${name}`));
   if (passing.length) lines.push("", "passing trials a judge objected in:", ...passing);
-  const head = JUDGES.map((j) => `${j.meta.id} ff/ffc/fp`).join(" | ");
+  const head = JUDGES.map((j) => `${j.meta.id} failed/in time/too late/passed`).join(" | ");
   lines.push(
     "",
-    `| packet | trials (passed) | ${head} | critic − checklist blocked (failed / passed) | rescue (upper / strict) |`,
+    `| packet | trials (passed) | ${head} | critic − checklist blocked (failed / passed) | rescue in time (upper / strict) |`,
     `|---|---:|${JUDGES.map(() => "---:|").join("")}---:|---:|`,
   );
   for (const [packet, r] of Object.entries(byPacket)) {
-    const cells = r.judges.map((j) => `${j.fires_failed}/${j.fires_failed_protected}/${j.fires_passed}`);
+    const cells = r.judges.map((j) => `${j.fires_failed}/${j.in_time}/${j.too_late}/${j.fires_passed}`);
     const d = r.delta;
     lines.push(
       `| ${packet} | ${r.trials} (${r.passed}) | ${cells.join(" | ")} | ` +

@@ -14,9 +14,10 @@
  * evaluations or text) separates them from the wrong p2p_review decisions: the provider's letter offering a
  * peer-to-peer, which agents cite, is read through the file tools and also appears in failing trials. A
  * block there could turn a correct p2p_review into a signed denial, so the judge only records its vote.
- * In failed trials it fires in 56 (49 with a protected check failed; enforced it would add 35 to the upper
- * rescue estimate, 5 to the strict one, since no other rule protects `md.signed_off`): replay prints these
- * figures for the day a visible signal exists.
+ * In failed trials it fires in 56 (49 with a protected check failed, all in time: it objects at the MD
+ * decision itself, the call that dooms `md.signed_off`; enforced it would add 35 to the upper rescue
+ * estimate, 5 to the strict one, since no other rule protects `md.signed_off`): replay prints these figures
+ * for the day a visible signal exists.
  * Known limitation: P-UM-09's original premise ("a peer-to-peer already exists, or the task is a P2P task")
  * does not hold on these packets; the principle now also names a provider's request for a peer-to-peer, and
  * stays in the plan as advice, not as a block.

@@ -30,8 +30,11 @@
  * 10 packets): fires in 21 failed trials, all 21 with a protected check failed and all hold-expected
  * submissions (13 in the 300 tuned-on trials, 8 in the 400 unseen); in 0 passing trials and in 0 trials whose
  * task expected a submission (every provider trial where `provider_pre_submission.final_action` is not
- * applicable), so it never challenged a correct submit. In 9 of the 21 the checklist arm blocks nothing;
- * the critic arm's rescue estimate rises by 8 (upper and strict). Figures per packet: replay, README.
+ * applicable), so it never challenged a correct submit. In 9 of the 21 the checklist arm blocks nothing.
+ * But in 18 it blocks one or two calls after the first docs_create_submission_bundle, which had already
+ * failed `packet_absent` (too late: lib/guard/doom.ts), and the 3 in time are trials whose target case never
+ * resolved: counted in time, the critic arm's rescue estimate does not rise at all (counting the late blocks
+ * it rose by 8). Figures per packet, in time and too late: replay, README.
  * Known limitations: recall is modest by construction — most hold-expected submissions are made by agents that
  * believed every criterion was met, and then no record of theirs contradicts the submission; the judge cannot
  * see that. The phrases are English and content-sensitive (regexes over the agent's own words), so an agent
