@@ -18,8 +18,9 @@ import { CACHE_NAME, handbookLookup } from "./lib/guard/handbook.ts";
 import { inlineGuard } from "./lib/agent/guard.ts";
 import { type LoopResult, runLoop } from "./lib/agent/loop.ts";
 import { newTrajectory, writeTrajectory } from "./lib/agent/trajectory.ts";
-import { parseProfile, type Profile, resolveSettings } from "./lib/guard/profile.ts";
-import type { EngineConfig } from "./lib/guard/decide.ts";
+import { parseProfile, type Profile } from "./lib/guard/config/profile.ts";
+import { resolveSettings } from "./lib/guard/config/guard_settings.ts";
+import type { EngineConfig } from "./lib/guard/engine/decide.ts";
 import { RULES } from "./rules/mod.ts";
 
 /** The agent's version, recorded in the trajectory header. */

@@ -4,13 +4,13 @@
  * for files and pipes on Linux, so nothing is lost).
  */
 import process from "node:process";
-import { setHost } from "./lib/guard/host.ts";
-import { nodeHost } from "./lib/guard/host_node.ts";
-import { setLazyLoader } from "./lib/guard/lazy.ts";
+import { setHost } from "./lib/guard/runtime/host.ts";
+import { nodeHost } from "./lib/guard/runtime/host_node.ts";
+import { setLazyLoader } from "./lib/guard/runtime/lazy.ts";
 import { literalLoader } from "./lib/guard/lazy_node.ts";
 import { main } from "./agent.ts";
 
-// The guard's ledger writes go through its host (lib/guard/host.ts): Node's, here.
+// The guard's ledger writes go through its host (lib/guard/runtime/host.ts): Node's, here.
 setHost(nodeHost());
 setLazyLoader(literalLoader);
 

@@ -4,10 +4,10 @@
  */
 import { dirname, join } from "node:path";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { host } from "./lib/guard/host.ts";
+import { host } from "./lib/guard/runtime/host.ts";
 import { pathToFileURL } from "node:url";
 import { type CommandSpec, runCli } from "./lib/cli.ts";
-import { PREBUILT_BUNDLE, PREBUILT_MANIFEST, type PrebuiltManifest } from "./lib/guard/prebuilt.ts";
+import { PREBUILT_BUNDLE, PREBUILT_MANIFEST, type PrebuiltManifest } from "./lib/guard/runtime/prebuilt.ts";
 
 const ROOT = import.meta.dirname ?? ".";
 
@@ -222,7 +222,7 @@ async function staticSources(entry: string): Promise<string[]> {
 /**
  * Bundles command mode (lib/guard/command_prebuilt.ts) into `dist/fiable-guard-hook.js` for `deno run guard.ts
  * <event>`, and writes its manifest: every source file in it with the size and mtime it had before bundling
- * (so a file edited while this runs makes the bundle stale, never wrongly fresh; lib/guard/prebuilt.ts).
+ * (so a file edited while this runs makes the bundle stale, never wrongly fresh; lib/guard/runtime/prebuilt.ts).
  */
 export async function bundleHook(): Promise<string> {
   const entry = "lib/guard/command_prebuilt.ts";

@@ -7,22 +7,22 @@
  * ledger, or on stderr when that is unwritable.
  *
  * The hook path (an event word, lib/guard/command.ts) loads no `node:` module and no npm package under Deno,
- * and nothing it does not use: I/O goes through lib/guard/host.ts, and the other commands, the live post, the
- * profile parser and the resident check are loaded when used (lib/guard/lazy.ts). Under Deno it runs from the
- * prebuilt hook bundle when `deno task bundle` made one and no source changed since (lib/guard/prebuilt.ts),
+ * and nothing it does not use: I/O goes through lib/guard/runtime/host.ts, and the other commands, the live post, the
+ * profile parser and the resident check are loaded when used (lib/guard/runtime/lazy.ts). Under Deno it runs from the
+ * prebuilt hook bundle when `deno task bundle` made one and no source changed since (lib/guard/runtime/prebuilt.ts),
  * else from source (tests/startup.ts keeps all this so; issue 20).
  */
-import { isEventWord, neutralReply } from "./lib/guard/hook.ts";
-import { host } from "./lib/guard/host.ts";
-import { lazy, type LazyModules } from "./lib/guard/lazy.ts";
+import { isEventWord, neutralReply } from "./lib/guard/engine/hook.ts";
+import { host } from "./lib/guard/runtime/host.ts";
+import { lazy } from "./lib/guard/runtime/lazy.ts";
 
 /** Entry: `guard.ts <event>`, `guard.ts serve --port N`, `guard.ts up …` or `guard.ts settings …`. */
 export async function main(args: string[]): Promise<number> {
   const [word] = args;
   if (word !== undefined && isEventWord(word)) {
-    let command: LazyModules["command"];
+    let command: typeof import("./lib/guard/command.ts");
     try {
-      command = await lazy("command");
+      command = await lazy<typeof command>("command");
     } catch (err) {
       // Command mode itself did not load (a broken install): still the one neutral answer, never a failed hook.
       host.writeOut(JSON.stringify(neutralReply(word)) + "\n");
@@ -33,7 +33,7 @@ export async function main(args: string[]): Promise<number> {
     return 0;
   }
   // Subcommands, --help, flags and unknown words: the parser and the servers load only here, off the hook path.
-  const { guardCommand } = await lazy("commands");
+  const { guardCommand } = await lazy<typeof import("./lib/guard/commands.ts")>("commands");
   return await guardCommand(args);
 }
 

@@ -10,7 +10,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { ARMS } from "./lib/guard/ledger.ts";
+import { ARMS } from "./lib/guard/engine/record.ts";
 import { inspectCheckout, InstallRefusal, readText, REGISTRY } from "./lib/install/checkout.ts";
 import { applyPlan } from "./lib/install/apply.ts";
 import { diskFs, fsIsDir, fsReader, type InstallFs } from "./lib/install/fs.ts";

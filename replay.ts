@@ -8,7 +8,7 @@
  */
 import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { type Arm, ARMS } from "./lib/guard/ledger.ts";
+import { type Arm, ARMS } from "./lib/guard/engine/record.ts";
 import type { FireCounts } from "./lib/trajectories/verdict.ts";
 import {
   DEFAULT_ARMS,

@@ -16,8 +16,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleGuard, bundleHook } from "../bundle.ts";
-import { recordsOf, toolCall } from "../lib/guard/rule.ts";
-import type { LedgerRecord } from "../lib/guard/ledger.ts";
+import { recordsOf, toolCall } from "../lib/guard/engine/rule.ts";
+import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");

@@ -13,13 +13,14 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleGuard } from "../bundle.ts";
-import { emptyEvidence, type Evidence, foldRecord } from "../lib/guard/evidence.ts";
+import { emptyEvidence, type Evidence, foldRecord } from "../lib/guard/engine/evidence.ts";
 import { handle } from "../lib/guard/handle.ts";
-import { type EventWord, parseHookInput } from "../lib/guard/hook.ts";
-import { ledgerFileName, type LedgerRecord } from "../lib/guard/ledger.ts";
-import { resolveSettings } from "../lib/guard/profile.ts";
+import { type EventWord, parseHookInput } from "../lib/guard/engine/hook.ts";
+import { ledgerFileName } from "../lib/guard/ledger/ledger.ts";
+import { type LedgerRecord } from "../lib/guard/engine/record.ts";
+import { resolveSettings } from "../lib/guard/config/guard_settings.ts";
 import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
-import { SERVE_HEAP_FLAG } from "../lib/guard/resident.ts";
+import { SERVE_HEAP_FLAG } from "../lib/guard/resident/resident.ts";
 
 const SESSION = "bench-resident";
 const PROMPT = "# ⚕️ MD Review — Knee arthroscopy for PAT-3f2a9c1b7d4e\n" +
@@ -299,7 +300,7 @@ async function measure(p: Parsed): Promise<number> {
   const bundle = await bundleGuard(join(dir, "fiable-guard.cjs"));
   // The first event of a session whose ledger is on disk: in a long-running guard after the session was
   // released (SessionEnd), in a fresh guard, and in a restarted guard that folds the sessions it resumes as
-  // soon as it listens. A fresh guard first warms up (lib/guard/warm.ts) and answers another session, so
+  // soon as it listens. A fresh guard first warms up (lib/guard/resident/warm.ts) and answers another session, so
   // start-up is not counted; a restarted one answers another session (it warms meanwhile). The floor is
   // Node reading the same file and JSON-parsing every line (hot: the median of 5 after one warm-up).
   const floorScript = join(dir, "floor.cjs");
@@ -320,7 +321,7 @@ async function measure(p: Parsed): Promise<number> {
     await (await fetch(`${url}/hook/${event.word}`, { method: "POST", body: event.body })).text();
     return performance.now() - t0;
   };
-  /** The guard's warm-up report (lib/guard/warm.ts), once it has run. */
+  /** The guard's warm-up report (lib/guard/resident/warm.ts), once it has run. */
   const warmedUp = async (url: string): Promise<{ ms: number; longestStepMs: number }> => {
     for (;;) {
       const { warm } = await (await fetch(`${url}/health`)).json();

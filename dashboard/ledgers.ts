@@ -5,7 +5,8 @@
  * Records are grouped by their `session` field, never by file name.
  */
 import { closeSync, openSync, readSync, statSync } from "node:fs";
-import { type LedgerRecord, parseLedger } from "../lib/guard/ledger.ts";
+import { parseLedger } from "../lib/guard/ledger/ledger.ts";
+import { type LedgerRecord } from "../lib/guard/engine/record.ts";
 
 /** Lines per ledger page (and per byte checkpoint). */
 export const PAGE_LINES = 500;

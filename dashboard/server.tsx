@@ -16,7 +16,7 @@ import { parse as parseYaml } from "yaml";
 import { RULES } from "../rules/mod.ts";
 import { CHECKS } from "../rules/checks.ts";
 import { toolEvents } from "../lib/trajectories/atif.ts";
-import type { LedgerRecord } from "../lib/guard/ledger.ts";
+import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import { type Prices, pricesFrom, type Recipe, RECIPES } from "../lib/results/cost.ts";
 import { findAggregates, type Sources, Store } from "./store.ts";
 import { type CommandSpec, parse, type Parsed, portNumber, runCli } from "../lib/cli.ts";

@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import type { LedgerRecord } from "../lib/guard/ledger.ts";
+import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import {
   packetName,
   packetOf,

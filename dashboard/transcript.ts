@@ -12,10 +12,10 @@ import {
   type ToolEvent,
   type Trajectory,
 } from "../lib/trajectories/atif.ts";
-import type { LedgerRecord } from "../lib/guard/ledger.ts";
-import { isMutating, normalizeToolName } from "../lib/guard/names.ts";
-import type { RuleMeta } from "../lib/guard/rule.ts";
-import { redact, redactText } from "../lib/guard/secrets.ts";
+import type { LedgerRecord } from "../lib/guard/engine/record.ts";
+import { isMutating, normalizeToolName } from "../lib/guard/engine/names.ts";
+import type { RuleMeta } from "../lib/guard/engine/rule.ts";
+import { redact, redactText } from "../lib/guard/engine/secrets.ts";
 
 /** Token and cost figures of one step, where the trajectory has them. */
 export interface StepMetrics {

@@ -4,9 +4,9 @@
  * trajectory or ledger goes through JSX escaping; nothing here uses raw HTML.
  */
 import type { Child, FC, PropsWithChildren } from "hono/jsx";
-import type { LedgerRecord } from "../lib/guard/ledger.ts";
+import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import type { CheckInfo } from "../rules/checks.ts";
-import type { RuleMeta } from "../lib/guard/rule.ts";
+import type { RuleMeta } from "../lib/guard/engine/rule.ts";
 import type { AggregateResult } from "../lib/results/aggregate.ts";
 import type { AggregateFile, Row, ScanProgress } from "./store.ts";
 import type { Hit, RuleMatch } from "./search.ts";

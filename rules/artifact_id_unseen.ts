@@ -8,11 +8,11 @@
  * Known limitation: ids seen only in a saved-to-file result the agent read with Read/Bash look unseen.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { groundedIds, mutatingTools, shown } from "../lib/guard/facts.ts";
-import { normalizeId } from "../lib/guard/ids.ts";
-import { toolInfo } from "../lib/guard/names.ts";
-import { type Call, type Rule, toolCall } from "../lib/guard/rule.ts";
-import type { Evidence } from "../lib/guard/evidence.ts";
+import { groundedIds, mutatingTools, shown } from "../lib/guard/engine/facts.ts";
+import { normalizeId } from "../lib/guard/engine/ids.ts";
+import { toolInfo } from "../lib/guard/engine/names.ts";
+import { type Call, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import type { Evidence } from "../lib/guard/engine/evidence.ts";
 import { TOOLS } from "./tools.ts";
 
 const ARGS = ["request_id", "session_id", "letter_id", "bundle_document_id", "form_id", "document_ids"];

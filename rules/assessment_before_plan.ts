@@ -3,8 +3,8 @@
  * succeeded rests on no assessment. Never fired in discovery (the server's state machine also refuses it).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { okOnCase, shown } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { okOnCase, shown } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const CASE = "CM-CASE-CM_AFIB_001";
 const DRAFT = toolCall("cm_care_plan.create_draft", { case_id: CASE });

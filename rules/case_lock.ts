@@ -5,8 +5,8 @@
  * Known limitation: when the very first mutation hits the wrong case, the lock holds the wrong case.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { caseOf, mutatingTools, rawCase, shown } from "../lib/guard/facts.ts";
-import { type Rule, toolCall } from "../lib/guard/rule.ts";
+import { caseOf, mutatingTools, rawCase, shown } from "../lib/guard/engine/facts.ts";
+import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 import { TOOLS } from "./tools.ts";
 
 const WORKED = toolCall("triage.set_disposition", { case_id: "CASE-3903B8ED", disposition: "md_review" });

@@ -14,10 +14,10 @@
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): 2026-06-02-erius 1,
  *   2026-06-05-erius 1.
  */
-import { caseOf, groundedIds } from "../lib/guard/facts.ts";
-import { normalizeId } from "../lib/guard/ids.ts";
-import { signature } from "../lib/guard/evidence.ts";
-import { type Rule, toolCall } from "../lib/guard/rule.ts";
+import { caseOf, groundedIds } from "../lib/guard/engine/facts.ts";
+import { normalizeId } from "../lib/guard/engine/ids.ts";
+import { signature } from "../lib/guard/engine/evidence.ts";
+import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const CHART = toolCall("chart.get_patient_chart_by_patient", { patient_id: "PAT-c7e617a246b7" }, {
   result: { conditions: [{ code: "M75.110" }], orders: [{ id: "ORD-1", procedure_code: "73721" }] },

@@ -8,8 +8,8 @@
  * fired on the 700 replayed trials.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { objectArg } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { objectArg } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const END = (summary: Record<string, unknown>) =>
   toolCall("cm_outreach.end_outreach_call", { session_id: "SES-0E12A4B9", summary });

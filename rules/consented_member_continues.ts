@@ -4,8 +4,8 @@
  * `blocked_reason` right after consent).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { objectArg, okCalls, shown } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { objectArg, okCalls, shown } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const CASE = "CM-CASE-CM_AFIB_001";
 const END = (consent: boolean) =>

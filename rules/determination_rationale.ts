@@ -7,7 +7,7 @@
  * Known limitation: the protected check is a judge rubric, so replay cannot show a deterministic gain.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const DECIDE = (reason: string) =>
   toolCall("auth.finalize_provider_determination", {

@@ -3,8 +3,8 @@
  * `follow_up_cadence_kind` fail their presence checks. Checked at finalize on the last saved plan.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { filled, lastSavedPlan } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { filled, lastSavedPlan } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const CASE = "CM-CASE-CM_AFIB_001";
 const SAVE = (plan: Record<string, unknown>) =>

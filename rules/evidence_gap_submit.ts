@@ -15,8 +15,8 @@
  * decision, not a verdict, and the block budget releases it.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { objectArg, okOnCase, shown, stringsIn } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { objectArg, okOnCase, shown, stringsIn } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const GAP = new RegExp(
   "^(?:not (?:yet )?(?:been )?(?:documented|completed|performed|done|met|on file|found|provided|scheduled|" +

@@ -4,9 +4,9 @@
  * as does a P2P-stage task. Never fired in the discovery runs (the server rejects most of these).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { okOnCase, plainText, shown, someCallEver } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
-import type { Evidence } from "../lib/guard/evidence.ts";
+import { okOnCase, plainText, shown, someCallEver } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import type { Evidence } from "../lib/guard/engine/evidence.ts";
 
 const SOURCE_TEXT = /"source"\s*:\s*"(?:md_decision|nurse_recommendation|triage_auto_approve)"/;
 const FAST_TRACK = /"status"\s*:\s*"approved"|authorization_number/;

@@ -4,9 +4,9 @@
  * deliberate difference needs `overridden=true` and an `override_reason`. Never fired in the discovery runs.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { caseOf, filled } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
-import type { Evidence } from "../lib/guard/evidence.ts";
+import { caseOf, filled } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import type { Evidence } from "../lib/guard/engine/evidence.ts";
 
 const MD: Record<string, string> = {
   approve: "approved",

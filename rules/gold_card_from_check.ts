@@ -4,8 +4,8 @@
  * nothing to copy, so the check comes first.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { okOnCase, plainText } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { okOnCase, plainText } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const CHECK = (eligible: boolean) =>
   toolCall("triage.check_gold_card", { case_id: "CASE-3903B8ED" }, {

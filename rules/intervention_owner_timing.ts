@@ -4,8 +4,8 @@
  * Checked at finalize on the last saved plan, like CM-01.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { filled, lastSavedPlan, listOf } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { filled, lastSavedPlan, listOf } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 /** Goals without interventions and interventions without owner or due_date/frequency. */
 export function interventionGaps(plan: Record<string, unknown>): string[] {

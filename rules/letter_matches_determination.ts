@@ -6,9 +6,9 @@
  * script follows it (two passing-trial fires came from feeding the script's calls all at once).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { okOnCase, plainText, shown } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
-import type { Evidence } from "../lib/guard/evidence.ts";
+import { okOnCase, plainText, shown } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import type { Evidence } from "../lib/guard/engine/evidence.ts";
 
 const TYPE: Record<string, string> = {
   "payer_letter_center.generate_approval": "approved",

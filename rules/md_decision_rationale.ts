@@ -4,7 +4,7 @@
  * `denial_rationale`. 40 characters is the floor for a sentence that names a criterion.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const MIN = 40;
 const WHY = "Conservative therapy of 6 weeks documented; MRI criteria 2 and 3 are met per policy.";

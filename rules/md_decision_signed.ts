@@ -3,7 +3,7 @@
  * Deliberately silent on `p2p_review`: forcing a signature there would flip passing P2P tasks.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const DECIDE = (decision: string, signed?: boolean) =>
   toolCall("review.submit_md_case_decision", {

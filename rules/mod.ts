@@ -1,5 +1,5 @@
 /** Every contract rule, as an explicit list (static imports, so the Node bundle carries them all). */
-import type { Rule } from "../lib/guard/rule.ts";
+import type { Rule } from "../lib/guard/engine/rule.ts";
 import { rule as caseLock } from "./case_lock.ts";
 import { rule as unseenCaseId } from "./unseen_case_id.ts";
 import { rule as seatNamespace } from "./seat_namespace.ts";

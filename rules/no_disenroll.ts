@@ -4,7 +4,7 @@
  * scored 0. The block budget still releases a second attempt.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const DISENROLL = toolCall("cm_intake.disenroll_case", {
   case_id: "CM-CASE-CM_COPD_002",

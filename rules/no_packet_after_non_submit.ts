@@ -4,8 +4,8 @@
  * Never fired in the discovery runs; cheap to keep.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { okOnCase, shown } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { okOnCase, shown } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const DECIDE = (action: string) =>
   toolCall("auth.finalize_provider_determination", { case_id: "CASE-ACT-001", final_action: action });

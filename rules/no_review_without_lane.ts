@@ -4,8 +4,8 @@
  * failed the intake checks. Re-confirming the intake decisions after the failure releases the rule.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { CLINICAL_DECISION_TOOLS, shown } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { CLINICAL_DECISION_TOOLS, shown } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const NO_LANE = /not required|does not require payer routing/i;
 const FAILED = toolCall("triage.route_case", { case_id: "CASE-3903B8ED" }, {

@@ -4,8 +4,8 @@
  * (wrong nurse approvals there had every criterion marked met — a judgement error this cannot see).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { listOf, okOnCase } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { listOf, okOnCase } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const EVAL = (results: string[]) =>
   toolCall("review.save_criteria_evaluation", {

@@ -3,7 +3,7 @@
  * `md.role_compliance`). The enum has no deny, so the server also rejects it; the block names the right path.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const RECOMMEND = (recommendation: string) =>
   toolCall("review.submit_nurse_case_recommendation", { case_id: "CASE-3903B8ED", recommendation });

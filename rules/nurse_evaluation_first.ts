@@ -5,8 +5,8 @@
  * block asks for that save first and leaves the recommendation unchanged (one call).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): 2026-07-24-gpt-5-6-terra-codex 1.
  */
-import { okOnCase } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { okOnCase } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const RECOMMEND = toolCall("review.submit_nurse_case_recommendation", {
   case_id: "CASE-3903B8ED",

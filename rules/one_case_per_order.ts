@@ -3,8 +3,8 @@
  * then cannot resolve a unique one (service_request_created, case_created and the field checks cascade).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { okCalls } from "../lib/guard/facts.ts";
-import { type Rule, toolCall } from "../lib/guard/rule.ts";
+import { okCalls } from "../lib/guard/engine/facts.ts";
+import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const CREATE = toolCall("cases.create_from_order", {
   patient_id: "PAT-c7e617a246b7",

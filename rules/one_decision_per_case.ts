@@ -7,8 +7,8 @@
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials):
  *   2026-07-24-inkling-256k-openai-agents 1.
  */
-import { okOnCase, shown } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { okOnCase, shown } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const FIELD: Record<string, string> = {
   "review.submit_md_case_decision": "decision",

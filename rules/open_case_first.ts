@@ -7,8 +7,8 @@
  * enforcement of P-CM-01 at no measured cost.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { okCalls, shown } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { okCalls, shown } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const CASE = "CM-CASE-CM_AFIB_001";
 const OPEN = toolCall("cm_intake.open_case", {

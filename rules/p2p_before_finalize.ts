@@ -3,8 +3,8 @@
  * stage), the determination must wait for the recorded P2P outcome. Never fired in the discovery runs.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { okOnCase } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { okOnCase } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const FINALIZE = toolCall("determination.finalize", { case_id: "CASE-3903B8ED", decision: "denied" });
 const P2P_REVIEW = toolCall("review.submit_md_case_decision", {

@@ -5,8 +5,8 @@
  * schedule in one script are in order (a passing-trial fire came from feeding them all at once).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { idArg, okCalls, plainText } from "../lib/guard/facts.ts";
-import { type Rule, toolCall } from "../lib/guard/rule.ts";
+import { idArg, okCalls, plainText } from "../lib/guard/engine/facts.ts";
+import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const PAST_REQUESTED = /"status"\s*:\s*"(?:slots_offered|slot_selected|scheduled|event_open|completed)"/;
 const SCHEDULE = toolCall("p2p.schedule", {

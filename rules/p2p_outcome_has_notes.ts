@@ -3,8 +3,8 @@
  * the `note` of `p2p_record_outcome` (or the summary of `p2p_session_submit_summary`) writes.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { idArg } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { idArg } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const RECORD = (note?: string) =>
   toolCall("p2p.record_outcome", {

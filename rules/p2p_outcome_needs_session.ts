@@ -5,9 +5,9 @@
  * passing glm runs did exactly that).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { idArg, shown, showsEventOpen } from "../lib/guard/facts.ts";
-import { type Rule, toolCall } from "../lib/guard/rule.ts";
-import type { Evidence } from "../lib/guard/evidence.ts";
+import { idArg, shown, showsEventOpen } from "../lib/guard/engine/facts.ts";
+import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import type { Evidence } from "../lib/guard/engine/evidence.ts";
 
 const SESSION = ["p2p_session.get_context", "p2p_session.send_turn"];
 const SCHEDULING = ["p2p.offer_slots", "p2p.schedule"];

@@ -8,9 +8,9 @@
  * Known limitation: ids seen only in a saved-to-file result the agent read with Read/Bash look unseen.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { groundedIds, mutatingTools, shown } from "../lib/guard/facts.ts";
-import { normalizeId } from "../lib/guard/ids.ts";
-import { type Rule, toolCall } from "../lib/guard/rule.ts";
+import { groundedIds, mutatingTools, shown } from "../lib/guard/engine/facts.ts";
+import { normalizeId } from "../lib/guard/engine/ids.ts";
+import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 import { TOOLS } from "./tools.ts";
 
 const ARGS = ["patient_id", "ordering_practitioner_id", "payer_contact_id", "preferred_contact_id"];

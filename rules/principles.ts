@@ -4,7 +4,7 @@
  * the handbook, tool results) and the benchmark's public tool semantics, never a hidden expectation.
  * `docs/plans.md` is generated from this table (`deno run -A scripts/plans_doc.ts`).
  */
-import type { Phase, Seat } from "../lib/guard/seat.ts";
+import type { Phase, Seat } from "../lib/guard/engine/seat.ts";
 
 /** One principle: what to do, where it applies, which verifier checks it protects and why it is true. */
 export interface Principle {
@@ -388,7 +388,7 @@ export const PRINCIPLES: readonly Principle[] = [
     protects: ["md.signed_off", "p2p.request_exists", "p2p.determination_matches_contract"],
     provenance:
       "real-trial slips: p2p_review where a signed decision was expected (97 trials); failure analysis, failure causes; " +
-      "replay of 10 packets: 5 passing nurse-review trials chose p2p_review with no P2P yet (lib/guard/judges/p2p_contract.ts)",
+      "replay of 10 packets: 5 passing nurse-review trials chose p2p_review with no P2P yet (lib/guard/engine/judges/p2p_contract.ts)",
   },
   {
     id: "P-UM-10",

@@ -6,8 +6,8 @@
  * that no correct plan falls below is one problem.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { lastSavedPlan, listOf } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { lastSavedPlan, listOf } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const CASE = "CM-CASE-CM_AFIB_001";
 const OPEN = toolCall("cm_intake.open_case", { referral_id: "REF-CM_AFIB_001", program: "chronic_disease" }, {

@@ -4,8 +4,8 @@
  * start at triage (the prompt's phase).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { CLINICAL_DECISION_TOOLS, okOnCase, shown } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { CLINICAL_DECISION_TOOLS, okOnCase, shown } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const TRIAGE = "# Triage Routing\n- Use only payer namespaces: `triage`, `review`";
 const RECOMMEND = toolCall("review.submit_nurse_case_recommendation", {

@@ -4,9 +4,9 @@
  * never fired in real runs; it costs nothing and guards harnesses that expose every tool.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { mutatingTools, shown } from "../lib/guard/facts.ts";
-import { toolInfo } from "../lib/guard/names.ts";
-import { type Rule, toolCall } from "../lib/guard/rule.ts";
+import { mutatingTools, shown } from "../lib/guard/engine/facts.ts";
+import { toolInfo } from "../lib/guard/engine/names.ts";
+import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 import { TOOLS } from "./tools.ts";
 
 const SUBMIT = toolCall("auth.submit_authorization", { case_id: "CASE-ACT-001" });

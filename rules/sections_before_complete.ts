@@ -7,8 +7,8 @@
  * sections); kept as the enforcement of P-CM-06 at no measured cost.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { objectArg, okOnCase } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { objectArg, okOnCase } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 /** The sections the verifier requires. */
 export const SECTIONS = ["clinical", "medication", "behavioral_health", "sdoh"];

@@ -5,8 +5,8 @@
  * incremental drafts fired 18–25 times with 3 false positives when checked on save.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { filled, lastSavedPlan, listOf } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { filled, lastSavedPlan, listOf } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 /** Problems in the plan whose goals are missing or lack target_date / measurable_criteria. */
 export function goalGaps(plan: Record<string, unknown>): string[] {

@@ -10,7 +10,7 @@
  *   2026-07-06-cuilinke-hermes-medguard 1, 2026-07-06-sonnet-5-claude-code 4, 2026-07-24-gpt-5-6-sol-codex 2,
  *   2026-07-24-gpt-5-6-terra-codex 1.
  */
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const SUBMIT = toolCall("auth_submit_authorization", { case_id: "CASE-ACT-001" });
 const DECIDED = toolCall("auth_finalize_provider_determination", {

@@ -3,8 +3,8 @@
  * first; without it the required documents are missing from the packet.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { okOnCase } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { okOnCase } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const SUBMIT = toolCall("auth.submit_authorization", { case_id: "CASE-ACT-001", channel: "portal" });
 const BUNDLE = toolCall("docs.create_submission_bundle", { case_id: "CASE-ACT-001" }, {

@@ -5,9 +5,9 @@
  * already been submitted" is a duplicate, not a failed gate, and does not count.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { shown } from "../lib/guard/facts.ts";
-import { shownName } from "../lib/guard/names.ts";
-import { type Rule, toolCall } from "../lib/guard/rule.ts";
+import { shown } from "../lib/guard/engine/facts.ts";
+import { shownName } from "../lib/guard/engine/names.ts";
+import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const GATES = [
   "triage.route_case",

@@ -4,8 +4,8 @@
  * for tasks that start at intake (the prompt's phase): later phases arrive with intake already complete.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { okOnCase, shown } from "../lib/guard/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/rule.ts";
+import { okOnCase, shown } from "../lib/guard/engine/facts.ts";
+import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 
 const INTAKE = "# New Intake\n- Use only payer namespaces: `payer_intake_hub`, `triage`";
 const DISPOSE = toolCall("triage.set_disposition", { case_id: "CASE-3903B8ED", disposition: "nurse_review" });

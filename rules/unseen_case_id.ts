@@ -9,9 +9,9 @@
  * budget releases the call after two denials.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { groundedIds, mutatingTools, shown } from "../lib/guard/facts.ts";
-import { normalizeId } from "../lib/guard/ids.ts";
-import { type Rule, toolCall } from "../lib/guard/rule.ts";
+import { groundedIds, mutatingTools, shown } from "../lib/guard/engine/facts.ts";
+import { normalizeId } from "../lib/guard/engine/ids.ts";
+import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 import { TOOLS } from "./tools.ts";
 
 const ARGS = ["case_id", "referral_id"];

@@ -6,9 +6,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { PLAN_BUDGET, rolePlan } from "../lib/guard/plan.ts";
+import { PLAN_BUDGET, rolePlan } from "../lib/guard/engine/plan.ts";
 import { type Principle, PRINCIPLES } from "../rules/principles.ts";
-import type { Seat } from "../lib/guard/seat.ts";
+import type { Seat } from "../lib/guard/engine/seat.ts";
 
 const OUT = join(import.meta.dirname ?? ".", "..", "docs", "plans.md");
 

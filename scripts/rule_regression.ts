@@ -1,7 +1,7 @@
 /**
  * Rule regression on real packets: replays every trial through the guard (lib/trajectories/replay.ts, checklist arm)
  * and compares what it catches with a committed baseline. A catch is a rule, or the closure gate, that fired
- * in a failed trial where a check it protects failed, at or before that check's doom (lib/guard/doom.ts:
+ * in a failed trial where a check it protects failed, at or before that check's doom (lib/guard/engine/doom.ts:
  * in time, lib/trajectories/verdict.ts); a fire after the doom is recorded as too late, not as a catch. A
  * rule change that loses one of the baseline's catches is a regression. Fires in passing trials are listed
  * per packet.
@@ -17,7 +17,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Arm } from "../lib/guard/ledger.ts";
+import type { Arm } from "../lib/guard/engine/record.ts";
 import { packetName, type ReplayReport, replayTrees } from "../lib/trajectories/replay.ts";
 import { armVerdict } from "../lib/trajectories/verdict.ts";
 import { RULES } from "../rules/mod.ts";

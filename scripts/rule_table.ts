@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { RULES } from "../rules/mod.ts";
-import type { RuleMeta } from "../lib/guard/rule.ts";
+import type { RuleMeta } from "../lib/guard/engine/rule.ts";
 
 const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..");
 

@@ -1,7 +1,7 @@
 /** Who may talk to the resident guard: loopback binds, tokens, foreign Host and Origin. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { bindRefusal, isLoopback, refusal } from "../lib/guard/access.ts";
+import { bindRefusal, isLoopback, refusal } from "../lib/guard/resident/access.ts";
 
 const s = suite("access");
 

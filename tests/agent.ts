@@ -12,8 +12,8 @@ import { parseConfig } from "../lib/agent/config.ts";
 import { inlineGuard } from "../lib/agent/guard.ts";
 import { DEFAULT_LIMITS, runLoop, shownResult, trajectoryName } from "../lib/agent/loop.ts";
 import { newTrajectory, writeTrajectory } from "../lib/agent/trajectory.ts";
-import { DEFAULT_BOUNDS } from "../lib/guard/decide.ts";
-import { parseLedger } from "../lib/guard/ledger.ts";
+import { DEFAULT_BOUNDS } from "../lib/guard/engine/decide.ts";
+import { parseLedger } from "../lib/guard/ledger/ledger.ts";
 import { engineFrom, readProfile, scrubber } from "../agent.ts";
 
 const PROVIDER_PROMPT =

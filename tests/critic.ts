@@ -13,10 +13,10 @@ import {
   panelObjects,
   policyJudge,
   rationaleProblem,
-} from "../lib/guard/critic.ts";
-import { evidenceOf, type ExampleEvidence, toolCall } from "../lib/guard/rule.ts";
-import type { Vote } from "../lib/guard/ledger.ts";
-import { ID_SHAPES, stringsIn } from "../lib/guard/ids.ts";
+} from "../lib/guard/engine/critic.ts";
+import { evidenceOf, type ExampleEvidence, toolCall } from "../lib/guard/engine/rule.ts";
+import type { Vote } from "../lib/guard/engine/record.ts";
+import { ID_SHAPES, stringsIn } from "../lib/guard/engine/ids.ts";
 import { sampleTrials } from "../lib/samples/trials.ts";
 
 const CASE = "CASE-3903B8ED";

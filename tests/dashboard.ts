@@ -25,7 +25,7 @@ import {
   readLimited,
   serve,
 } from "../dashboard/server.tsx";
-import { postLive } from "../lib/guard/live.ts";
+import { postLive } from "../lib/guard/ledger/live.ts";
 import { armOfPath, ledgerStats, LedgerTail, type Row, rowId } from "../dashboard/store.ts";
 import { PAGE_LINES, SMALL_LEDGER_BYTES } from "../dashboard/ledgers.ts";
 import { ablationProgress, armInputs, pickControl, replayFigures, taskMatrix } from "../dashboard/figures.ts";
@@ -1058,7 +1058,7 @@ security("an ingested record appears on Live and in its trial's transcript", asy
   assert.match((await get(`/trials/${row.id}`)).text, "live marker 1");
 });
 
-security("the guard's live poster (lib/guard/live.ts) lands in a served dashboard", async () => {
+security("the guard's live poster (lib/guard/ledger/live.ts) lands in a served dashboard", async () => {
   const started = serve({ logs: [fx.logs], results: [], port: 0, host: "127.0.0.1", token: TOKEN });
   try {
     await postLive(started.url, TOKEN, JSON.parse(liveRecord("posted-session-9", 3)));

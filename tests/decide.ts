@@ -1,9 +1,9 @@
 /** The engine per arm: what each arm enforces, records and injects, and its bounds. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { decide, DEFAULT_BOUNDS, type GuardEvent } from "../lib/guard/decide.ts";
-import { type Arm, ARMS, type LedgerRecord } from "../lib/guard/ledger.ts";
-import { recordsOf, toolCall } from "../lib/guard/rule.ts";
+import { decide, DEFAULT_BOUNDS, type GuardEvent } from "../lib/guard/engine/decide.ts";
+import { type Arm, ARMS, type LedgerRecord } from "../lib/guard/engine/record.ts";
+import { recordsOf, toolCall } from "../lib/guard/engine/rule.ts";
 import { PAYER_PROMPT, PROVIDER_PROMPT } from "./support/payloads.ts";
 
 const s = suite("decide");

@@ -7,10 +7,10 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { type DoomableCall, doomIndex, doomOf, DOOMS } from "../lib/guard/doom.ts";
+import { type DoomableCall, doomIndex, doomOf, DOOMS } from "../lib/guard/engine/doom.ts";
 import { RULES } from "../rules/mod.ts";
-import { JUDGES } from "../lib/guard/judges/mod.ts";
-import { GATE_PROTECTS } from "../lib/guard/closure.ts";
+import { JUDGES } from "../lib/guard/engine/judges/mod.ts";
+import { GATE_PROTECTS } from "../lib/guard/engine/closure.ts";
 import { CHECKS } from "../rules/checks.ts";
 import { TOOLS } from "../rules/tools.ts";
 import { v1DeterministicChecks } from "../coverage.ts";
@@ -27,7 +27,7 @@ s("every check a rule, judge or the closure gate protects has an entry with a re
     ...Object.values(GATE_PROTECTS).flat(),
   ]);
   const missing = [...protectedChecks].filter((c) => !doomOf(c)?.why || !doomOf(c)?.sources.length);
-  assert.equal(missing, [], `no doom entry or reason (lib/guard/doom.ts) for ${missing.join(", ")}`);
+  assert.equal(missing, [], `no doom entry or reason (lib/guard/engine/doom.ts) for ${missing.join(", ")}`);
 });
 
 s("every deterministic check the v1.0.0 verifier emits has an entry", () => {

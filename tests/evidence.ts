@@ -9,13 +9,13 @@ import {
   foldLedger,
   foldRecord,
   wasObserved,
-} from "../lib/guard/evidence.ts";
-import { decideOn } from "../lib/guard/decide.ts";
-import { DEFAULT_BOUNDS } from "../lib/guard/decide.ts";
-import { groundedIds, groundedIdsByScan, someCallEver } from "../lib/guard/facts.ts";
-import { evidenceOf, recordsOf, toolCall } from "../lib/guard/rule.ts";
-import type { LedgerRecord } from "../lib/guard/ledger.ts";
-import { extractIds } from "../lib/guard/ids.ts";
+} from "../lib/guard/engine/evidence.ts";
+import { decideOn } from "../lib/guard/engine/decide.ts";
+import { DEFAULT_BOUNDS } from "../lib/guard/engine/decide.ts";
+import { groundedIds, groundedIdsByScan, someCallEver } from "../lib/guard/engine/facts.ts";
+import { evidenceOf, recordsOf, toolCall } from "../lib/guard/engine/rule.ts";
+import type { LedgerRecord } from "../lib/guard/engine/record.ts";
+import { extractIds } from "../lib/guard/engine/ids.ts";
 import { PAYER_PROMPT } from "./support/payloads.ts";
 import { foldSequences, probes, sampleLedgers } from "./support/sequences.ts";
 

@@ -1,8 +1,8 @@
 /** Guard lifecycle records: the calls a restarted guard missed, counted from the session transcript. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { bySession, guardRecord, missedCalls, transcriptCalls } from "../lib/guard/gap.ts";
-import type { LedgerRecord } from "../lib/guard/ledger.ts";
+import { bySession, guardRecord, missedCalls, transcriptCalls } from "../lib/guard/resident/gap.ts";
+import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 
 const s = suite("gap");
 

@@ -3,7 +3,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseLedger } from "../lib/guard/ledger.ts";
+import { parseLedger } from "../lib/guard/ledger/ledger.ts";
 import { type GuardRun, runGuard, runtimes, tempLedger } from "./support/guard_process.ts";
 import { post, pre, prompt, PROVIDER_PROMPT, stop } from "./support/payloads.ts";
 

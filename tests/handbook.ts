@@ -18,7 +18,7 @@ import {
   resetHandbooks,
   searchHandbook,
 } from "../lib/guard/handbook.ts";
-import { decide, DEFAULT_BOUNDS } from "../lib/guard/decide.ts";
+import { decide, DEFAULT_BOUNDS } from "../lib/guard/engine/decide.ts";
 import { main as handbookCli } from "../handbook.ts";
 import { handbookSources, KNOWN, writeHandbook } from "./support/handbook_fixture.ts";
 

@@ -9,7 +9,7 @@ import {
   parseResult,
   responseText,
   stopBlockReply,
-} from "../lib/guard/hook.ts";
+} from "../lib/guard/engine/hook.ts";
 import { type HookInput as ZodHookInput, zodHookInput } from "./support/hook_schema.ts";
 import { post, pre, prompt, stop } from "./support/payloads.ts";
 

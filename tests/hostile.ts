@@ -8,7 +8,8 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ledgerFileName, type LedgerRecord, parseLedger, readLedger } from "../lib/guard/ledger.ts";
+import { ledgerFileName, parseLedger, readLedger } from "../lib/guard/ledger/ledger.ts";
+import { type LedgerRecord } from "../lib/guard/engine/record.ts";
 import { type GuardRun, runGuard, runtimes, serveGuard, tempLedger } from "./support/guard_process.ts";
 import { post, pre, prompt, PROVIDER_PROMPT, stop } from "./support/payloads.ts";
 

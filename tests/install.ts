@@ -21,8 +21,8 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
 import { main } from "../install.ts";
-import { ARMS } from "../lib/guard/ledger.ts";
-import { settingsJson } from "../lib/guard/settings.ts";
+import { ARMS } from "../lib/guard/engine/record.ts";
+import { settingsJson } from "../lib/guard/config/claude_settings.ts";
 import { HARNESSES, importPath } from "../lib/install/harnesses.ts";
 import { lockedHarbor } from "../lib/install/checkout.ts";
 import {
@@ -620,7 +620,7 @@ py("the template's arms and asset name match the project's", () => {
   const source = TEMPLATE.toString();
   assert.ok(
     source.includes(`ARMS = (${ARMS.map((a) => `"${a}"`).join(", ")})`),
-    "ARMS tuple = lib/guard/ledger.ts ARMS",
+    "ARMS tuple = lib/guard/ledger/ledger.ts ARMS",
   );
   const asset = HARNESSES[0].files.find((f) => "asset" in f.from)!.to;
   assert.ok(source.includes(`Path(__file__).with_name("${asset}")`));
@@ -754,7 +754,11 @@ ex(
       1,
       "same model, timeouts and concurrency in every arm",
     );
-    assert.ok(text(dir, `${EXPERIMENTS_DIR}/README.md`).includes("--control stock"));
+    assert.ok(
+      text(dir, `${EXPERIMENTS_DIR}/README.md`).includes(
+        "--arm critic=<chi-bench>/logs/experiments/fiable/critic --protocol",
+      ),
+    );
   },
 );
 

@@ -4,15 +4,22 @@ import * as assert from "uvu/assert";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import { JUDGES } from "../lib/guard/judges/mod.ts";
-import { type Judge, type JudgeContext, quote, QUOTE_MAX } from "../lib/guard/judge.ts";
-import { evidenceOf, renderMessage } from "../lib/guard/rule.ts";
+import { JUDGES } from "../lib/guard/engine/judges/mod.ts";
+import { type Judge, type JudgeContext, quote, QUOTE_MAX } from "../lib/guard/engine/judge.ts";
+import { evidenceOf, renderMessage } from "../lib/guard/engine/rule.ts";
 import { PRINCIPLES } from "../rules/principles.ts";
 import { TOOLS } from "../rules/tools.ts";
-import { admission } from "../lib/guard/judges/self_consistency.ts";
+import { admission } from "../lib/guard/engine/judges/self_consistency.ts";
 import { CHECKS } from "../rules/checks.ts";
 
-const JUDGES_DIR = join(fileURLToPath(new URL(".", import.meta.url)), "..", "lib", "guard", "judges");
+const JUDGES_DIR = join(
+  fileURLToPath(new URL(".", import.meta.url)),
+  "..",
+  "lib",
+  "guard",
+  "engine",
+  "judges",
+);
 
 function context(recentText: string[] = []): JudgeContext {
   return { recentText };
@@ -123,7 +130,7 @@ words.run();
 
 const docs = suite("judges in the README");
 docs("the README's judge table lists every judge with its name and mode", () => {
-  const readme = readFileSync(join(JUDGES_DIR, "..", "..", "..", "README.md"), "utf8");
+  const readme = readFileSync(join(JUDGES_DIR, "..", "..", "..", "..", "README.md"), "utf8");
   for (const j of JUDGES) {
     const row = readme.split("\n").find((l) =>
       l.startsWith(`| ${j.meta.id} `) && l.includes(`\`${j.meta.name}\``)

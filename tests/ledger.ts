@@ -4,14 +4,8 @@ import * as assert from "uvu/assert";
 import { mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  appendRecord,
-  capValue,
-  ledgerFileName,
-  type LedgerRecord,
-  parseLedger,
-  readLedger,
-} from "../lib/guard/ledger.ts";
+import { appendRecord, ledgerFileName, parseLedger, readLedger } from "../lib/guard/ledger/ledger.ts";
+import { capValue, type LedgerRecord } from "../lib/guard/engine/record.ts";
 
 const s = suite("ledger");
 

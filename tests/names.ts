@@ -1,7 +1,13 @@
 /** Tool-name normalisation across harness spellings. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { isMcpToolName, isMutating, isTerminal, normalizeToolName, shownName } from "../lib/guard/names.ts";
+import {
+  isMcpToolName,
+  isMutating,
+  isTerminal,
+  normalizeToolName,
+  shownName,
+} from "../lib/guard/engine/names.ts";
 
 const s = suite("names");
 

@@ -7,7 +7,7 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { loadEvidence, writeCheckpoint } from "../lib/guard/checkpoint.ts";
+import { loadEvidence, writeCheckpoint } from "../lib/guard/ledger/checkpoint.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runGuard, runtimes, tempLedger } from "./support/guard_process.ts";

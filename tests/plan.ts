@@ -3,12 +3,12 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type HandbookPage, pagesSection, PLAN_BUDGET, rolePlan } from "../lib/guard/plan.ts";
+import { type HandbookPage, pagesSection, PLAN_BUDGET, rolePlan } from "../lib/guard/engine/plan.ts";
 import { PRINCIPLES, principlesFor } from "../rules/principles.ts";
 import { CHECKS } from "../rules/checks.ts";
 import { TOOLS } from "../rules/tools.ts";
 import { RULES } from "../rules/mod.ts";
-import type { Phase, Seat } from "../lib/guard/seat.ts";
+import type { Phase, Seat } from "../lib/guard/engine/seat.ts";
 import { formattedPlansDoc } from "../scripts/plans_doc.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");

@@ -1,7 +1,8 @@
 /** Guard profiles: validation, secrets, and resolution against the environment. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { parseProfile, resolveSettings } from "../lib/guard/profile.ts";
+import { parseProfile } from "../lib/guard/config/profile.ts";
+import { resolveSettings } from "../lib/guard/config/guard_settings.ts";
 
 const s = suite("profile");
 

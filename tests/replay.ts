@@ -12,7 +12,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseLedger } from "../lib/guard/ledger.ts";
+import { parseLedger } from "../lib/guard/ledger/ledger.ts";
 import {
   checkMatches,
   domainPrompt,
@@ -24,7 +24,7 @@ import {
   trialEvents,
 } from "../lib/trajectories/replay.ts";
 import { agentTexts, parseTrajectory, type ToolEvent } from "../lib/trajectories/atif.ts";
-import { detectSeat } from "../lib/guard/seat.ts";
+import { detectSeat } from "../lib/guard/engine/seat.ts";
 import { main, parseArgs } from "../replay.ts";
 import { connect, sqlString } from "../lib/results/columnar.ts";
 import { FIXTURE_ANSWER, fixtureTrials, writeTrials } from "./support/atif_fixture.ts";

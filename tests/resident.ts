@@ -9,8 +9,9 @@ import * as assert from "uvu/assert";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { appendRecord, type LedgerRecord } from "../lib/guard/ledger.ts";
-import { settingsJson } from "../lib/guard/settings.ts";
+import { appendRecord } from "../lib/guard/ledger/ledger.ts";
+import { type LedgerRecord } from "../lib/guard/engine/record.ts";
+import { settingsJson } from "../lib/guard/config/claude_settings.ts";
 import {
   activeSessions,
   alive,
@@ -20,7 +21,7 @@ import {
   rememberTranscript,
   transcriptOf,
   TRANSCRIPTS_FILE,
-} from "../lib/guard/resident.ts";
+} from "../lib/guard/resident/resident.ts";
 import { freePort, runGuard, runtimes, tempLedger, testBundle, until } from "./support/guard_process.ts";
 
 const bundle = await testBundle();

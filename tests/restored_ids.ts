@@ -1,11 +1,17 @@
 /**
- * Restored id sets and maps (lib/guard/restored_ids.ts) behave as a `Set` and a `Map` of the same ids under
+ * Restored id sets and maps (lib/guard/ledger/restored_ids.ts) behave as a `Set` and a `Map` of the same ids under
  * any sequence of adds, sets, deletes and clears: same answers, same size, same iteration order; a table out
  * of order or a repeated id gives a plain collection.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { compareIds, IdTable, restoredMap, restoredSet, type StoredList } from "../lib/guard/restored_ids.ts";
+import {
+  compareIds,
+  IdTable,
+  restoredMap,
+  restoredSet,
+  type StoredList,
+} from "../lib/guard/ledger/restored_ids.ts";
 import { prng as rngOf } from "../lib/results/stats.ts";
 
 const s = suite("restored_ids");

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { RULES } from "../rules/mod.ts";
 import { CHECKS } from "../rules/checks.ts";
 import { TOOLS } from "../rules/tools.ts";
-import { evidenceOf, renderMessage, type Rule } from "../lib/guard/rule.ts";
+import { evidenceOf, renderMessage, type Rule } from "../lib/guard/engine/rule.ts";
 
 const RULES_DIR = join(fileURLToPath(new URL(".", import.meta.url)), "..", "rules");
 

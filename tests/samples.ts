@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { sampleTrials, scorecardOf, writeSamples } from "../lib/samples/trials.ts";
 import { findTrials, readScorecard, readTrial } from "../lib/results/trials.ts";
 import { countToolCalls, readTrajectory, toolEvents } from "../lib/trajectories/atif.ts";
-import { parseLedger } from "../lib/guard/ledger.ts";
+import { parseLedger } from "../lib/guard/ledger/ledger.ts";
 import { prepare } from "../demo.ts";
 
 const trials = sampleTrials();

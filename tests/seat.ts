@@ -1,7 +1,7 @@
 /** Seat and phase detection from the task prompt. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { detectPhase, detectSeat, seatFromTools } from "../lib/guard/seat.ts";
+import { detectPhase, detectSeat, seatFromTools } from "../lib/guard/engine/seat.ts";
 import { CM_PROMPT, PAYER_PROMPT, PROVIDER_PROMPT } from "./support/payloads.ts";
 
 const s = suite("seat");

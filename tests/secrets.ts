@@ -1,7 +1,7 @@
 /** Secret detection and redaction. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { redact, redactText, secretKind } from "../lib/guard/secrets.ts";
+import { redact, redactText, secretKind } from "../lib/guard/engine/secrets.ts";
 
 const s = suite("secrets");
 

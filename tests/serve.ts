@@ -3,7 +3,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseLedger } from "../lib/guard/ledger.ts";
+import { parseLedger } from "../lib/guard/ledger/ledger.ts";
 import { runtimes, serveGuard, tempLedger, until } from "./support/guard_process.ts";
 import { post, pre, prompt, PROVIDER_PROMPT } from "./support/payloads.ts";
 

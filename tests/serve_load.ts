@@ -9,7 +9,7 @@ import * as assert from "uvu/assert";
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { ledgerFileName, parseLedger } from "../lib/guard/ledger.ts";
+import { ledgerFileName, parseLedger } from "../lib/guard/ledger/ledger.ts";
 import { freePort, tempLedger, testBundle, until } from "./support/guard_process.ts";
 import { post, pre, prompt, PROVIDER_PROMPT, stop } from "./support/payloads.ts";
 

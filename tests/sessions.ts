@@ -1,12 +1,13 @@
 /** The resident guard's session store: held evidence, release (ended, idle, caps) and rebuild from the ledger. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { appendRecord, type LedgerRecord } from "../lib/guard/ledger.ts";
-import { foldLedger } from "../lib/guard/evidence.ts";
-import { groundedIds } from "../lib/guard/facts.ts";
-import { decide, DEFAULT_BOUNDS } from "../lib/guard/decide.ts";
-import { foldsToNothing } from "../lib/guard/evidence.ts";
-import { sessionLimits, SessionStore } from "../lib/guard/sessions.ts";
+import { appendRecord } from "../lib/guard/ledger/ledger.ts";
+import { type LedgerRecord } from "../lib/guard/engine/record.ts";
+import { foldLedger } from "../lib/guard/engine/evidence.ts";
+import { groundedIds } from "../lib/guard/engine/facts.ts";
+import { decide, DEFAULT_BOUNDS } from "../lib/guard/engine/decide.ts";
+import { foldsToNothing } from "../lib/guard/engine/evidence.ts";
+import { sessionLimits, SessionStore } from "../lib/guard/resident/sessions.ts";
 import { sampleTrials } from "../lib/samples/trials.ts";
 import { tempLedger } from "./support/guard_process.ts";
 

@@ -7,7 +7,7 @@ import {
   settingsJson,
   shellQuote,
   toolMatcher,
-} from "../lib/guard/settings.ts";
+} from "../lib/guard/config/claude_settings.ts";
 
 const s = suite("settings");
 const BASE = {

@@ -21,10 +21,10 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { parseLedger } from "../lib/guard/ledger.ts";
-import { lazy, LAZY_PATHS, type LazyName } from "../lib/guard/lazy.ts";
+import { parseLedger } from "../lib/guard/ledger/ledger.ts";
+import { lazy, LAZY_PATHS, type LazyName } from "../lib/guard/runtime/lazy.ts";
 import { literalLoader } from "../lib/guard/lazy_node.ts";
-import { isFresh, PREBUILT_BUNDLE, type Stamp } from "../lib/guard/prebuilt.ts";
+import { isFresh, PREBUILT_BUNDLE, type Stamp } from "../lib/guard/runtime/prebuilt.ts";
 import { bundleHook, moduleGraph } from "../bundle.ts";
 import { runGuard, type Runtime, runtimes, testBundle } from "./support/guard_process.ts";
 import { post as postPayload, pre } from "./support/payloads.ts";
@@ -76,9 +76,18 @@ s(
     );
     assert.equal(foreign, [], `a hook process fetches ${foreign.join(", ")}`);
     const unused = Object.entries(LAZY_PATHS).filter(([name]) => name !== "command")
-      .map(([, p]) => `lib/guard/${p.slice(2)}`).filter((m) => modules.includes(m));
+      .map(([, p]) => new URL(p, "file:///lib/guard/runtime/").pathname.slice(1)).filter((m) =>
+        modules.includes(m)
+      );
     assert.equal(unused, [], `a hook process fetches ${unused.join(", ")}`);
-    for (const m of ["lib/guard/serve.ts", "lib/guard/settings.ts", "lib/cli.ts", "lib/guard/host_node.ts"]) {
+    for (
+      const m of [
+        "lib/guard/resident/serve.ts",
+        "lib/guard/config/claude_settings.ts",
+        "lib/cli.ts",
+        "lib/guard/runtime/host_node.ts",
+      ]
+    ) {
       assert.not.ok(modules.includes(m), `a hook process fetches ${m}`);
     }
     assert.not.ok(npmLock, "a hook process takes the npm installer's lock (an npm package is in its graph)");
@@ -89,7 +98,10 @@ s(
   "every lazy module loads by its computed URL, the same module the Node bundles' literal loader names",
   async () => {
     for (const name of Object.keys(LAZY_PATHS) as LazyName[]) {
-      const [byUrl, byLiteral] = await Promise.all([lazy(name), literalLoader(name)]);
+      const [byUrl, byLiteral] = await Promise.all([
+        lazy<object>(name),
+        literalLoader(name) as Promise<object>,
+      ]);
       assert.ok(Object.keys(byUrl).length > 0, `${name} has no exports`);
       // Command mode may come from the prebuilt bundle: another module with the same exports (see below).
       if (name === "command") {
@@ -99,7 +111,10 @@ s(
       assert.ok(byUrl === byLiteral, `${name}: ${LAZY_PATHS[name]} is not the module lazy_node.ts imports`);
     }
     const graph = await reachable("guard.ts");
-    assert.not.ok(graph.has("lib/guard/host_node.ts"), "guard.ts reaches lib/guard/host_node.ts");
+    assert.not.ok(
+      graph.has("lib/guard/runtime/host_node.ts"),
+      "guard.ts reaches lib/guard/runtime/host_node.ts",
+    );
     assert.not.ok(graph.has("lib/guard/lazy_node.ts"), "guard.ts reaches lib/guard/lazy_node.ts");
   },
 );
@@ -163,7 +178,7 @@ s(
     // loads node:timers, ≈ 30 ms). A sampling profile misses nothing that costs milliseconds.
     await bundleHook();
     for (
-      const [env, ran] of [[{ FIABLE_PREBUILT: "0" }, "/lib/guard/decide.ts"], [
+      const [env, ran] of [[{ FIABLE_PREBUILT: "0" }, "/lib/guard/engine/decide.ts"], [
         {},
         `/${PREBUILT_BUNDLE}`,
       ]] as const

@@ -5,7 +5,7 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readRecentText, TRANSCRIPT_TAIL_BYTES, transcriptTexts } from "../lib/guard/transcript.ts";
-import { RECENT_TEXT } from "../lib/guard/judge.ts";
+import { RECENT_TEXT } from "../lib/guard/engine/judge.ts";
 
 const s = suite("transcript");
 const dir = mkdtempSync(join(tmpdir(), "transcript-"));

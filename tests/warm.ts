@@ -1,12 +1,12 @@
 /**
- * The resident guard's warm-up (lib/guard/warm.ts): it runs every step for each arm, one per tick, and a
+ * The resident guard's warm-up (lib/guard/resident/warm.ts): it runs every step for each arm, one per tick, and a
  * failure ends it with a report, never a rejection. tests/serve.ts checks a real guard warms without a file.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { ARMS } from "../lib/guard/ledger.ts";
-import { DEFAULT_BOUNDS } from "../lib/guard/decide.ts";
-import { exampleRecords, warmUp } from "../lib/guard/warm.ts";
+import { ARMS } from "../lib/guard/engine/record.ts";
+import { DEFAULT_BOUNDS } from "../lib/guard/engine/decide.ts";
+import { exampleRecords, warmUp } from "../lib/guard/resident/warm.ts";
 import { RULES } from "../rules/mod.ts";
 
 const s = suite("warm");

@@ -1,5 +1,5 @@
 /** The agent's settings from command-line flags and the environment (flags win). Pure: no I/O. */
-import { type Arm, ARMS } from "../guard/ledger.ts";
+import { type Arm, ARMS } from "../guard/engine/record.ts";
 import { DEFAULT_LIMITS, type Limits } from "./loop.ts";
 import { parsePrice, type Price, priceOf } from "./cost.ts";
 import { CliError, type CommandSpec, helpText, parse, type Parsed } from "../cli.ts";

@@ -1,14 +1,15 @@
 /**
- * The guard engine in-process: every event goes through lib/guard/decide.ts exactly as the hooks' do; records are
- * kept in memory and appended to the ledger (like lib/guard/serve.ts). Fail-open: an exception allows and is recorded.
+ * The guard engine in-process: every event goes through lib/guard/engine/decide.ts exactly as the hooks' do; records are
+ * kept in memory and appended to the ledger (like lib/guard/resident/serve.ts). Fail-open: an exception allows and is recorded.
  */
-import { decide, type EngineConfig, type GuardEvent } from "../guard/decide.ts";
-import { appendRecord, type LedgerRecord } from "../guard/ledger.ts";
-import { foldEvidence } from "../guard/evidence.ts";
-import { openObligations } from "../guard/closure.ts";
-import type { EventWord } from "../guard/hook.ts";
+import { decide, type EngineConfig, type GuardEvent } from "../guard/engine/decide.ts";
+import { appendRecord } from "../guard/ledger/ledger.ts";
+import { type LedgerRecord } from "../guard/engine/record.ts";
+import { foldEvidence } from "../guard/engine/evidence.ts";
+import { openObligations } from "../guard/engine/closure.ts";
+import type { EventWord } from "../guard/engine/hook.ts";
 import { errorRecord } from "../guard/handle.ts";
-import { normalizeToolName } from "../guard/names.ts";
+import { normalizeToolName } from "../guard/engine/names.ts";
 
 /**
  * What an error record keeps of an evidence event the engine failed on: the call's tool, id and outcome,

@@ -1,13 +1,13 @@
 /**
  * Command mode: one hook event on stdin, one JSON reply on stdout, exit 0 whatever happens (guard.ts loads it
- * for an event word, from the prebuilt bundle when that is fresh: lib/guard/prebuilt.ts).
+ * for an event word, from the prebuilt bundle when that is fresh: lib/guard/runtime/prebuilt.ts).
  */
-import { type EventWord, neutralReply } from "./hook.ts";
-import { host } from "./host.ts";
-import { lazy } from "./lazy.ts";
-import { CHECKPOINT_EVERY, type LoadedEvidence, loadEvidence, writeCheckpoint } from "./checkpoint.ts";
-import { readsEvidence } from "./decide.ts";
-import type { Arm } from "./ledger.ts";
+import { type EventWord, neutralReply } from "./engine/hook.ts";
+import { host } from "./runtime/host.ts";
+import { lazy } from "./runtime/lazy.ts";
+import { CHECKPOINT_EVERY, type LoadedEvidence, loadEvidence, writeCheckpoint } from "./ledger/checkpoint.ts";
+import { readsEvidence } from "./engine/decide.ts";
+import type { Arm } from "./engine/record.ts";
 import {
   type BoundedInput,
   eventSettings,
@@ -15,9 +15,9 @@ import {
   handle,
   inputCollector,
   loadSettings,
-  saveRecord,
   sessionOf,
 } from "./handle.ts";
+import { saveRecord } from "./ledger/ledger.ts";
 
 function print(reply: Record<string, unknown>): void {
   host.writeOut(JSON.stringify(reply) + "\n");
@@ -32,7 +32,7 @@ async function readStdin(): Promise<BoundedInput> {
 
 /** Node's `process`, for the commands other than the hook path (which must not load a `node:` module). */
 async function nodeProcess(): Promise<NodeJS.Process> {
-  return (await lazy("nodeProcess")).default;
+  return (await lazy<typeof import("./runtime/node_process.ts")>("nodeProcess")).default;
 }
 
 /**
@@ -78,7 +78,7 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
       env,
     )
     : undefined;
-  // The session's evidence from its checkpoint and the lines after it (lib/guard/checkpoint.ts), for the
+  // The session's evidence from its checkpoint and the lines after it (lib/guard/ledger/checkpoint.ts), for the
   // events that read it; `FIABLE_CHECKPOINT=0` re-reads the whole ledger every time.
   const checkpoints = env.FIABLE_CHECKPOINT !== "0";
   let folded: LoadedEvidence | undefined;
@@ -98,7 +98,7 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
     saveRecord(settings.ledgerDir, record);
     if (folded && checkpoints) checkpointIfDue(settings.ledgerDir, record.session, folded);
     if (settings.liveUrl && settings.liveToken) {
-      const { postLive } = await lazy("live");
+      const { postLive } = await lazy<typeof import("./ledger/live.ts")>("live");
       await postLive(settings.liveUrl, settings.liveToken, record);
     }
   }
@@ -133,7 +133,11 @@ async function checkResident(
   session: string,
   env: Record<string, string | undefined>,
 ): Promise<string | undefined> {
-  const { healthOf, isOurs, startResident, waitHealthy } = await lazy("resident");
+  const { healthOf, isOurs, startResident, waitHealthy } = await lazy<
+    typeof import("./resident/resident.ts")
+  >(
+    "resident",
+  );
   const health = await healthOf(port, 300);
   if (isOurs(health, arm, ledgerDir)) return undefined;
   if (health) return `SessionStart check: port ${port} answers for arm ${health.arm}, not this guard.`;

@@ -4,9 +4,9 @@
  */
 import process from "node:process";
 import { type CommandSpec, type OptionSpec, type Parsed, portNumber, runCli } from "../cli.ts";
-import { type Arm, ARMS } from "./ledger.ts";
-import { DEFAULT_SERVERS, settingsJson } from "./settings.ts";
-import { EVENTS } from "./hook.ts";
+import { type Arm, ARMS } from "./engine/record.ts";
+import { DEFAULT_SERVERS, settingsJson } from "./config/claude_settings.ts";
+import { EVENTS } from "./engine/hook.ts";
 
 const EVENT_LIST = Object.keys(EVENTS).join("|");
 const GUARDED = ARMS.filter((a) => a !== "stock");
@@ -167,7 +167,7 @@ async function runServe(p: Parsed): Promise<number> {
     throw p.error(`FIABLE_PORT "${process.env.FIABLE_PORT}" is not a port number. Use 0-65535.`);
   }
   const host = p.string("host")!;
-  const { bindRefusal, TOKEN_ENV } = await import("./access.ts");
+  const { bindRefusal, TOKEN_ENV } = await import("./resident/access.ts");
   const token = p.string("token") ?? process.env[TOKEN_ENV];
   const refused = bindRefusal(host, token);
   if (refused) {
@@ -182,7 +182,7 @@ async function runServe(p: Parsed): Promise<number> {
     // A supervised server's stderr is a pipe to its supervisor: if that dies, keep serving, unlogged.
     if (process.env.FIABLE_SUPERVISOR_PID) process.stderr.on("error", () => {});
     // Loaded only here: a hook process never pays for the http server.
-    const { serve } = await import("./serve.ts");
+    const { serve } = await import("./resident/serve.ts");
     const restart = note ? { note, downSince: p.string("down-since"), session } : undefined;
     try {
       await serve({ port, host, env: process.env, restart });
@@ -194,7 +194,7 @@ async function runServe(p: Parsed): Promise<number> {
     }
     return 0;
   }
-  const { supervise } = await import("./supervise.ts");
+  const { supervise } = await import("./resident/supervise.ts");
   const firstArgs = note ? ["--restart-note", note, ...(session ? ["--session", session] : [])] : [];
   return await supervise({ script: process.argv[1], port, host, env: process.env, firstArgs });
 }
@@ -214,7 +214,7 @@ async function runUp(p: Parsed): Promise<number> {
     throw p.error(`${required.map((f) => `--${f}`).join(", ")} missing. Use guard.ts up --help.`);
   }
   const wait = Number(p.string("wait"));
-  const { bringUp } = await import("./up.ts");
+  const { bringUp } = await import("./resident/up.ts");
   const result = await bringUp({
     port,
     arm: arm as Exclude<Arm, "stock">,

@@ -8,8 +8,9 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSy
 import { dirname, join, relative, sep } from "node:path";
 import process from "node:process";
 import MiniSearch, { type Options, type SearchResult } from "minisearch";
-import type { HandbookLookup, HandbookPage, HandbookRecord } from "./plan.ts";
-import type { Phase, Seat } from "./seat.ts";
+import type { HandbookLookup, HandbookPage } from "./engine/plan.ts";
+import type { HandbookRecord } from "./engine/record.ts";
+import type { Phase, Seat } from "./engine/seat.ts";
 
 /** Where the benchmark mounts the handbook in the trial container (`FIABLE_HANDBOOK_DIR` overrides it). */
 export const HANDBOOK_DIR = "/workspace/skills/managed-care-operations-handbook";

@@ -1,20 +1,20 @@
 /**
- * One hook event end to end, shared by command mode (guard.ts) and http mode (lib/guard/serve.ts): settings from
+ * One hook event end to end, shared by command mode (guard.ts) and http mode (lib/guard/resident/serve.ts): settings from
  * the profile and environment, parse, fold, decide, and the fail-open answers. No stdin or stdout here.
  */
-import { EVENTS, type EventWord, type HookInput, neutralReply, parseHookInput } from "./hook.ts";
-import { host } from "./host.ts";
-import { lazy } from "./lazy.ts";
-import { appendRecord, type LedgerRecord } from "./ledger.ts";
-import { decideOn, type EngineConfig, type GuardEvent } from "./decide.ts";
-import type { Evidence } from "./evidence.ts";
-import { type GuardSettings, resolveSettings } from "./guard_settings.ts";
+import { EVENTS, type EventWord, type HookInput, neutralReply, parseHookInput } from "./engine/hook.ts";
+import { host } from "./runtime/host.ts";
+import { lazy } from "./runtime/lazy.ts";
+import { type LedgerRecord } from "./engine/record.ts";
+import { decideOn, type EngineConfig, type GuardEvent } from "./engine/decide.ts";
+import type { Evidence } from "./engine/evidence.ts";
+import { type GuardSettings, resolveSettings } from "./config/guard_settings.ts";
 import { RULES } from "../../rules/mod.ts";
-import { isJudged } from "./judges/mod.ts";
-import { normalizeToolName } from "./names.ts";
+import { isJudged } from "./engine/judges/mod.ts";
+import { normalizeToolName } from "./engine/names.ts";
 import { readRecentText, TRANSCRIPT_WAIT_MS } from "./transcript.ts";
-import { redactText } from "./secrets.ts";
-import { extractIds } from "./ids.ts";
+import { redactText } from "./engine/secrets.ts";
+import { extractIds } from "./engine/ids.ts";
 
 /** The guard event for a parsed hook input. */
 export function toGuardEvent(input: HookInput): GuardEvent {
@@ -73,7 +73,7 @@ export async function loadSettings(
   let profile = {};
   if (env.FIABLE_PROFILE) {
     try {
-      const { parseProfile } = await lazy("profile");
+      const { parseProfile } = await lazy<typeof import("./config/profile.ts")>("profile");
       profile = await parseProfile(host.readText(env.FIABLE_PROFILE), env.FIABLE_PROFILE);
     } catch (err) {
       note = (err as Error).message;
@@ -219,20 +219,6 @@ export function inputCollector(limit = MAX_INPUT): { push(chunk: Uint8Array): vo
   };
 }
 
-/**
- * Writes a record to the ledger, or to stderr when the ledger cannot be written; the bytes written, or null
- * when the record did not reach the ledger.
- */
-export function saveRecord(dir: string, record: LedgerRecord): number | null {
-  try {
-    return appendRecord(dir, record);
-  } catch (err) {
-    host.writeErr(`fiable-guard: cannot write the ledger in ${dir}: ${(err as Error).message}\n`);
-    host.writeErr(JSON.stringify(record) + "\n");
-    return null;
-  }
-}
-
 /** The session id in raw hook text, found without parsing (for records about input that did not parse). */
 export function sessionOf(text: string): string {
   return /"session_id"\s*:\s*"([^"]{1,200})"/.exec(text.slice(0, 64 * 1024))?.[1] ?? "unknown-session";
@@ -240,7 +226,7 @@ export function sessionOf(text: string): string {
 
 /**
  * Where the engine gets a session's evidence, already folded: the running evidence (serve mode:
- * lib/guard/sessions.ts), or the checkpoint and the ledger after it (command mode, which gives null for an
+ * lib/guard/resident/sessions.ts), or the checkpoint and the ledger after it (command mode, which gives null for an
  * event that reads none).
  */
 export type EvidenceSource = (session: string) => Evidence | null;
@@ -302,7 +288,7 @@ export async function handle(
     const config = engineConfig(settings);
     if (event.word === "prompt" || event.word === "session-start") {
       // Loaded only for the plan events, so tool-call hooks never pay for the search index.
-      const { guardHandbook } = await lazy("handbook");
+      const { guardHandbook } = await lazy<typeof import("./handbook.ts")>("handbook");
       config.handbook = guardHandbook(
         host.env,
         settings.ledgerDir,

@@ -2,15 +2,15 @@
  * The lazily loaded modules with literal specifiers, for the Node bundles (guard_node.ts, agent_node.ts): the
  * bundler includes what a literal `import()` names. Never imported on the Deno hook path (see lazy.ts).
  */
-import type { LazyLoader, LazyModules, LazyName } from "./lazy.ts";
+import type { LazyLoader, LazyName } from "./runtime/lazy.ts";
 
-const LITERAL: { [K in LazyName]: () => Promise<LazyModules[K]> } = {
+const LITERAL: Record<LazyName, () => Promise<unknown>> = {
   command: () => import("./command.ts"),
   commands: () => import("./commands.ts"),
-  live: () => import("./live.ts"),
-  resident: () => import("./resident.ts"),
-  nodeProcess: () => import("./node_process.ts"),
-  profile: () => import("./profile.ts"),
+  live: () => import("./ledger/live.ts"),
+  resident: () => import("./resident/resident.ts"),
+  nodeProcess: () => import("./runtime/node_process.ts"),
+  profile: () => import("./config/profile.ts"),
   handbook: () => import("./handbook.ts"),
 };
 

@@ -7,8 +7,8 @@
  * unreadable file gives no text (never an error that could turn into a deny), and nothing here writes the
  * text anywhere; judges quote at most a capped, redacted snippet of it in a block reason.
  */
-import { host } from "./host.ts";
-import { recentText } from "./judge.ts";
+import { host } from "./runtime/host.ts";
+import { recentText } from "./engine/judge.ts";
 
 /** How much of the transcript's end is read: enough for the last few turns, bounded whatever the file size. */
 export const TRANSCRIPT_TAIL_BYTES = 256 * 1024;

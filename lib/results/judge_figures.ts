@@ -4,10 +4,10 @@
  * rescue estimate), and the critic arm's increment over the checklist arm, overall and per packet (a judge
  * tuned to one agent's wording shows it there). Packets are replay's own (`packetOf`, set on each trial).
  */
-import type { Arm } from "../guard/ledger.ts";
+import type { Arm } from "../guard/engine/record.ts";
 import { packetName, packetOf } from "../trajectories/replay.ts";
 import { fireIn, summarize, type TrialReplay } from "../trajectories/verdict.ts";
-import { JUDGES } from "../guard/judges/mod.ts";
+import { JUDGES } from "../guard/engine/judges/mod.ts";
 
 /** One judge's figures (counts are trials). */
 export interface JudgeRow {

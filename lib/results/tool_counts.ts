@@ -5,7 +5,7 @@
  */
 import { countToolCalls, readTrajectory, toolEvents, type Trajectory } from "../trajectories/atif.ts";
 
-/** One χ-World tool call in a trajectory: the calls the guard's tool hooks see (lib/guard/names.ts normalises them). */
+/** One χ-World tool call in a trajectory: the calls the guard's tool hooks see (lib/guard/engine/names.ts normalises them). */
 export interface WorldCall {
   /** The trajectory's call id (`toolu_…`, Claude Code's tool_use_id); empty when the trajectory has none. */
   id: string;

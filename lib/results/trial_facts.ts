@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseLedger } from "../guard/ledger.ts";
+import { parseLedger } from "../guard/ledger/ledger.ts";
 import type { LedgerFile, SettingsHooks, TrialFacts } from "./integrity.ts";
 import { countAt, type ToolCount } from "./tool_counts.ts";
 import type { TrialRef } from "./trials.ts";

@@ -9,8 +9,8 @@
  */
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { decide, DEFAULT_BOUNDS, type GuardEvent } from "../guard/decide.ts";
-import type { Arm, LedgerRecord } from "../guard/ledger.ts";
+import { decide, DEFAULT_BOUNDS, type GuardEvent } from "../guard/engine/decide.ts";
+import type { Arm, LedgerRecord } from "../guard/engine/record.ts";
 import { CHECKS } from "../../rules/checks.ts";
 import { prng as rngOf } from "../results/stats.ts";
 

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { zstdDecompressSync } from "node:zlib";
-import { isMcpToolName, normalizeToolName } from "../guard/names.ts";
+import { isMcpToolName, normalizeToolName } from "../guard/engine/names.ts";
 import { parseCodexScript, type ScriptCall } from "./codex_script.ts";
 
 /** One raw ATIF step, as written by Harbor. */

@@ -14,12 +14,13 @@ import {
   toolEvents,
   type TrajectoryError,
 } from "./atif.ts";
-import { type Bounds, decide, DEFAULT_BOUNDS, type GuardEvent } from "../guard/decide.ts";
-import { RECENT_TEXT, recentText } from "../guard/judge.ts";
-import { isJudged } from "../guard/judges/mod.ts";
-import { checkMatches, doomIndex } from "../guard/doom.ts";
-import { isMutating } from "../guard/names.ts";
-import { type Arm, ledgerFileName, type LedgerRecord } from "../guard/ledger.ts";
+import { type Bounds, decide, DEFAULT_BOUNDS, type GuardEvent } from "../guard/engine/decide.ts";
+import { RECENT_TEXT, recentText } from "../guard/engine/judge.ts";
+import { isJudged } from "../guard/engine/judges/mod.ts";
+import { checkMatches, doomIndex } from "../guard/engine/doom.ts";
+import { isMutating } from "../guard/engine/names.ts";
+import { ledgerFileName } from "../guard/ledger/ledger.ts";
+import { type Arm, type LedgerRecord } from "../guard/engine/record.ts";
 import {
   findTrials,
   packetName,
@@ -328,7 +329,7 @@ function verdictOf(ref: TrialRef): { passed: boolean; failed: string[] } | Unrea
   };
 }
 
-/** Each failed check's first executed dooming call among the trial's χ-World calls (lib/guard/doom.ts). */
+/** Each failed check's first executed dooming call among the trial's χ-World calls (lib/guard/engine/doom.ts). */
 export function doomPoints(
   calls: readonly ToolEvent[],
   failed: readonly string[],

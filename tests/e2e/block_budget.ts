@@ -5,7 +5,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { DEFAULT_BOUNDS } from "../../lib/guard/decide.ts";
+import { DEFAULT_BOUNDS } from "../../lib/guard/engine/decide.ts";
 import { runBed } from "../support/e2e/bed.ts";
 import { explain, PAYER, PAYER_PROMPT, preOf, resultShown, ruleIds } from "../support/e2e/scenario.ts";
 

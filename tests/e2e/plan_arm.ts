@@ -4,7 +4,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { rolePlan } from "../../lib/guard/plan.ts";
+import { rolePlan } from "../../lib/guard/engine/plan.ts";
 import { MODES, runBed } from "../support/e2e/bed.ts";
 import { requestText } from "../support/e2e/model_server.ts";
 import { explain, PAYER, PAYER_PROMPT, records } from "../support/e2e/scenario.ts";

@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { readTrajectory, taskPrompt, type ToolEvent, toolEvents } from "../../lib/trajectories/atif.ts";
 import { replayArm } from "../../lib/trajectories/replay.ts";
-import { detectSeat } from "../../lib/guard/seat.ts";
+import { detectSeat } from "../../lib/guard/engine/seat.ts";
 import { runBed } from "../support/e2e/bed.ts";
 import { type Handler, RawResult, ToolError } from "../support/e2e/healthverse.ts";
 import { explain, preOf } from "../support/e2e/scenario.ts";

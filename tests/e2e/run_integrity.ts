@@ -11,7 +11,7 @@ import { MODES, runBed } from "../support/e2e/bed.ts";
 import { explain, PAYER, PAYER_PROMPT } from "../support/e2e/scenario.ts";
 import type { BedRun } from "../support/e2e/bed.ts";
 import { armIntegrity, type TrialFacts, trialIntegrity } from "../../lib/results/integrity.ts";
-import { normalizeToolName } from "../../lib/guard/names.ts";
+import { normalizeToolName } from "../../lib/guard/engine/names.ts";
 import type { WorldCall } from "../../lib/results/tool_counts.ts";
 
 /** The χ-World calls of the run as a trajectory has them: every tool_use Claude Code sent back, in order. */

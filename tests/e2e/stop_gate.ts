@@ -5,7 +5,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { DEFAULT_BOUNDS } from "../../lib/guard/decide.ts";
+import { DEFAULT_BOUNDS } from "../../lib/guard/engine/decide.ts";
 import { MODES, runBed } from "../support/e2e/bed.ts";
 import { requestText } from "../support/e2e/model_server.ts";
 import { deliverShownLetter, explain, PAYER, PAYER_PROMPT, records } from "../support/e2e/scenario.ts";

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RecordedRequest, type ScriptStep, startModelServer } from "./e2e/model_server.ts";
 import { type Handler, startHealthverse, type StubCall, type StubSeat } from "./e2e/healthverse.ts";
-import { type LedgerRecord, parseLedger } from "../../lib/guard/ledger.ts";
+import { parseLedger } from "../../lib/guard/ledger/ledger.ts";
+import { type LedgerRecord } from "../../lib/guard/engine/record.ts";
 import type { Trajectory } from "../../lib/agent/trajectory.ts";
 import { bundleAgent } from "../../bundle.ts";
 

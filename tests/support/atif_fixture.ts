@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { zstdCompressSync } from "node:zlib";
-import { normalizeToolName } from "../../lib/guard/names.ts";
+import { normalizeToolName } from "../../lib/guard/engine/names.ts";
 
 /** A tool call in a fixture: harness name, arguments and the result text. */
 export interface FixtureCall {

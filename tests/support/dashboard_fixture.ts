@@ -2,7 +2,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { sampleTrials, scorecardOf, writeSamples } from "../../lib/samples/trials.ts";
-import type { Arm, LedgerRecord } from "../../lib/guard/ledger.ts";
+import type { Arm, LedgerRecord } from "../../lib/guard/engine/record.ts";
 import { findTrials } from "../../lib/results/trials.ts";
 import { DEFAULT_EXPERIMENT, experimentFiles, TRIALS_ROOT } from "../../lib/install/experiments.ts";
 

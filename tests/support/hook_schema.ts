@@ -1,5 +1,5 @@
 /**
- * The hook input schema in zod: the reference the hand-written check in lib/guard/hook.ts is tested against
+ * The hook input schema in zod: the reference the hand-written check in lib/guard/engine/hook.ts is tested against
  * (tests/hook.ts). It was the guard's own parser until issue 20 took zod off the hook path.
  */
 import * as z from "zod/mini";

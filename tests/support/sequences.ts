@@ -2,9 +2,9 @@
  * Ledgers for the fold's property tests (tests/evidence.ts, tests/checkpoint.ts): the sample trials' ledgers
  * and random sessions spliced from every rule example, with the events to decide after each prefix.
  */
-import type { GuardEvent } from "../../lib/guard/decide.ts";
-import type { LedgerRecord } from "../../lib/guard/ledger.ts";
-import { exampleRecords } from "../../lib/guard/warm.ts";
+import type { GuardEvent } from "../../lib/guard/engine/decide.ts";
+import type { LedgerRecord } from "../../lib/guard/engine/record.ts";
+import { exampleRecords } from "../../lib/guard/resident/warm.ts";
 import { sampleTrials } from "../../lib/samples/trials.ts";
 import { prng as rngOf } from "../../lib/results/stats.ts";
 

@@ -7,8 +7,9 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Arm, type LedgerRecord, parseLedger } from "../../../lib/guard/ledger.ts";
-import { type HookMode, settingsJson } from "../../../lib/guard/settings.ts";
+import { parseLedger } from "../../../lib/guard/ledger/ledger.ts";
+import { type Arm, type LedgerRecord } from "../../../lib/guard/engine/record.ts";
+import { type HookMode, settingsJson } from "../../../lib/guard/config/claude_settings.ts";
 import { testBundle } from "../guard_process.ts";
 import { type ClaudeResult, runClaude } from "./claude.ts";
 import { type RecordedRequest, type ScriptStep, startModelServer } from "./model_server.ts";

@@ -72,7 +72,7 @@ export interface ClaudeOptions {
   modelUrl: string;
   /** The task's MCP servers: name → streamable-http endpoint (`.claude.json`, as Harbor writes it). */
   mcp: Record<string, string>;
-  /** The bytes of `$CLAUDE_CONFIG_DIR/settings.json` (lib/guard/settings.ts `settingsJson`). */
+  /** The bytes of `$CLAUDE_CONFIG_DIR/settings.json` (lib/guard/config/claude_settings.ts `settingsJson`). */
   settings: string;
   /** Extra environment (hook commands inherit it). */
   env?: Record<string, string>;

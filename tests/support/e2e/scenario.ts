@@ -1,5 +1,5 @@
 /** Small helpers the end-to-end scenarios share: χ-Bench prompts, scripted calls and verdicts on a run. */
-import type { LedgerRecord } from "../../../lib/guard/ledger.ts";
+import type { LedgerRecord } from "../../../lib/guard/engine/record.ts";
 import type { BedRun } from "./bed.ts";
 import {
   lastToolResults,

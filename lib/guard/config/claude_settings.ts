@@ -1,0 +1,115 @@
+/**
+ * The Claude Code hook settings the guard is installed with. One function makes the bytes for the trial
+ * container (install.ts), the end-to-end tests and `guard.ts settings`, so all three are identical.
+ */
+import type { Arm } from "../engine/record.ts";
+
+/** How hooks reach the guard: a resident http server, or one process per event. */
+export type HookMode = "http" | "command";
+
+/** Options for the settings file. */
+export interface HookSettingsOptions {
+  mode: HookMode;
+  arm: Arm;
+  /** Ledger directory (in a trial: /logs/agent/fiable). */
+  ledgerDir: string;
+  /** Command mode: the guard bundle run by `node` (in a trial: /installed-agent/fiable-guard.cjs). */
+  guard: string;
+  /** Http mode: the resident guard's port on 127.0.0.1. */
+  port?: number;
+  /**
+   * Http mode: send the guard's token (`FIABLE_GUARD_TOKEN` in Claude Code's environment) as a bearer token.
+   * The settings name the variable, never the token.
+   */
+  auth?: boolean;
+  /** Per-hook timeout in seconds (Claude Code fails open when it passes). */
+  timeoutS?: number;
+  /** The node executable for command mode. */
+  node?: string;
+  /**
+   * The MCP server names the trial declares (Harbor's `self.mcp_servers`); the tool hooks match exactly
+   * these. Default: `healthverse`, the name of most leaderboard tasks.
+   */
+  servers?: readonly string[];
+}
+
+/** The server name most leaderboard tasks declare, used when a trial declares none. */
+export const DEFAULT_SERVERS: readonly string[] = ["healthverse"];
+
+/** A server name as Claude Code spells it in tool names: each character outside `[A-Za-z0-9_-]` becomes `_`. */
+export function serverToolPrefix(server: string): string {
+  return server.replace(/[^A-Za-z0-9_-]/g, "_");
+}
+
+/**
+ * The tool-event matcher for the declared servers: `^mcp__a__` or `^mcp__(?:a|b)__`, a JavaScript RegExp to
+ * Claude Code (it holds `^`), anchored, so a name alone (`mcp__healthverse`) or another server's tools never
+ * match.
+ */
+export function toolMatcher(servers: readonly string[] = DEFAULT_SERVERS): string {
+  const names = [...new Set(servers.map((s) => serverToolPrefix(s.trim())).filter(Boolean))];
+  if (!names.length) {
+    throw new Error(
+      "Cannot write hook settings: no MCP server name. Pass the names the trial declares (e.g. healthverse).",
+    );
+  }
+  return names.length === 1 ? `^mcp__${names[0]}__` : `^mcp__(?:${names.join("|")})__`;
+}
+
+/** Hook events, the guard event word each is sent to, and whether it is a tool event (takes the matcher). */
+const WIRING: [string, string, boolean][] = [
+  ["SessionStart", "session-start", false],
+  ["UserPromptSubmit", "prompt", false],
+  ["PreToolUse", "pre", true],
+  ["PostToolUse", "post", true],
+  ["PostToolUseFailure", "post-fail", true],
+  ["Stop", "stop", false],
+  ["SubagentStop", "stop", false],
+];
+
+/** A POSIX shell word for a value (single-quoted unless it is plainly safe). */
+export function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+function handler(opts: HookSettingsOptions, word: string): Record<string, unknown> {
+  const timeout = opts.timeoutS ?? 10;
+  if (opts.mode === "http" && word !== "session-start") {
+    const url = `http://127.0.0.1:${residentPort(opts)}/hook/${word}`;
+    if (!opts.auth) return { type: "http", url, timeout };
+    const headers = { Authorization: "Bearer ${FIABLE_GUARD_TOKEN}" };
+    return { type: "http", url, timeout, headers, allowedEnvVars: ["FIABLE_GUARD_TOKEN"] };
+  }
+  // Claude Code runs only command handlers on SessionStart, so that event is always a command. In http mode
+  // it also carries the resident guard's port: it checks the guard and starts it when it is down.
+  const port = opts.mode === "http" ? ` FIABLE_GUARD_PORT=${residentPort(opts)}` : "";
+  const env = `FIABLE_CC_ARM=${shellQuote(opts.arm)} FIABLE_LEDGER_DIR=${shellQuote(opts.ledgerDir)}${port}`;
+  return {
+    type: "command",
+    command: `${env} ${shellQuote(opts.node ?? "node")} ${shellQuote(opts.guard)} ${word}`,
+    timeout,
+  };
+}
+
+function residentPort(opts: HookSettingsOptions): number {
+  if (!opts.port) {
+    throw new Error("Cannot write http hook settings: no port. Pass the resident guard's port.");
+  }
+  return opts.port;
+}
+
+/** The settings object: every guard hook, or none at all for the stock arm. */
+export function hookSettings(opts: HookSettingsOptions): { hooks?: Record<string, unknown[]> } {
+  if (opts.arm === "stock") return {};
+  const matcher = toolMatcher(opts.servers);
+  const hooks: Record<string, unknown[]> = {};
+  for (const [event, word, tool] of WIRING) {
+    hooks[event] = [{ ...(tool ? { matcher } : {}), hooks: [handler(opts, word)] }];
+  }
+  return { hooks };
+}
+
+/** The exact bytes of `settings.json` for the options. */
+export function settingsJson(opts: HookSettingsOptions): string {
+  return JSON.stringify(hookSettings(opts), null, 2) + "\n";
+}

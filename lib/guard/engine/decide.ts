@@ -1,0 +1,354 @@
+/** The guard engine: one pure decision per hook event, from the event, the session's ledger and the config. */
+import { type HookReply, parseResult, responseText } from "./hook.ts";
+import { allowReply, contextReply, denyReply, stopBlockReply } from "./hook.ts";
+import { type Arm, CAPS, capValue, type LedgerRecord, type RuleHit, type Vote } from "./record.ts";
+import { caseKeyOf, emptyEvidence, type Evidence, foldEvidence, signature } from "./evidence.ts";
+import { isTerminal, normalizeToolName, shownName } from "./names.ts";
+import { renderMessage, type Rule } from "./rule.ts";
+import { closureMessage, openObligations } from "./closure.ts";
+import { criticHits, judgeVotes, panel } from "./critic.ts";
+import { JUDGE_BUDGET } from "./judge.ts";
+import { judgeOf } from "./judges/mod.ts";
+import { type HandbookLookup, rolePlan } from "./plan.ts";
+import { extractIds } from "./ids.ts";
+import { detectPhase, detectSeat } from "./seat.ts";
+import { MAX_DEPTH, redactCapped, type RedactState, redactText } from "./secrets.ts";
+import { RULES } from "../../../rules/mod.ts";
+
+/** A hook event, already parsed and reduced to what the engine needs. */
+export type GuardEvent =
+  | {
+    word: "pre";
+    session: string;
+    tool: string;
+    input: Record<string, unknown>;
+    toolUseId: string;
+    agentId?: string;
+    /** The agent's last text messages before the call (best effort, for the critic's judges); never recorded. */
+    recentText?: string[];
+  }
+  | {
+    word: "post";
+    session: string;
+    tool: string;
+    input: Record<string, unknown>;
+    toolUseId: string;
+    response: unknown;
+    agentId?: string;
+  }
+  | {
+    word: "post-fail";
+    session: string;
+    tool: string;
+    input: Record<string, unknown>;
+    toolUseId: string;
+    error: string;
+    agentId?: string;
+  }
+  | { word: "stop"; session: string; subagent: boolean }
+  | { word: "prompt"; session: string; prompt: string }
+  | { word: "session-start"; session: string; source: string };
+
+/** Limits that keep the guard from trapping a run. */
+export interface Bounds {
+  /** Blocks per (rule, tool, case) signature before the call is released. */
+  blockBudget: number;
+  /** Stop-gate blocks per session (Claude Code overrides hooks after 8). */
+  stopBlocks: number;
+}
+
+/** What the engine is configured with. */
+export interface EngineConfig {
+  arm: Arm;
+  bounds: Bounds;
+  /** Rule IDs to run; all when absent. */
+  rules?: string[];
+  /** Finds handbook pages for the plan (it does its own I/O and fails open); no pages when absent. */
+  handbook?: HandbookLookup;
+}
+
+/** The default bounds: 2 blocks per signature, 3 stop blocks. */
+export const DEFAULT_BOUNDS: Bounds = { blockBudget: 2, stopBlocks: 3 };
+
+/** The engine's answer: the reply for Claude Code and the ledger record to append (null: record nothing). */
+export interface Outcome {
+  reply: HookReply;
+  record: LedgerRecord | null;
+}
+
+/** What each arm enforces: rules, critic, closure gate, role plan. */
+export const ENFORCES: Record<Arm, { rules: boolean; critic: boolean; gate: boolean; plan: boolean }> = {
+  stock: { rules: false, critic: false, gate: false, plan: false },
+  shadow: { rules: false, critic: false, gate: false, plan: false },
+  plan: { rules: false, critic: false, gate: false, plan: true },
+  checklist: { rules: true, critic: false, gate: true, plan: true },
+  critic: { rules: true, critic: true, gate: true, plan: true },
+};
+
+/** The rules that apply to a call for the session's seat. */
+export function rulesFor(tool: string, ev: Evidence, enabled?: string[]): Rule[] {
+  return RULES.filter((r) =>
+    r.meta.triggers.includes(tool) && (r.meta.seat === "all" || !ev.seat || r.meta.seat === ev.seat) &&
+    (!enabled || enabled.includes(r.meta.id))
+  );
+}
+
+/** Rule IDs whose blocks rest on something not observed (`RuleMeta.fromAbsence`). */
+const FROM_ABSENCE = new Set(RULES.filter((r) => r.meta.fromAbsence).map((r) => r.meta.id));
+
+/** What a degraded-evidence shadow says in the record. */
+const DEGRADED_NOTE =
+  "evidence degraded (a record was lost or cut): rules that reason from absence recorded, " +
+  "not enforced";
+
+/** Runs every applicable rule on the call; each that fires becomes a hit with its rendered message. */
+export function checkCall(
+  tool: string,
+  input: Record<string, unknown>,
+  ev: Evidence,
+  enabled?: string[],
+): RuleHit[] {
+  const hits: RuleHit[] = [];
+  for (const rule of rulesFor(tool, ev, enabled)) {
+    const data = rule.check({ tool, input }, ev);
+    if (data) {
+      hits.push({
+        id: rule.meta.id,
+        checks: rule.meta.protects,
+        // Messages quote the call's arguments: a secret the model pasted into one must not reach the ledger.
+        message: redactText(renderMessage(rule.meta.message, data)),
+      });
+    }
+  }
+  return hits;
+}
+
+/** The deny reason the model reads: the call, then each rule or critic block with its message and fix. */
+export function denyReason(tool: string, hits: RuleHit[]): string {
+  return `fiable-guard blocked ${shownName(tool)}.\n${hits.map((h) => `[${h.id}] ${h.message}`).join("\n")}`;
+}
+
+/** Blocks a hit may spend per (hit, tool, case) signature: a decision-point judge asks once. */
+function budgetOf(hit: RuleHit, bounds: Bounds): number {
+  return judgeOf(hit.id) ? Math.min(JUDGE_BUDGET, bounds.blockBudget) : bounds.blockBudget;
+}
+
+function base(
+  event: GuardEvent,
+  config: EngineConfig,
+  now: string,
+): Omit<LedgerRecord, "event" | "decision"> {
+  return { v: 1, t: now, session: event.session, arm: config.arm };
+}
+
+function decidePre(
+  event: Extract<GuardEvent, { word: "pre" }>,
+  ev: Evidence,
+  config: EngineConfig,
+  now: string,
+): Outcome {
+  const tool = normalizeToolName(event.tool);
+  if (!tool) return { reply: allowReply(), record: null };
+  // Redacted at the source: it is recorded, quoted by judges and part of the block-budget signature.
+  const rawCase = caseKeyOf(event.input, ev.owners);
+  const caseKey = rawCase === null ? null : redactText(rawCase);
+  const hits = checkCall(tool, event.input, ev, config.rules);
+  const call = { tool, input: event.input };
+  const all: Vote[] = [
+    ...(isTerminal(tool, event.input) ? panel(call, ev, hits) : []),
+    ...judgeVotes(call, ev, { recentText: event.recentText ?? [] }),
+  ];
+  const votes = all.length ? all.map((v) => ({ ...v, reason: redactText(v.reason) })) : undefined;
+  const criticHit = criticHits(all).map((h) => ({ ...h, message: redactText(h.message) }));
+  const record: LedgerRecord = {
+    ...base(event, config, now),
+    event: "pre",
+    decision: "allow",
+    tool,
+    tool_use_id: event.toolUseId,
+    case: caseKey,
+    input: redactCapped(event.input, CAPS.input),
+    ...(event.agentId ? { agent_id: event.agentId } : {}),
+    ...(votes ? { votes } : {}),
+  };
+  const enforce = ENFORCES[config.arm];
+  const wouldBlock = [...hits, ...criticHit];
+  if (!wouldBlock.length) return { reply: allowReply(), record };
+  if (!enforce.rules) {
+    return { reply: allowReply(), record: { ...record, decision: "shadow", rules: wouldBlock } };
+  }
+  // On degraded evidence a block from absence may rest on the lost record: recorded, never enforced.
+  const unsure = ev.degraded ? hits.filter((h) => FROM_ABSENCE.has(h.id)) : [];
+  const enforced = [...hits.filter((h) => !unsure.includes(h)), ...(enforce.critic ? criticHit : [])];
+  if (!enforced.length) {
+    const shadowed = [...unsure, ...criticHit];
+    return {
+      reply: allowReply(),
+      record: {
+        ...record,
+        decision: "shadow",
+        rules: shadowed,
+        ...(unsure.length ? { note: DEGRADED_NOTE } : {}),
+      },
+    };
+  }
+  const within = enforced.filter((h) =>
+    (ev.denies.get(signature(h.id, tool, caseKey)) ?? 0) < budgetOf(h, config.bounds)
+  );
+  if (!within.length) {
+    return {
+      reply: allowReply(),
+      record: { ...record, decision: "release", rules: enforced, note: "block budget spent; call released" },
+    };
+  }
+  const reason = denyReason(tool, within);
+  const note = unsure.length ? `${DEGRADED_NOTE}: ${unsure.map((h) => h.id).join(", ")}` : undefined;
+  return {
+    reply: denyReply(reason),
+    record: { ...record, decision: "deny", rules: within, reason, ...(note ? { note } : {}) },
+  };
+}
+
+function decidePost(
+  event: Extract<GuardEvent, { word: "post" | "post-fail" }>,
+  config: EngineConfig,
+  now: string,
+): Outcome {
+  const tool = normalizeToolName(event.tool);
+  if (!tool) return { reply: {}, record: null };
+  const cut: RedactState = { deep: false };
+  const common = {
+    ...base(event, config, now),
+    decision: "record" as const,
+    tool,
+    tool_use_id: event.toolUseId,
+    input: redactCapped(event.input, CAPS.input, cut),
+    ...(event.agentId ? { agent_id: event.agentId } : {}),
+  };
+  let record: LedgerRecord;
+  if (event.word === "post-fail") {
+    const error = capValue(redactText(event.error), CAPS.text) as string;
+    record = { ...common, event: "post-fail", error };
+  } else {
+    const text = redactText(responseText(event.response));
+    const parsed = parseResult(text);
+    const result = parsed === undefined
+      ? capValue(text, CAPS.result)
+      : redactCapped(parsed, CAPS.result, cut);
+    record = { ...common, event: "post", result, ids: extractIds(text) };
+  }
+  if (cut.deep) {
+    record.degraded = true;
+    record.note = `nesting deeper than ${MAX_DEPTH} levels was cut from the recorded call; evidence degraded`;
+  }
+  return { reply: {}, record };
+}
+
+function decideStop(
+  event: Extract<GuardEvent, { word: "stop" }>,
+  ev: Evidence,
+  config: EngineConfig,
+  now: string,
+): Outcome {
+  const rec = { ...base(event, config, now), event: "stop" as const };
+  if (event.subagent) return { reply: {}, record: { ...rec, decision: "allow", note: "subagent stop" } };
+  const open = openObligations(ev);
+  const obligations = open.map((o) => `${o.id}: ${o.text}`);
+  if (!open.length) return { reply: {}, record: { ...rec, decision: "allow" } };
+  const reason = closureMessage(open);
+  if (!ENFORCES[config.arm].gate || ev.degraded) {
+    const note = ev.degraded
+      ? "evidence degraded (a record was lost or cut): the stop gate recorded, not enforced"
+      : undefined;
+    return {
+      reply: {},
+      record: { ...rec, decision: "shadow", obligations, reason, ...(note ? { note } : {}) },
+    };
+  }
+  if (ev.stopBlocks >= config.bounds.stopBlocks) {
+    return {
+      reply: {},
+      record: {
+        ...rec,
+        decision: "release",
+        obligations,
+        note: "stop-gate budget spent; released with obligations open",
+      },
+    };
+  }
+  return { reply: stopBlockReply(reason), record: { ...rec, decision: "block", obligations, reason } };
+}
+
+function decideContext(
+  event: Extract<GuardEvent, { word: "prompt" | "session-start" }>,
+  known: Evidence,
+  config: EngineConfig,
+  now: string,
+): Outcome {
+  const isTaskPrompt = event.word === "prompt" && !known.prompt;
+  const prompt = isTaskPrompt ? event.prompt : known.prompt;
+  const seat = isTaskPrompt ? detectSeat(prompt) : known.seat;
+  const phase = isTaskPrompt ? detectPhase(prompt) : known.phase;
+  const wantsPlan = ENFORCES[config.arm].plan;
+  const found = wantsPlan && config.handbook ? config.handbook({ prompt, seat, phase }) : undefined;
+  const plan = wantsPlan ? rolePlan(seat, phase, { pages: found?.pages }) : "";
+  // Ids come from the redacted prompt, so a key in the prompt never lands (upper-cased) in `ids`.
+  const redacted = isTaskPrompt ? redactText(prompt) : "";
+  const rec: LedgerRecord = {
+    ...base(event, config, now),
+    event: event.word,
+    decision: plan ? "context" : "record",
+    seat,
+    phase,
+    ...(isTaskPrompt ? { prompt: capValue(redacted, CAPS.prompt) as string, ids: extractIds(redacted) } : {}),
+    ...(event.word === "session-start" ? { note: `source=${event.source}` } : {}),
+    ...(plan ? { reason: plan } : {}),
+    ...(found ? { handbook: found.record } : {}),
+  };
+  const hookEvent = event.word === "prompt" ? "UserPromptSubmit" : "SessionStart";
+  return { reply: plan ? contextReply(hookEvent, plan) : {}, record: rec };
+}
+
+/** Whether deciding this event reads the session's evidence (a post only records; stock decides nothing). */
+export function readsEvidence(word: GuardEvent["word"], arm: Arm): boolean {
+  return arm !== "stock" && word !== "post" && word !== "post-fail";
+}
+
+/**
+ * Decides one event. Pure: `records` is the session's ledger so far and `now` the time to stamp; the
+ * caller appends the returned record and prints the reply. The stock arm answers neutrally and records nothing.
+ */
+export function decide(
+  event: GuardEvent,
+  records: readonly LedgerRecord[],
+  config: EngineConfig,
+  now: string,
+): Outcome {
+  return decideOn(event, readsEvidence(event.word, config.arm) ? foldEvidence(records) : null, config, now);
+}
+
+/**
+ * Decides one event against evidence already folded from the session's ledger (a resident guard keeps it
+ * running, folding each appended record once). Pure apart from reading `ev`; null evidence is an empty
+ * session. Same answers as `decide` on the records `ev` was folded from.
+ */
+export function decideOn(
+  event: GuardEvent,
+  ev: Evidence | null,
+  config: EngineConfig,
+  now: string,
+): Outcome {
+  if (config.arm === "stock") return { reply: event.word === "pre" ? allowReply() : {}, record: null };
+  switch (event.word) {
+    case "pre":
+      return decidePre(event, ev ?? emptyEvidence(), config, now);
+    case "post":
+    case "post-fail":
+      return decidePost(event, config, now);
+    case "stop":
+      return decideStop(event, ev ?? emptyEvidence(), config, now);
+    case "prompt":
+    case "session-start":
+      return decideContext(event, ev ?? emptyEvidence(), config, now);
+  }
+}

@@ -1,0 +1,60 @@
+/** Tool-name normalisation: every harness spelling of a healthverse tool → its registered `namespace.method`. */
+import { type ToolInfo, TOOLS } from "../../../rules/tools.ts";
+
+const BY_FLAT = new Map<string, ToolInfo>();
+const BY_NAME = new Map<string, ToolInfo>();
+for (const tool of TOOLS) {
+  BY_NAME.set(tool.name, tool);
+  BY_FLAT.set(tool.name.replace(".", "_"), tool);
+  BY_FLAT.set(tool.name.replace(".", "__"), tool);
+}
+
+/**
+ * Claude Code's `mcp__<server>__` for any server name (tasks name theirs `healthverse`, `chi-bench`,
+ * `chi-bench-provider`, …; a server name never holds `__`), and hermes' `mcp_<server>_` for the names seen.
+ * What follows the prefix must still be a catalog tool, so another server's tools stay unknown.
+ */
+const PREFIXES = [/^mcp__(?:[A-Za-z0-9-]|_(?!_))+__/, /^mcp_(?:healthverse|chi_bench)_/];
+
+/** True for a Claude Code MCP tool name of any server (`mcp__<server>__<tool>`). */
+export function isMcpToolName(raw: string): boolean {
+  return PREFIXES[0].test(raw.trim());
+}
+
+/**
+ * The registered `namespace.method` for a tool name in any harness spelling, or null when it is not a
+ * healthverse tool (Bash, Read, ToolSearch, …). Looks names up; never splits on `_`, because namespaces
+ * contain underscores (`payer_letter_center`, `p2p_session`).
+ */
+export function normalizeToolName(raw: string): string | null {
+  let name = raw.trim();
+  for (const prefix of PREFIXES) name = name.replace(prefix, "");
+  return (BY_NAME.get(name) ?? BY_FLAT.get(name))?.name ?? null;
+}
+
+/** The catalog entry for a registered or sanitised tool name, or undefined. */
+export function toolInfo(name: string): ToolInfo | undefined {
+  const normalized = normalizeToolName(name);
+  return normalized ? BY_NAME.get(normalized) : undefined;
+}
+
+/** The name the model sees in Claude Code without its server prefix: `auth.submit_authorization` → `auth_submit_authorization`. */
+export function shownName(name: string): string {
+  return (normalizeToolName(name) ?? name).replace(".", "_");
+}
+
+/** True for tools that change state: `mutate` and `terminal`. */
+export function isMutating(name: string): boolean {
+  const effect = toolInfo(name)?.effect;
+  return effect === "mutate" || effect === "terminal";
+}
+
+/** True for tools that close a lifecycle, always or for the given arguments (`terminal_when`). */
+export function isTerminal(name: string, input: Record<string, unknown> = {}): boolean {
+  const tool = toolInfo(name);
+  if (!tool) return false;
+  if (tool.effect === "terminal") return true;
+  if (!tool.terminalWhen) return false;
+  if (tool.name === "triage.route_case") return true;
+  return input.decision === "request_info" || input.recommendation === "request_info";
+}

@@ -1,0 +1,180 @@
+/** The evidence ledger: one JSONL file per session, one record per hook event, append-only. */
+import { host, joinPath } from "../runtime/host.ts";
+import type { Arm, LedgerRecord } from "../engine/record.ts";
+
+/** A session id used as a file name as it is: safe characters, not starting with a dot, at most 120. */
+const PLAIN_SESSION = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,119}$/;
+
+/** 64 bits of two 32-bit FNV-1a-style hashes of a string, as 16 hex digits (stable across runtimes). */
+export function idHash(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+}
+
+/**
+ * The file name for a session, collision-free: a safe id is its own name; any other id (`col/1`, `../x`,
+ * empty, over 120 characters) is a safe prefix, `~` (never in a plain name) and a hash of the whole id.
+ */
+export function ledgerFileName(session: string): string {
+  if (PLAIN_SESSION.test(session)) return `${session}.jsonl`;
+  const prefix = session.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 60) || "session";
+  return `${prefix}~${idHash(session)}.jsonl`;
+}
+
+/** The file name versions before 2026-12 used (ids with unsafe characters collided): still read. */
+export function legacyFileName(session: string): string {
+  return `${session.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 120) || "session"}.jsonl`;
+}
+
+/**
+ * Appends one record as one line with a single write (O_APPEND), so concurrent hook processes never interleave;
+ * returns the bytes written.
+ */
+export function appendRecord(dir: string, record: LedgerRecord): number {
+  // Created `rw-r--r--` under Deno as under Node (Deno's default create mode ignores the umask).
+  host.makeDir(dir);
+  return host.appendText(joinPath(dir, ledgerFileName(record.session)), JSON.stringify(record) + "\n");
+}
+
+/**
+ * Writes a record to the ledger, or to stderr when the ledger cannot be written; the bytes written, or null
+ * when the record did not reach the ledger.
+ */
+export function saveRecord(dir: string, record: LedgerRecord): number | null {
+  try {
+    return appendRecord(dir, record);
+  } catch (err) {
+    host.writeErr(`fiable-guard: cannot write the ledger in ${dir}: ${(err as Error).message}\n`);
+    host.writeErr(JSON.stringify(record) + "\n");
+    return null;
+  }
+}
+
+/** Parsed ledger lines and the count of lines that were truncated or not valid records. */
+export interface ParsedLedger {
+  records: LedgerRecord[];
+  corrupt: number;
+}
+
+/**
+ * Parses JSONL text; a truncated or corrupt line is skipped and counted, never fatal. `skip` names lines
+ * the caller does not need, left unparsed (not counted as corrupt).
+ */
+export function parseLedger(text: string, skip?: (line: string) => boolean): ParsedLedger {
+  const records: LedgerRecord[] = [];
+  let corrupt = 0;
+  for (const line of text.split("\n")) {
+    if (!line.trim() || skip?.(line)) continue;
+    try {
+      const record = JSON.parse(line);
+      if (record && typeof record === "object" && typeof record.event === "string") records.push(record);
+      else corrupt++;
+    } catch {
+      corrupt++;
+    }
+  }
+  return { records, corrupt };
+}
+
+/** Largest ledger read whole; a larger one is read as its first `LEDGER_HEAD` and last `LEDGER_TAIL` bytes. */
+export const LEDGER_READ = { max: 8 * 1024 * 1024, head: 1024 * 1024, tail: 7 * 1024 * 1024 };
+
+/**
+ * A file's text, or its head and tail (lines cut at either edge dropped) when it exceeds `LEDGER_READ.max`;
+ * `bytes` is the file's size when what was read ends on a whole line and nothing was appended meanwhile.
+ */
+function readBounded(file: string): { head: string; tail: string; skipped: number; bytes: number | null } {
+  const size = host.fileSize(file);
+  const whole = (text: string) => (text === "" || text.endsWith("\n")) && host.fileSize(file) === size;
+  if (size <= LEDGER_READ.max) {
+    const head = host.readText(file);
+    return { head, tail: "", skipped: 0, bytes: whole(head) ? size : null };
+  }
+  const headText = host.readRange(file, 0, LEDGER_READ.head);
+  const tailText = host.readTail(file, LEDGER_READ.tail);
+  return {
+    head: headText.slice(0, headText.lastIndexOf("\n") + 1),
+    tail: tailText.slice(tailText.indexOf("\n") + 1),
+    skipped: size - LEDGER_READ.head - LEDGER_READ.tail,
+    bytes: whole(tailText) ? size : null,
+  };
+}
+
+/** A file's bounded text; a missing file is empty (its 0 bytes known). */
+function readIfAny(file: string): { head: string; tail: string; skipped: number; bytes: number | null } {
+  try {
+    return readBounded(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    return { head: "", tail: "", skipped: 0, bytes: 0 };
+  }
+}
+
+/** A session's own records in JSONL text (`skip` as for `parseLedger`), and the lines that were corrupt. */
+export function sessionRecords(
+  text: string,
+  session: string,
+  skip?: (line: string) => boolean,
+): ParsedLedger {
+  const parsed = parseLedger(text, skip);
+  return { records: parsed.records.filter((r) => r.session === session), corrupt: parsed.corrupt };
+}
+
+/** A session's ledger as read: its records, and the ledger bytes they are exactly the lines of. */
+export interface ReadLedger extends ParsedLedger {
+  /**
+   * The ledger's size, when every record came from its whole lines from byte 0 to its end (a checkpoint can
+   * then say where it stands); null when that is not known (an older file name also read, a line still being
+   * written, an append while reading). A ledger read in part (over `LEDGER_READ.max`) still counts.
+   */
+  bytes: number | null;
+}
+
+/**
+ * Reads a session's ledger: its own records only (another session's file name may have collided in older
+ * versions, which are still read). A ledger over `LEDGER_READ.max` bytes is read in part: a `degraded` marker
+ * stands where its middle was, so rules that reason from absence do not block on what was not read. `skip` as
+ * for `parseLedger`.
+ */
+export function readLedger(dir: string, session: string, skip?: (line: string) => boolean): ReadLedger {
+  const name = ledgerFileName(session);
+  const legacy = legacyFileName(session);
+  const records: LedgerRecord[] = [];
+  let corrupt = 0;
+  let bytes: number | null = null;
+  const keep = (text: string) => {
+    const parsed = sessionRecords(text, session, skip);
+    corrupt += parsed.corrupt;
+    records.push(...parsed.records);
+  };
+  for (const file of legacy !== name ? [legacy, name] : [name]) {
+    const part = readIfAny(joinPath(dir, file));
+    keep(part.head);
+    if (part.skipped) records.push(skippedMarker(session, records[0]?.arm ?? "shadow", part.skipped));
+    keep(part.tail);
+    bytes = legacy === name ? part.bytes : null;
+  }
+  return { records, corrupt, bytes };
+}
+
+/** The in-memory record standing for a ledger's unread middle (never written). */
+function skippedMarker(session: string, arm: Arm, skipped: number): LedgerRecord {
+  return {
+    v: 1,
+    t: "",
+    session,
+    event: "guard",
+    arm,
+    decision: "gap",
+    degraded: true,
+    note:
+      `ledger over ${LEDGER_READ.max} bytes: ${skipped} bytes in its middle were not read; evidence degraded`,
+  };
+}

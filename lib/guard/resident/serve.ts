@@ -1,0 +1,246 @@
+/** Resident mode for Claude Code `"type":"http"` hooks: `POST /hook/<event>` with the hook JSON as body. */
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { isEventWord, neutralReply } from "../engine/hook.ts";
+import type { LedgerRecord } from "../engine/record.ts";
+import {
+  engineConfig,
+  eventSettings,
+  failedRecord,
+  handle,
+  inputCollector,
+  loadSettings,
+  sessionOf,
+} from "../handle.ts";
+import { saveRecord } from "../ledger/ledger.ts";
+import { postLive } from "../ledger/live.ts";
+import { recordRestart, rememberTranscript, type RestartInfo, transcriptOf } from "./resident.ts";
+import { sessionLimits, SessionStore } from "./sessions.ts";
+import { bindRefusal, refusal, TOKEN_ENV } from "./access.ts";
+import { type WarmReport, warmUp } from "./warm.ts";
+
+/** How often held sessions are checked for release (ended, idle). */
+const SWEEP_MS = 1_000;
+
+/** The process's memory in MB: resident set, V8 heap used and reserved, memory outside the heap. */
+function memoryMb(): { rss_mb: number; heap_mb: number; heap_total_mb: number; external_mb: number } {
+  const m = process.memoryUsage();
+  const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+  return {
+    rss_mb: mb(m.rss),
+    heap_mb: mb(m.heapUsed),
+    heap_total_mb: mb(m.heapTotal),
+    external_mb: mb(m.external),
+  };
+}
+
+/** Heap use past which the sweep asks for a full collection (at most once per `COLLECT_EVERY_MS`). */
+const PRESSURE_BYTES = 64 * 2 ** 20;
+const COLLECT_EVERY_MS = 2_000;
+
+/**
+ * V8's full collection, when the runtime lets us have it. With memory to spare V8 collects lazily, so a
+ * busy guard's heap fills with the garbage of answered events long before what it holds needs the room;
+ * the sweep collects once that garbage passes `PRESSURE_BYTES`. Null (nothing forced) where unavailable.
+ */
+function fullCollection(): (() => void) | null {
+  try {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc");
+    return typeof gc === "function" ? gc : null;
+  } catch {
+    return null;
+  }
+}
+
+/** True when raw hook text is a main-agent Stop (found without parsing, like `sessionOf`). */
+function isMainStop(text: string): boolean {
+  return /"hook_event_name"\s*:\s*"Stop"/.test(text.slice(0, 4096));
+}
+
+/** Options for the resident guard. */
+export interface ServeOptions {
+  port: number;
+  host: string;
+  env: Record<string, string | undefined>;
+  /** Called once listening, with the bound port (tests pass port 0). */
+  onListen?: (port: number) => void;
+  /** Set when this guard replaces one that ran before: recorded in the ledger before it listens. */
+  restart?: RestartInfo;
+}
+
+/**
+ * Starts the resident guard; resolves when the server closes, rejects when it cannot listen. Events of one
+ * session are handled in order. Each session's evidence is held in memory and extended by each saved record
+ * (lib/guard/resident/sessions.ts); `POST /hook/session-end` releases a session at once.
+ */
+export async function serve(options: ServeOptions): Promise<void> {
+  const token = options.env[TOKEN_ENV] || undefined;
+  const refused = bindRefusal(options.host, token);
+  if (refused) throw new Error(refused);
+  const loaded = await loadSettings(options.env);
+  const { settings } = loaded;
+  const { limits, note: limitsNote } = sessionLimits(options.env);
+  const note = [loaded.note, limitsNote].filter(Boolean).join(" ") || undefined;
+  // The sessions a restarted guard resumes are folded from their ledgers right after it listens (one per
+  // tick), so their next hook event finds the evidence held instead of paying for the fold.
+  const resumed = options.restart && settings.arm !== "stock"
+    ? [...new Set(recordRestart(settings.ledgerDir, settings.arm, options.restart).map((r) => r.session))]
+    : [];
+  const supervisor = Number(options.env.FIABLE_SUPERVISOR_PID) || null;
+  const store = new SessionStore({
+    ledgerDir: settings.ledgerDir,
+    limits,
+    checkpoints: options.env.FIABLE_CHECKPOINT !== "0",
+  });
+  /** The decision path's warm-up once it has run (null before, and for the stock arm). */
+  let warmed: WarmReport | null = null;
+  const health = () => ({
+    ok: true,
+    arm: settings.arm,
+    ledger: settings.ledgerDir,
+    pid: process.pid,
+    supervisor,
+    held: store.size(),
+    warm: warmed,
+    ...memoryMb(),
+  });
+  const queues = new Map<string, Promise<unknown>>();
+  const collect = fullCollection();
+  let collectedAt = 0;
+  const sweep = setInterval(() => {
+    store.sweep();
+    const now = Date.now();
+    if (collect && now - collectedAt >= COLLECT_EVERY_MS && process.memoryUsage().heapUsed > PRESSURE_BYTES) {
+      collectedAt = now;
+      collect();
+    }
+  }, SWEEP_MS);
+  sweep.unref?.();
+  const server = createServer((req, res) => {
+    const word = (req.url ?? "").replace(/^\/hook\//, "").replace(/\?.*$/, "");
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(body));
+    };
+    const denied = refusal(req.headers, { boundHost: options.host, token, path: req.url ?? "" });
+    if (denied) {
+      req.resume();
+      return send(denied.status, { error: denied.error });
+    }
+    if (req.method === "GET" && req.url === "/health") return send(200, health());
+    if (req.method === "POST" && word === "session-end") return endSession(req, send);
+    if (req.method !== "POST" || !isEventWord(word)) {
+      return send(404, { error: `Cannot route ${req.method} ${req.url}: use POST /hook/<event>.` });
+    }
+    // A body over the parse limit is drained, keeping its head and tail: recorded under its own session.
+    const body = inputCollector();
+    req.on("data", (c: Buffer) => body.push(c));
+    req.on("end", () => {
+      const { text, size } = body.done();
+      const session = sessionOf(text);
+      if (!store.knows(session) && settings.arm !== "stock") {
+        // So a restarted guard can count, from the transcript, the calls it missed while it was down.
+        const transcript = transcriptOf(text);
+        if (transcript) rememberTranscript(settings.ledgerDir, session, transcript);
+      }
+      const forEvent = eventSettings(word, settings, options.env);
+      const budgetMs = forEvent.decisionMs;
+      const previous = queues.get(session) ?? Promise.resolve();
+      const next = previous.then(async () => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const overrun = new Promise<{ reply: Record<string, unknown>; record: LedgerRecord | null }>(
+          (resolve) => {
+            timer = setTimeout(() =>
+              resolve({
+                reply: neutralReply(word),
+                record: failedRecord(
+                  word,
+                  text,
+                  settings.arm,
+                  `time budget of ${budgetMs} ms overrun; allowed`,
+                  session,
+                ),
+              }), budgetMs);
+          },
+        );
+        const evidence = (s: string) => store.evidence(s);
+        const outcome = await Promise.race([handle(word, text, forEvent, { evidence, note, size }), overrun]);
+        clearTimeout(timer);
+        // The record is saved before the reply leaves, so a reader that saw the reply also sees the record;
+        // it is saved before it is folded, so a session released meanwhile is rebuilt with it. The fold comes
+        // after the reply, off its path (the session's next event still waits for it).
+        const stopped = word === "stop" && isMainStop(text);
+        const written = outcome.record ? saveRecord(settings.ledgerDir, outcome.record) : null;
+        send(200, outcome.reply);
+        try {
+          if (outcome.record) store.fold(outcome.record, stopped, written);
+          else store.touch(session, stopped);
+        } catch {
+          // Held evidence that missed a record is dropped: the session's next event folds its ledger again.
+          store.drop(session);
+        }
+        if (outcome.record && settings.liveUrl && settings.liveToken) {
+          void postLive(settings.liveUrl, settings.liveToken, outcome.record);
+        }
+      }).catch(() => send(200, neutralReply(word)));
+      queues.set(session, next);
+      // The queue entry goes once the session's last event is answered, so idle sessions hold nothing here.
+      void next.finally(() => {
+        if (queues.get(session) === next) queues.delete(session);
+      });
+    });
+  });
+  /** `POST /hook/session-end`: releases the session's evidence once its queued events are answered. */
+  const endSession = (
+    req: IncomingMessage,
+    send: (status: number, body: unknown) => void,
+  ) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => {
+      if (chunks.length < 64) chunks.push(c);
+    });
+    req.on("end", () => {
+      const session = sessionOf(Buffer.concat(chunks).toString("utf8"));
+      const previous = queues.get(session) ?? Promise.resolve();
+      void previous.finally(() => {
+        store.end(session);
+        send(200, {});
+      });
+    });
+  };
+  /** Folds the resumed sessions (one per tick), then warms the decision path (lib/guard/resident/warm.ts). */
+  const warm = (sessions: string[]) => {
+    const session = sessions.shift();
+    if (session === undefined) return warmDecisions();
+    setImmediate(() => {
+      try {
+        if (!store.holds(session)) store.evidence(session);
+      } catch { /* an unreadable ledger is met again, and recorded, by the session's next event */ }
+      warm(sessions);
+    });
+  };
+  const warmDecisions = () => {
+    if (settings.arm === "stock") return;
+    void warmUp(engineConfig(settings), setImmediate).then((report) => {
+      warmed = report;
+      if (report.error) process.stderr.write(`fiable-guard: warm-up ended early: ${report.error}\n`);
+    });
+  };
+  return await new Promise((resolve, reject) => {
+    // A port that cannot be bound (EADDRINUSE) rejects: the caller says so and exits non-zero.
+    server.on("error", reject);
+    server.listen(options.port, options.host, () => {
+      const port = (server.address() as AddressInfo).port;
+      options.onListen?.(port);
+      process.stderr.write(`fiable-guard serving on http://${options.host}:${port} (arm ${settings.arm})\n`);
+      warm(resumed);
+    });
+    server.on("close", () => {
+      clearInterval(sweep);
+      resolve();
+    });
+  });
+}

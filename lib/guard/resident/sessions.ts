@@ -1,0 +1,255 @@
+/**
+ * The resident guard's sessions in memory: one running evidence per session, folded one record at a time,
+ * released when the session is over (a Stop with no later event, SessionEnd, an idle limit) or when too many
+ * records or sessions are held (least recently used first). A released session that comes back is folded
+ * again from its ledger, so releasing loses nothing: the ledger is the state, memory is a cache of it.
+ */
+import { type CheckpointFiles, loadEvidence, writeCheckpoint } from "../ledger/checkpoint.ts";
+import { type Evidence, foldRecord } from "../engine/evidence.ts";
+import { host, joinPath } from "../runtime/host.ts";
+import { ledgerFileName } from "../ledger/ledger.ts";
+import { type LedgerRecord } from "../engine/record.ts";
+
+/** When sessions are released, and how much the store may hold. */
+export interface SessionLimits {
+  /** A session whose last event is a Stop is released this long after it (ms). */
+  endedMs: number;
+  /** A session with no event for this long is released (ms). */
+  idleMs: number;
+  /** Records held across sessions before the least recently used sessions are released. */
+  maxRecords: number;
+  /** Sessions held before the least recently used are released. */
+  maxSessions: number;
+  /** Records folded since a held session's last checkpoint before the sweep writes a new one. */
+  checkpointEvery: number;
+}
+
+/** The defaults: 5 s after a Stop, 30 min idle, 50k records, 256 sessions, a checkpoint every 1,000 records. */
+export const DEFAULT_LIMITS: SessionLimits = {
+  endedMs: 5_000,
+  idleMs: 30 * 60_000,
+  maxRecords: 50_000,
+  maxSessions: 256,
+  checkpointEvery: 1_000,
+};
+
+/**
+ * Limits from `FIABLE_SESSION_ENDED_MS`, `FIABLE_SESSION_IDLE_MS`, `FIABLE_RESIDENT_RECORDS` and
+ * `FIABLE_RESIDENT_SESSIONS`; a value that is not a positive number keeps the default and says so.
+ */
+export function sessionLimits(
+  env: Record<string, string | undefined>,
+): { limits: SessionLimits; note?: string } {
+  const limits = { ...DEFAULT_LIMITS };
+  const notes: string[] = [];
+  const read = (name: string, key: keyof SessionLimits) => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return;
+    const value = Number(raw);
+    if (Number.isFinite(value) && value > 0) limits[key] = value;
+    else notes.push(`${name}="${raw}" is not a positive number; using ${limits[key]}.`);
+  };
+  read("FIABLE_SESSION_ENDED_MS", "endedMs");
+  read("FIABLE_SESSION_IDLE_MS", "idleMs");
+  read("FIABLE_RESIDENT_RECORDS", "maxRecords");
+  read("FIABLE_RESIDENT_SESSIONS", "maxSessions");
+  return { limits, note: notes.join(" ") || undefined };
+}
+
+/** One held session. */
+interface Held {
+  ev: Evidence;
+  records: number;
+  lastAt: number;
+  /** When its last event was a Stop (null after any other event). */
+  stoppedAt: number | null;
+  /**
+   * Ledger bytes the evidence is exactly the fold of: known from the load, grown by each record this guard
+   * wrote; null when unknown (a record that did not reach the ledger). Only then can a checkpoint be written.
+   */
+  bytes: number | null;
+  /** Records folded since the last checkpoint (or since the load, from the ledger itself). */
+  since: number;
+  /** The checkpoint the evidence was loaded from or last written to. */
+  from?: CheckpointFiles;
+}
+
+/** Why sessions were released, counted since the store started. */
+export interface Releases {
+  ended: number;
+  idle: number;
+  evicted: number;
+  rebuilt: number;
+  /** Dropped because folding a record into them failed. */
+  dropped: number;
+}
+
+/** Options for a store: the ledger directory it rebuilds from, limits, checkpoints, and a clock for tests. */
+export interface SessionStoreOptions {
+  ledgerDir: string;
+  limits?: Partial<SessionLimits>;
+  /** Load from and write evidence checkpoints (lib/guard/ledger/checkpoint.ts); default true. */
+  checkpoints?: boolean;
+  now?: () => number;
+}
+
+/** The held sessions of one resident guard. */
+export class SessionStore {
+  readonly limits: SessionLimits;
+  readonly releases: Releases = { ended: 0, idle: 0, evicted: 0, rebuilt: 0, dropped: 0 };
+  #held = new Map<string, Held>();
+  #records = 0;
+  #known = new Set<string>();
+  #dir: string;
+  #now: () => number;
+  #checkpoints: boolean;
+
+  constructor(options: SessionStoreOptions) {
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.#dir = options.ledgerDir;
+    this.#now = options.now ?? Date.now;
+    this.#checkpoints = options.checkpoints ?? true;
+  }
+
+  /** True when the session's evidence is in memory. */
+  holds(session: string): boolean {
+    return this.#held.has(session);
+  }
+
+  /** True when the session was seen by this store before (held now or released). */
+  knows(session: string): boolean {
+    return this.#known.has(session);
+  }
+
+  /**
+   * The session's running evidence: the held one (now the most recently used), or loaded when the session is
+   * new to this guard or was released: from its checkpoint and the ledger lines after it, else from the whole
+   * ledger. Fails like `readLedger` when the ledger is unreadable.
+   */
+  evidence(session: string): Evidence {
+    const held = this.#held.get(session);
+    if (held) {
+      this.#held.delete(session);
+      this.#held.set(session, held);
+      return held.ev;
+    }
+    const loaded = loadEvidence(this.#dir, session, this.#checkpoints);
+    if (this.#known.has(session)) this.releases.rebuilt++;
+    if (this.#known.size >= 100_000) this.#known.clear();
+    this.#known.add(session);
+    this.#held.set(session, {
+      ev: loaded.ev,
+      records: loaded.records,
+      lastAt: this.#now(),
+      stoppedAt: null,
+      bytes: loaded.bytes,
+      since: loaded.folded,
+      ...(loaded.from ? { from: loaded.from } : {}),
+    });
+    this.#records += loaded.records;
+    this.#evictOver(session);
+    return loaded.ev;
+  }
+
+  /**
+   * Folds a record the guard has just saved to the ledger, `written` the bytes that took (null when it did
+   * not reach the ledger: no checkpoint of this session is written then). A session not held is left alone: its
+   * ledger already has the record, and the next `evidence` call folds it from there. `stopped` marks a
+   * main-agent Stop, after which the session is released unless another event comes within `endedMs`.
+   */
+  fold(record: LedgerRecord, stopped = false, written: number | null = null): void {
+    const held = this.#held.get(record.session);
+    if (!held) return;
+    foldRecord(held.ev, record);
+    held.bytes = held.bytes === null || written === null ? null : held.bytes + written;
+    held.since++;
+    held.records++;
+    this.#records++;
+    held.lastAt = this.#now();
+    held.stoppedAt = stopped ? held.lastAt : null;
+    this.#evictOver(record.session);
+  }
+
+  /** Notes an event of a session that recorded nothing (it still counts as activity). */
+  touch(session: string, stopped = false): void {
+    const held = this.#held.get(session);
+    if (!held) return;
+    held.lastAt = this.#now();
+    held.stoppedAt = stopped ? held.lastAt : null;
+  }
+
+  /** Releases a session now (SessionEnd); true when it was held. */
+  end(session: string): boolean {
+    if (!this.#held.has(session)) return false;
+    this.#release(session);
+    this.releases.ended++;
+    return true;
+  }
+
+  /** Drops the session's evidence without a checkpoint (it missed a record): its next event folds the ledger. */
+  drop(session: string): void {
+    if (!this.#held.has(session)) return;
+    this.#release(session, false);
+    this.releases.dropped++;
+  }
+
+  /**
+   * Releases the sessions that ended (a Stop `endedMs` ago with nothing since) or went idle, and checkpoints
+   * those that folded `checkpointEvery` records since their last checkpoint (so a guard that dies loses none).
+   */
+  sweep(): void {
+    const now = this.#now();
+    for (const [session, held] of [...this.#held]) {
+      if (held.since >= this.limits.checkpointEvery) this.#checkpoint(session, held);
+      if (held.stoppedAt !== null && now - held.stoppedAt >= this.limits.endedMs) {
+        this.#release(session);
+        this.releases.ended++;
+      } else if (now - held.lastAt >= this.limits.idleMs) {
+        this.#release(session);
+        this.releases.idle++;
+      }
+    }
+  }
+
+  /** Sessions and records held now, and the releases so far. */
+  size(): { sessions: number; records: number; releases: Releases } {
+    return { sessions: this.#held.size, records: this.#records, releases: { ...this.releases } };
+  }
+
+  #release(session: string, checkpoint = true): void {
+    const held = this.#held.get(session);
+    if (!held) return;
+    if (checkpoint && held.since > 0) this.#checkpoint(session, held);
+    this.#held.delete(session);
+    this.#records -= held.records;
+  }
+
+  /**
+   * Writes the session's checkpoint when its evidence is exactly the fold of the ledger as it is: every byte
+   * of it known, and no other process appended since (its size is what this guard accounted for).
+   */
+  #checkpoint(session: string, held: Held): void {
+    if (!this.#checkpoints || held.bytes === null) return;
+    try {
+      if (host.fileSize(joinPath(this.#dir, ledgerFileName(session))) !== held.bytes) {
+        held.bytes = null;
+        return;
+      }
+      held.from = writeCheckpoint(this.#dir, session, { ...held, bytes: held.bytes });
+    } catch {
+      // Unwritable: the session is folded from its ledger when it comes back, as without checkpoints.
+    }
+    // Tried either way: a full disk is tried again after another `checkpointEvery` records, not every sweep.
+    held.since = 0;
+  }
+
+  /** Releases least recently used sessions, never `keep`, until both caps hold. */
+  #evictOver(keep: string): void {
+    for (const session of this.#held.keys()) {
+      if (this.#records <= this.limits.maxRecords && this.#held.size <= this.limits.maxSessions) return;
+      if (session === keep) continue;
+      this.#release(session);
+      this.releases.evicted++;
+    }
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * `guard up` in a trial container (the fiable-cc harness's one setup exec): reuse a live resident guard for
+ * the same arm and ledger (a resumed trial calls run() again), else start one under its supervisor and
+ * wait for `/health`; then write `settings.json` (http hooks, or command hooks when no guard answers) and
+ * `harness.json`. Files are replaced atomically, so Claude Code never reads half a settings file.
+ */
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { Arm } from "../engine/record.ts";
+import { DEFAULT_SERVERS, type HookMode, settingsJson } from "../config/claude_settings.ts";
+import {
+  alive,
+  type Health,
+  healthOf,
+  isOurs,
+  ledgerDirRecords,
+  PID_FILE,
+  recordedPid,
+  startResident,
+  stopResident,
+  waitHealthy,
+} from "./resident.ts";
+
+/** What `up` is given. */
+export interface UpOptions {
+  port: number;
+  arm: Exclude<Arm, "stock">;
+  ledgerDir: string;
+  /** The guard bundle in the container (run by `node`). */
+  guard: string;
+  settingsFile: string;
+  harnessFile: string;
+  /** The MCP server names the trial declares; none: the default (`healthverse`). */
+  servers: string[];
+  claudeVersion?: string;
+  waitMs: number;
+  env: Record<string, string | undefined>;
+}
+
+/** The outcome: the hook mode written and what harness.json holds. */
+export interface UpResult {
+  hooks: HookMode;
+  harness: Record<string, unknown>;
+  /** A short human note (reused, fell back and why). */
+  note?: string;
+}
+
+function writeAtomic(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.fiable-tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
+}
+
+/** Why a guard that starts now replaces an earlier one, or undefined for the trial's first guard. */
+function restartNote(ledgerDir: string): string | undefined {
+  const pid = recordedPid(ledgerDir);
+  if (pid === null && !ledgerDirRecords(ledgerDir).length) return undefined;
+  return pid !== null && !alive(pid)
+    ? `resume: the guard recorded in guard.pid (pid ${pid}) was gone; started again`
+    : "resume: no resident guard answered for this ledger; started again";
+}
+
+/** Brings the resident guard up or reuses it, then writes settings.json and harness.json. */
+export async function bringUp(options: UpOptions): Promise<UpResult> {
+  const { port, arm, ledgerDir } = options;
+  mkdirSync(ledgerDir, { recursive: true });
+  const servers = options.servers.length ? options.servers : [...DEFAULT_SERVERS];
+  let health: Health | null = await healthOf(port, 1000);
+  let reused = false;
+  let note: string | undefined;
+  if (isOurs(health, arm, ledgerDir)) {
+    reused = true;
+    note = `reused the resident guard (pid ${health!.pid ?? "?"})`;
+  } else if (health) {
+    note = `port ${port} answers for arm ${health.arm}; command hooks`;
+    health = null;
+  } else {
+    const started = startResident({
+      script: options.guard,
+      port,
+      arm,
+      ledgerDir,
+      env: options.env,
+      restartNote: restartNote(ledgerDir),
+    });
+    health = await waitHealthy(port, arm, ledgerDir, { ms: options.waitMs, started });
+    if (!health) {
+      stopResident(started.pid);
+      rmSync(join(ledgerDir, PID_FILE), { force: true });
+      note = `the resident guard did not answer on port ${port}; command hooks`;
+    }
+  }
+  const hooks: HookMode = health ? "http" : "command";
+  writeAtomic(
+    options.settingsFile,
+    settingsJson({ mode: hooks, arm, ledgerDir, guard: options.guard, port, servers }),
+  );
+  const harness: Record<string, unknown> = {
+    arm,
+    hooks,
+    port,
+    servers,
+    ...(options.claudeVersion ? { claude_version: options.claudeVersion } : {}),
+    supervisor: Boolean(health?.supervisor),
+    reused,
+    ...(health?.pid ? { guard_pid: health.pid } : {}),
+  };
+  writeAtomic(options.harnessFile, JSON.stringify(harness) + "\n");
+  return { hooks, harness, note };
+}
