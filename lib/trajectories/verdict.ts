@@ -58,6 +58,12 @@ export interface TrialReplay {
   version: string;
   passed: boolean;
   failedChecks: string[];
+  /**
+   * A provider trial's expected disposition, read from its scorecard: `hold` when the verifier judged
+   * `provider_pre_submission.final_action` (it does only when a hold was expected), else `submit`; absent
+   * for other seats. Judges must never fire where a submission was expected.
+   */
+  expects?: "submit" | "hold";
   /** Failed check → its doom; a failed check not listed is doomed only at the stop. */
   doom?: Record<string, DoomPoint>;
   toolCalls: { all: number; mcp: number };
