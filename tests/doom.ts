@@ -11,8 +11,8 @@ import { type DoomableCall, doomIndex, doomOf, DOOMS } from "../lib/guard/engine
 import { RULES } from "../rules/mod.ts";
 import { JUDGES } from "../lib/guard/engine/judges/mod.ts";
 import { GATE_PROTECTS } from "../lib/guard/engine/closure.ts";
-import { CHECKS } from "../rules/checks.ts";
-import { TOOLS } from "../rules/tools.ts";
+import { CHECKS } from "../rules/catalog/checks.ts";
+import { TOOLS } from "../rules/catalog/tools.ts";
 import { v1DeterministicChecks } from "../coverage.ts";
 import { findTrials, packetOf, readScorecard } from "../lib/results/trials.ts";
 import { packetName } from "../lib/trajectories/replay.ts";
