@@ -7,7 +7,8 @@ import { host } from "./runtime/host.ts";
 import { lazy } from "./runtime/lazy.ts";
 import { CHECKPOINT_EVERY, type LoadedEvidence, loadEvidence, writeCheckpoint } from "./ledger/checkpoint.ts";
 import { readsEvidence } from "./engine/decide.ts";
-import type { Arm } from "./engine/record.ts";
+import type { Arm, LedgerRecord } from "./engine/record.ts";
+import { lockLedger, type LockResult, tryLock } from "./ledger/lock.ts";
 import {
   type BoundedInput,
   eventSettings,
@@ -45,6 +46,8 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
   const note = loaded.note;
   let answered = false;
   let text = "";
+  /** The session's ledger lock, while this process holds it. */
+  let unlock: (() => void) | undefined;
   const answerNeutral = (why: string) => {
     if (answered) return;
     answered = true;
@@ -52,6 +55,7 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
     if (settings.arm !== "stock") {
       saveRecord(settings.ledgerDir, failedRecord(word, text, settings.arm, why));
     }
+    unlock?.();
     host.exit(0);
   };
   const cancelBudget = host.timer(
@@ -87,8 +91,17 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
       ? (folded = loadEvidence(settings.ledgerDir, session, checkpoints)).ev
       : null;
   const why = [note, checked].filter(Boolean).join(" ") || undefined;
-  const { reply, record } = await handle(word, text, settings, { evidence, note: why, size });
-  if (answered) return;
+  let { reply, record } = await handle(word, text, settings, { evidence, note: why, size });
+  // A deny spends the block budget: decided again, and recorded, under the session's ledger lock, so parallel
+  // calls with one signature cannot each fold the ledger before the others append (lib/guard/ledger/lock.ts).
+  if (record?.decision === "deny" && !answered) {
+    const held = await lockLedger(settings.ledgerDir, record.session, LOCK_WAIT_MS);
+    if (typeof held === "function") {
+      unlock = held;
+      ({ reply, record } = await handle(word, text, settings, { evidence, note: why, size }));
+    } else if (held === "busy" && record) ({ reply, record } = unlockedDeny(word, record));
+  }
+  if (answered) return unlock?.();
   answered = true;
   cancelBudget();
   print(reply);
@@ -96,25 +109,50 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
   if (folded?.from) (globalThis as { __fiableCodePaths?: Set<string> }).__fiableCodePaths?.add("checkpoint");
   if (record) {
     saveRecord(settings.ledgerDir, record);
-    if (folded && checkpoints) checkpointIfDue(settings.ledgerDir, record.session, folded);
-    if (settings.liveUrl && settings.liveToken) {
-      const { postLive } = await lazy<typeof import("./ledger/live.ts")>("live");
-      await postLive(settings.liveUrl, settings.liveToken, record);
-    }
+    if (folded && checkpoints) checkpointIfDue(settings.ledgerDir, record.session, folded, unlock);
+  }
+  unlock?.();
+  if (record && settings.liveUrl && settings.liveToken) {
+    const { postLive } = await lazy<typeof import("./ledger/live.ts")>("live");
+    await postLive(settings.liveUrl, settings.liveToken, record);
   }
   host.exit(0);
 }
 
+/** How long a deny waits for the session's ledger lock (another parallel call deciding and recording). */
+const LOCK_WAIT_MS = 500;
+
+/**
+ * A deny that could not take the ledger lock in time: allowed and recorded as `shadow` (a would-be deny), since
+ * the budget it would spend cannot be counted.
+ */
+function unlockedDeny(
+  word: EventWord,
+  record: LedgerRecord,
+): { reply: Record<string, unknown>; record: LedgerRecord } {
+  const note =
+    "the session's ledger lock stayed busy: the deny was not enforced, as its budget could not be counted";
+  return {
+    reply: neutralReply(word),
+    record: { ...record, decision: "shadow", note: [record.note, note].filter(Boolean).join(" ") },
+  };
+}
+
 /**
  * After the reply: a new checkpoint when this process folded `CHECKPOINT_EVERY` records or more from the ledger
- * itself, so the next hook reads only what comes after. Never fails the hook (a checkpoint is only a shortcut).
+ * itself, so the next hook reads only what comes after; under the session's ledger lock (the one `held`, or
+ * taken if free), so concurrent writers never race. Never fails the hook (a checkpoint is only a shortcut).
  */
-function checkpointIfDue(dir: string, session: string, loaded: LoadedEvidence): void {
+function checkpointIfDue(dir: string, session: string, loaded: LoadedEvidence, held?: () => void): void {
   if (loaded.bytes === null || loaded.folded < CHECKPOINT_EVERY) return;
+  const lock = held ?? tryLock(dir, session);
+  if (typeof lock !== "function") return;
   try {
     writeCheckpoint(dir, session, { ...loaded, bytes: loaded.bytes });
   } catch {
     // Unwritable (a full disk, a read-only folder): the next hook reads the ledger again, nothing more.
+  } finally {
+    if (!held) lock();
   }
 }
 

@@ -15,6 +15,7 @@ import { normalizeToolName } from "./engine/names.ts";
 import { readRecentText, TRANSCRIPT_WAIT_MS } from "./transcript.ts";
 import { redactText } from "./engine/secrets.ts";
 import { extractIds } from "./engine/ids.ts";
+import { topLevelString } from "./engine/raw_json.ts";
 
 /** The guard event for a parsed hook input. */
 export function toGuardEvent(input: HookInput): GuardEvent {
@@ -219,9 +220,12 @@ export function inputCollector(limit = MAX_INPUT): { push(chunk: Uint8Array): vo
   };
 }
 
-/** The session id in raw hook text, found without parsing (for records about input that did not parse). */
+/**
+ * The session id in raw hook text, read without parsing it (for records about input that did not parse, and
+ * to route an http body before it is parsed): the top-level `session_id`, whatever its length or escapes.
+ */
 export function sessionOf(text: string): string {
-  return /"session_id"\s*:\s*"([^"]{1,200})"/.exec(text.slice(0, 64 * 1024))?.[1] ?? "unknown-session";
+  return topLevelString(text, "session_id") || "unknown-session";
 }
 
 /**
