@@ -25,11 +25,13 @@ function refused(run: () => unknown, code: string): void {
   assert.unreachable(`not refused (${code})`);
 }
 
-for (const [name, host, pid] of [["deno", denoHost(), Deno.pid], ["node", nodeHost(), process.pid]] as [
-  string,
-  Host,
-  number,
-][]) {
+for (
+  const [name, host, pid] of [["deno", denoHost(), Deno.pid], ["node", nodeHost(), process.pid]] as [
+    string,
+    Host,
+    number,
+  ][]
+) {
   const s = suite(`host (${name})`);
 
   s("appendLine creates a file 0644, appends whole lines, and starts a new line after a half one", () => {

@@ -2,27 +2,17 @@
  * Command mode: one hook event on stdin, one JSON reply on stdout, exit 0 whatever happens (guard.ts loads it
  * for an event word, from the prebuilt bundle when that is fresh: lib/guard/runtime/prebuilt.ts).
  */
-import { type EventWord, neutralReply } from "./engine/hook.ts";
+import type { EventWord } from "./engine/hook.ts";
 import { host } from "./runtime/host.ts";
 import { lazy } from "./runtime/lazy.ts";
 import { CHECKPOINT_EVERY, type LoadedEvidence, loadEvidence, writeCheckpoint } from "./ledger/checkpoint.ts";
 import { readsEvidence } from "./engine/decide.ts";
-import type { Arm, LedgerRecord } from "./engine/record.ts";
-import { lockLedger, type LockResult, tryLock } from "./ledger/lock.ts";
-import {
-  type BoundedInput,
-  eventSettings,
-  failedRecord,
-  handle,
-  inputCollector,
-  loadSettings,
-  sessionOf,
-} from "./handle.ts";
-import { saveRecord } from "./ledger/ledger.ts";
-
-function print(reply: Record<string, unknown>): void {
-  host.writeOut(JSON.stringify(reply) + "\n");
-}
+import type { Arm } from "./engine/record.ts";
+import { sessionOf } from "./engine/failed.ts";
+import { eventSettings, loadSettings } from "./config/guard_settings.ts";
+import { type BoundedInput, inputCollector } from "./input.ts";
+import { runEvent } from "./event.ts";
+import { lockLedger, tryLock } from "./ledger/lock.ts";
 
 /** Stdin under a bound: an oversized input is drained, keeping its head and tail (see `inputCollector`). */
 async function readStdin(): Promise<BoundedInput> {
@@ -37,85 +27,46 @@ async function nodeProcess(): Promise<NodeJS.Process> {
 }
 
 /**
- * Command mode: one event from stdin, one JSON reply on stdout, exit 0 whatever happens. The process ends
- * here once the reply and record are out, without waiting for the cancelled budget timer (see `Host.timer`).
+ * Command mode: one event from stdin, one JSON reply on stdout, exit 0 whatever happens (a termination signal
+ * from Claude Code, which ends a hook it gives up on, is answered too). The process ends here once the reply
+ * and record are out, without waiting for the cancelled budget timer (see `Host.timer`).
  */
 export async function runCommand(word: EventWord, env: Record<string, string | undefined>): Promise<void> {
   const loaded = await loadSettings(env);
   const settings = eventSettings(word, loaded.settings, env);
-  const note = loaded.note;
-  let answered = false;
-  let text = "";
-  /** The session's ledger lock, while this process holds it. */
-  let unlock: (() => void) | undefined;
-  const answerNeutral = (why: string) => {
-    if (answered) return;
-    answered = true;
-    print(neutralReply(word));
-    if (settings.arm !== "stock") {
-      saveRecord(settings.ledgerDir, failedRecord(word, text, settings.arm, why));
+  const interrupt = new Promise<string>((resolve) => {
+    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+      host.onceSignal(signal, () => resolve(`${signal} received mid-hook; allowed`));
     }
-    unlock?.();
-    host.exit(0);
-  };
-  const cancelBudget = host.timer(
-    settings.decisionMs,
-    () => answerNeutral(`time budget of ${settings.decisionMs} ms overrun; allowed`),
-  );
-  // Claude Code ends a hook it gives up on (timeout, cancelled turn) with a signal: still answer and record.
-  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
-    host.onceSignal(signal, () => answerNeutral(`${signal} received mid-hook; allowed`));
-  }
-  let size = 0;
-  try {
-    ({ text, size } = await readStdin());
-  } catch (err) {
-    text = "";
-    void err;
-  }
-  const checked = word === "session-start" && env.FIABLE_GUARD_PORT && settings.arm !== "stock"
-    ? await checkResident(
-      Number(env.FIABLE_GUARD_PORT),
-      settings.arm,
-      settings.ledgerDir,
-      sessionOf(text),
-      env,
-    )
-    : undefined;
+  });
   // The session's evidence from its checkpoint and the lines after it (lib/guard/ledger/checkpoint.ts), for the
   // events that read it; `FIABLE_CHECKPOINT=0` re-reads the whole ledger every time.
   const checkpoints = env.FIABLE_CHECKPOINT !== "0";
   let folded: LoadedEvidence | undefined;
-  const evidence = (session: string) =>
-    readsEvidence(word, settings.arm)
-      ? (folded = loadEvidence(settings.ledgerDir, session, checkpoints)).ev
-      : null;
-  const why = [note, checked].filter(Boolean).join(" ") || undefined;
-  let { reply, record } = await handle(word, text, settings, { evidence, note: why, size });
-  // A deny spends the block budget: decided again, and recorded, under the session's ledger lock, so parallel
-  // calls with one signature cannot each fold the ledger before the others append (lib/guard/ledger/lock.ts).
-  if (record?.decision === "deny" && !answered) {
-    const held = await lockLedger(settings.ledgerDir, record.session, LOCK_WAIT_MS);
-    if (typeof held === "function") {
-      unlock = held;
-      ({ reply, record } = await handle(word, text, settings, { evidence, note: why, size }));
-    } else if (held === "busy" && record) ({ reply, record } = unlockedDeny(word, record));
-  }
-  if (answered) return unlock?.();
-  answered = true;
-  cancelBudget();
-  print(reply);
-  // The Node loader writes its code cache again, once, for a process that took a path it does not hold yet.
-  if (folded?.from) (globalThis as { __fiableCodePaths?: Set<string> }).__fiableCodePaths?.add("checkpoint");
-  if (record) {
-    saveRecord(settings.ledgerDir, record);
-    if (folded && checkpoints) checkpointIfDue(settings.ledgerDir, record.session, folded, unlock);
-  }
-  unlock?.();
-  if (record && settings.liveUrl && settings.liveToken) {
-    const { postLive } = await lazy<typeof import("./ledger/live.ts")>("live");
-    await postLive(settings.liveUrl, settings.liveToken, record);
-  }
+  const { live } = await runEvent(word, {
+    settings,
+    input: readStdin,
+    note: loaded.note,
+    check: word === "session-start" && env.FIABLE_GUARD_PORT && settings.arm !== "stock"
+      ? (text) =>
+        checkResident(Number(env.FIABLE_GUARD_PORT), settings.arm, settings.ledgerDir, sessionOf(text), env)
+      : undefined,
+    evidence: (session) =>
+      readsEvidence(word, settings.arm)
+        ? (folded = loadEvidence(settings.ledgerDir, session, checkpoints)).ev
+        : null,
+    send: (reply) => host.writeOut(JSON.stringify(reply) + "\n"),
+    saved: (record) => {
+      // The Node loader writes its code cache again, once, for a process that took a path it does not hold yet.
+      if (folded?.from) {
+        (globalThis as { __fiableCodePaths?: Set<string> }).__fiableCodePaths?.add("checkpoint");
+      }
+      if (record && folded && checkpoints) checkpointIfDue(settings.ledgerDir, record.session, folded);
+    },
+    interrupt,
+    lock: (session) => lockLedger(settings.ledgerDir, session, LOCK_WAIT_MS),
+  });
+  await live;
   host.exit(0);
 }
 
@@ -123,36 +74,20 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
 const LOCK_WAIT_MS = 500;
 
 /**
- * A deny that could not take the ledger lock in time: allowed and recorded as `shadow` (a would-be deny), since
- * the budget it would spend cannot be counted.
- */
-function unlockedDeny(
-  word: EventWord,
-  record: LedgerRecord,
-): { reply: Record<string, unknown>; record: LedgerRecord } {
-  const note =
-    "the session's ledger lock stayed busy: the deny was not enforced, as its budget could not be counted";
-  return {
-    reply: neutralReply(word),
-    record: { ...record, decision: "shadow", note: [record.note, note].filter(Boolean).join(" ") },
-  };
-}
-
-/**
  * After the reply: a new checkpoint when this process folded `CHECKPOINT_EVERY` records or more from the ledger
- * itself, so the next hook reads only what comes after; under the session's ledger lock (the one `held`, or
- * taken if free), so concurrent writers never race. Never fails the hook (a checkpoint is only a shortcut).
+ * itself, so the next hook reads only what comes after; under the session's ledger lock, when it is free, so
+ * concurrent writers never race. Never fails the hook (a checkpoint is only a shortcut).
  */
-function checkpointIfDue(dir: string, session: string, loaded: LoadedEvidence, held?: () => void): void {
+function checkpointIfDue(dir: string, session: string, loaded: LoadedEvidence): void {
   if (loaded.bytes === null || loaded.folded < CHECKPOINT_EVERY) return;
-  const lock = held ?? tryLock(dir, session);
-  if (typeof lock !== "function") return;
+  const unlock = tryLock(dir, session);
+  if (typeof unlock !== "function") return;
   try {
     writeCheckpoint(dir, session, { ...loaded, bytes: loaded.bytes });
   } catch {
     // Unwritable (a full disk, a read-only folder): the next hook reads the ledger again, nothing more.
   } finally {
-    if (!held) lock();
+    unlock();
   }
 }
 

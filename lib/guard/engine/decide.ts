@@ -1,5 +1,5 @@
 /** The guard engine: one pure decision per hook event, from the event, the session's ledger and the config. */
-import { type HookReply, parseResult, responseText } from "./hook.ts";
+import { type HookInput, type HookReply, parseResult, responseText } from "./hook.ts";
 import { allowReply, contextReply, denyReply, stopBlockReply } from "./hook.ts";
 import { type Arm, CAPS, capValue, type LedgerRecord, type RuleHit, type Vote } from "./record.ts";
 import { caseKeyOf, emptyEvidence, type Evidence, foldEvidence, signature } from "./evidence.ts";
@@ -48,6 +48,49 @@ export type GuardEvent =
   | { word: "stop"; session: string; subagent: boolean }
   | { word: "prompt"; session: string; prompt: string }
   | { word: "session-start"; session: string; source: string };
+
+/** The guard event for a parsed hook input. */
+export function toGuardEvent(input: HookInput): GuardEvent {
+  const session = input.session_id;
+  switch (input.hook_event_name) {
+    case "PreToolUse":
+      return {
+        word: "pre",
+        session,
+        tool: input.tool_name,
+        input: input.tool_input,
+        toolUseId: input.tool_use_id,
+        agentId: input.agent_id,
+      };
+    case "PostToolUse":
+      return {
+        word: "post",
+        session,
+        tool: input.tool_name,
+        input: input.tool_input,
+        toolUseId: input.tool_use_id,
+        response: input.tool_response,
+        agentId: input.agent_id,
+      };
+    case "PostToolUseFailure":
+      return {
+        word: "post-fail",
+        session,
+        tool: input.tool_name,
+        input: input.tool_input,
+        toolUseId: input.tool_use_id,
+        error: input.error,
+        agentId: input.agent_id,
+      };
+    case "Stop":
+    case "SubagentStop":
+      return { word: "stop", session, subagent: input.hook_event_name === "SubagentStop" };
+    case "UserPromptSubmit":
+      return { word: "prompt", session, prompt: input.prompt };
+    case "SessionStart":
+      return { word: "session-start", session, source: input.source };
+  }
+}
 
 /** Limits that keep the guard from trapping a run. */
 export interface Bounds {
