@@ -171,9 +171,22 @@ export function denyReason(tool: string, hits: RuleHit[]): string {
   return `fiable-guard blocked ${shownName(tool)}.\n${hits.map((h) => `[${h.id}] ${h.message}`).join("\n")}`;
 }
 
-/** Blocks a hit may spend per (hit, tool, case) signature: a decision-point judge asks once. */
-function budgetOf(hit: RuleHit, bounds: Bounds): number {
-  return judgeOf(hit.id) ? Math.min(JUDGE_BUDGET, bounds.blockBudget) : bounds.blockBudget;
+/**
+ * True while a hit may still block on this case: a rule spends its budget per (rule, tool, case) signature; a
+ * decision-point judge asks once per case, whichever of its decision points it asked at.
+ */
+function withinBudget(
+  hit: RuleHit,
+  tool: string,
+  caseKey: string | null,
+  ev: Evidence,
+  bounds: Bounds,
+): boolean {
+  const judge = judgeOf(hit.id);
+  if (!judge) return (ev.denies.get(signature(hit.id, tool, caseKey)) ?? 0) < bounds.blockBudget;
+  let asked = 0;
+  for (const t of judge.meta.triggers) asked += ev.denies.get(signature(hit.id, t, caseKey)) ?? 0;
+  return asked < Math.min(JUDGE_BUDGET, bounds.blockBudget);
 }
 
 function base(
@@ -199,7 +212,7 @@ function decidePre(
   const call = { tool, input: event.input };
   const all: Vote[] = [
     ...(isTerminal(tool, event.input) ? panel(call, ev, hits) : []),
-    ...judgeVotes(call, ev, { recentText: event.recentText ?? [] }),
+    ...judgeVotes(call, ev, { recentText: event.recentText ?? [] }, ENFORCES[config.arm].critic),
   ];
   const votes = all.length ? all.map((v) => ({ ...v, reason: redactText(v.reason) })) : undefined;
   const criticHit = criticHits(all).map((h) => ({ ...h, message: redactText(h.message) }));
@@ -235,9 +248,7 @@ function decidePre(
       },
     };
   }
-  const within = enforced.filter((h) =>
-    (ev.denies.get(signature(h.id, tool, caseKey)) ?? 0) < budgetOf(h, config.bounds)
-  );
+  const within = enforced.filter((h) => withinBudget(h, tool, caseKey, ev, config.bounds));
   if (!within.length) {
     return {
       reply: allowReply(),
