@@ -6,7 +6,8 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { appendRecord } from "../lib/guard/ledger/ledger.ts";
@@ -22,6 +23,7 @@ import {
   transcriptOf,
   TRANSCRIPTS_FILE,
 } from "../lib/guard/resident/resident.ts";
+import { answerChallenge, KEY_FILE, proofOf, proves, readKey, trialKey } from "../lib/guard/resident/key.ts";
 import { freePort, runGuard, runtimes, tempLedger, testBundle, until } from "./support/guard_process.ts";
 
 const bundle = await testBundle();
@@ -76,12 +78,18 @@ function serve(port: number, env: Record<string, string>): { pid: number; stderr
   return { pid: child.pid, stderr: () => text };
 }
 
-/** `node <bundle> up …`, awaited. */
-async function up(port: number, dir: string, extra: string[] = [], env: Record<string, string> = {}) {
-  const out = await new Deno.Command("node", {
+/** `guard up …` under a runtime (the Node bundle unless told), awaited. */
+async function up(
+  port: number,
+  dir: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+  argv: (word: string) => string[] = (word) => ["node", bundle, word],
+) {
+  const [cmd, ...args] = argv("up");
+  const out = await new Deno.Command(cmd, {
     args: [
-      bundle,
-      "up",
+      ...args,
       "--port",
       String(port),
       "--arm",
@@ -105,9 +113,29 @@ async function up(port: number, dir: string, extra: string[] = [], env: Record<s
   return {
     code: out.code,
     stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
     harness: JSON.parse(readFileSync(join(dir, "harness.json"), "utf8")),
     settings: readFileSync(join(dir, "config", "settings.json"), "utf8"),
   };
+}
+
+/**
+ * A listener that answers `/health` as a guard would: for `arm`, naming `ledger` when given, with a made-up
+ * proof when `forge`. Counts the hook requests it gets.
+ */
+async function impostor(
+  port: number,
+  body: Record<string, unknown>,
+): Promise<{ hooks: () => number; close: () => Promise<void> }> {
+  let hooks = 0;
+  const server = createHttpServer((req, res) => {
+    if (req.url?.startsWith("/hook/")) hooks++;
+    const proof = body.proof === "forge" ? "ab".repeat(32) : body.proof;
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ ...body, proof, pid: 4242 }));
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return { hooks: () => hooks, close: () => new Promise((r) => server.close(() => r())) };
 }
 
 /** Stops every guard a test started: SIGTERM to each supervisor (it stops its server), then SIGKILL. */
@@ -200,6 +228,32 @@ s("transcript paths are found in raw hook text and remembered once per session",
     a: "/t/a.jsonl",
     b: "/t/b.jsonl",
   });
+});
+
+s("the guard key: made once per ledger dir; a link, a FIFO or garbage in its place is never trusted", () => {
+  const dir = join(tempLedger(), "fresh");
+  const key = trialKey(dir);
+  assert.match(key, /^[0-9a-f]{64}$/);
+  assert.is(trialKey(dir), key, "made once");
+  assert.equal(readdirSync(dir), [KEY_FILE], "no temp file left");
+  const challenge = "00ff".repeat(8);
+  const expected = { key, challenge, arm: "checklist", ledgerDir: dir };
+  assert.ok(proves(proofOf(key, challenge, "checklist", dir), expected));
+  assert.not.ok(proves(proofOf(key, challenge, "plan", dir), expected), "another arm");
+  assert.not.ok(proves(proofOf(key, challenge, "checklist", "/elsewhere"), expected), "another dir");
+  assert.not.ok(proves(proofOf("1".repeat(64), challenge, "checklist", dir), expected), "another key");
+  assert.is(answerChallenge("/health?challenge=zz", key, "checklist", dir), undefined, "malformed challenge");
+  const linked = tempLedger();
+  writeFileSync(join(linked, "target"), "a".repeat(64));
+  symlinkSync(join(linked, "target"), join(linked, KEY_FILE));
+  assert.is(readKey(linked), null, "a link is not followed");
+  const piped = tempLedger();
+  new Deno.Command("mkfifo", { args: [join(piped, KEY_FILE)] }).outputSync();
+  assert.is(readKey(piped), null, "a FIFO is not read (nor waited on)");
+  const garbage = tempLedger();
+  writeFileSync(join(garbage, KEY_FILE), "not a key");
+  const replaced = trialKey(garbage);
+  assert.is(readKey(garbage), replaced, "garbage is replaced by a key");
 });
 
 s.run();
@@ -342,7 +396,10 @@ p("up with the port answering for another arm or taken: command hooks, no pid fi
   serve(port, { FIABLE_LEDGER_DIR: tempLedger(), FIABLE_CC_ARM: "plan" });
   await until("the plan guard", 10_000, () => health(port));
   const foreign = await up(port, dir);
-  assert.match(foreign.stdout, `hooks=command (port ${port} answers for arm plan; command hooks)`);
+  assert.match(
+    foreign.stdout,
+    `hooks=command (port ${port} answers, but not as this trial's guard (arm plan); command hooks)`,
+  );
   assert.is(
     foreign.settings,
     settingsJson({ mode: "command", arm: "checklist", ledgerDir: dir, guard: bundle, port }),
@@ -394,3 +451,77 @@ p(
 p.after(() => stopAll());
 
 p.run();
+
+// ---------------------------------------------------------------------------------------------------------
+for (const runtime of await runtimes()) {
+  const r = suite(`resident: only this trial's guard is reused (${runtime.name})`);
+
+  const IMPOSTORS: [string, (dir: string) => Record<string, unknown>][] = [
+    ["a guard's health answer without a ledger", () => ({ ok: true, arm: "checklist" })],
+    ["this trial's ledger dir copied", (dir) => ({ ok: true, arm: "checklist", ledger: dir })],
+    ["a made-up proof", (dir) => ({ ok: true, arm: "checklist", ledger: dir, proof: "forge" })],
+  ];
+  for (const [name, body] of IMPOSTORS) {
+    r(`an impostor (${name}) is not reused by up nor by the SessionStart check`, async () => {
+      const dir = tempLedger();
+      const port = await freePort();
+      const fake = await impostor(port, body(dir));
+      try {
+        const out = await up(port, dir, [], {}, runtime.argv);
+        assert.is(out.code, 0, out.stderr);
+        assert.match(out.stdout, `hooks=command (port ${port} answers, but not as this trial's guard (`);
+        assert.equal([out.harness.hooks, out.harness.reused, out.harness.guard_pid], [
+          "command",
+          false,
+          undefined,
+        ]);
+        assert.is(
+          out.settings,
+          settingsJson({ mode: "command", arm: "checklist", ledgerDir: dir, guard: bundle, port }),
+        );
+        const payload = JSON.stringify({
+          session_id: "s6",
+          hook_event_name: "SessionStart",
+          source: "resume",
+        });
+        const env = { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "checklist", FIABLE_GUARD_PORT: String(port) };
+        const run = await runGuard(runtime, "session-start", payload, env);
+        assert.is(run.code, 0, run.stderr);
+        const [record] = ledgerDirRecords(dir).filter((x) => x.event === "session-start");
+        assert.match(
+          record?.note ?? "",
+          `SessionStart check: port ${port} answers, but not as this trial's guard`,
+        );
+        assert.is(fake.hooks(), 0);
+      } finally {
+        await fake.close();
+      }
+    });
+  }
+
+  r(
+    "up's guard proves itself: a second up and the SessionStart check reuse it; its key is rw-------",
+    async () => {
+      const dir = tempLedger();
+      const port = await freePort();
+      const first = await up(port, dir, [], {}, runtime.argv);
+      assert.is(first.harness.hooks, "http", first.stderr);
+      assert.is(statSync(join(dir, KEY_FILE)).mode & 0o777, 0o600);
+      const again = await up(port, dir, [], {}, runtime.argv);
+      assert.equal([again.harness.hooks, again.harness.reused], ["http", true], again.stdout);
+      const payload = JSON.stringify({ session_id: "s7", hook_event_name: "SessionStart", source: "resume" });
+      const env = { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "checklist", FIABLE_GUARD_PORT: String(port) };
+      await runGuard(runtime, "session-start", payload, env);
+      assert.equal(guardRecords(dir), [], "no restart: the live guard was recognised");
+      // The same guard does not prove another ledger dir's key: a trial beside it starts its own hooks.
+      const other = tempLedger();
+      const beside = await up(port, other, [], {}, runtime.argv);
+      assert.match(beside.stdout, `(ledger ${dir})`);
+      assert.is(beside.harness.hooks, "command");
+      await stopAll();
+    },
+  );
+
+  r.after(() => stopAll());
+  r.run();
+}

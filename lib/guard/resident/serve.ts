@@ -19,6 +19,7 @@ import { postLive } from "../ledger/live.ts";
 import { recordRestart, rememberTranscript, type RestartInfo, transcriptOf } from "./resident.ts";
 import { sessionLimits, SessionStore } from "./sessions.ts";
 import { bindRefusal, refusal, TOKEN_ENV } from "./access.ts";
+import { answerChallenge, trialKey } from "./key.ts";
 import { type WarmReport, warmUp } from "./warm.ts";
 
 /** How often held sessions are checked for release (ended, idle). */
@@ -90,6 +91,15 @@ export async function serve(options: ServeOptions): Promise<void> {
     ? [...new Set(recordRestart(settings.ledgerDir, settings.arm, options.restart).map((r) => r.session))]
     : [];
   const supervisor = Number(options.env.FIABLE_SUPERVISOR_PID) || null;
+  // The ledger dir's key, so a probe can tell this guard from any other listener (lib/guard/resident/key.ts).
+  let key: string | null = null;
+  try {
+    key = trialKey(settings.ledgerDir);
+  } catch (err) {
+    process.stderr.write(
+      `fiable-guard: no guard key (${(err as Error).message}); up will not reuse this guard\n`,
+    );
+  }
   const store = new SessionStore({
     ledgerDir: settings.ledgerDir,
     limits,
@@ -97,10 +107,11 @@ export async function serve(options: ServeOptions): Promise<void> {
   });
   /** The decision path's warm-up once it has run (null before, and for the stock arm). */
   let warmed: WarmReport | null = null;
-  const health = () => ({
+  const health = (url: string) => ({
     ok: true,
     arm: settings.arm,
     ledger: settings.ledgerDir,
+    proof: answerChallenge(url, key, settings.arm, settings.ledgerDir),
     pid: process.pid,
     supervisor,
     held: store.size(),
@@ -120,17 +131,18 @@ export async function serve(options: ServeOptions): Promise<void> {
   }, SWEEP_MS);
   sweep.unref?.();
   const server = createServer((req, res) => {
-    const word = (req.url ?? "").replace(/^\/hook\//, "").replace(/\?.*$/, "");
+    const path = (req.url ?? "").replace(/\?.*$/, "");
+    const word = path.replace(/^\/hook\//, "");
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
-    const denied = refusal(req.headers, { boundHost: options.host, token, path: req.url ?? "" });
+    const denied = refusal(req.headers, { boundHost: options.host, token, path });
     if (denied) {
       req.resume();
       return send(denied.status, { error: denied.error });
     }
-    if (req.method === "GET" && req.url === "/health") return send(200, health());
+    if (req.method === "GET" && path === "/health") return send(200, health(req.url ?? ""));
     if (req.method === "POST" && word === "session-end") return endSession(req, send);
     if (req.method !== "POST" || !isEventWord(word)) {
       return send(404, { error: `Cannot route ${req.method} ${req.url}: use POST /hook/<event>.` });
