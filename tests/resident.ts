@@ -6,7 +6,15 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
@@ -23,6 +31,7 @@ import {
   transcriptOf,
   TRANSCRIPTS_FILE,
 } from "../lib/guard/resident/resident.ts";
+import { GIVE_UP_AFTER, supervise } from "../lib/guard/resident/supervise.ts";
 import { answerChallenge, KEY_FILE, proofOf, proves, readKey, trialKey } from "../lib/guard/resident/key.ts";
 import { freePort, runGuard, runtimes, tempLedger, testBundle, until } from "./support/guard_process.ts";
 
@@ -60,11 +69,16 @@ async function health(port: number): Promise<Record<string, unknown> | null> {
   }
 }
 
-/** `node <bundle> serve --port P` in the background (its stderr piped and drained); the pid. */
-function serve(port: number, env: Record<string, string>): { pid: number; stderr: () => string } {
+/** `guard serve --port P` in the background under a runtime (the Node bundle unless told); its pid and stderr. */
+function serve(
+  port: number,
+  env: Record<string, string>,
+  argv: (word: string) => string[] = (word) => ["node", bundle, word],
+): { pid: number; stderr: () => string; status: Promise<Deno.CommandStatus> } {
   let text = "";
-  const child = new Deno.Command("node", {
-    args: [bundle, "serve", "--port", String(port)],
+  const [cmd, ...args] = argv("serve");
+  const child = new Deno.Command(cmd, {
+    args: [...args, "--port", String(port)],
     env: { PATH: Deno.env.get("PATH") ?? "", ...env },
     stdin: "null",
     stdout: "null",
@@ -73,9 +87,8 @@ function serve(port: number, env: Record<string, string>): { pid: number; stderr
   (async () => {
     for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) text += chunk;
   })();
-  child.status.then(() => {});
   started.push(child.pid);
-  return { pid: child.pid, stderr: () => text };
+  return { pid: child.pid, stderr: () => text, status: child.status };
 }
 
 /** `guard up …` under a runtime (the Node bundle unless told), awaited. */
@@ -522,6 +535,110 @@ for (const runtime of await runtimes()) {
     },
   );
 
+  r(
+    "the supervisor killed first: the server adopts a new one, which restarts the server when it dies",
+    async () => {
+      const dir = tempLedger();
+      const port = await freePort();
+      appendRecord(dir, rec("s8", new Date().toISOString(), "prompt", "context"));
+      const guard = serve(port, { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "checklist" }, runtime.argv);
+      const first = await until("the guard", 20_000, () => health(port));
+      assert.is(first.supervisor, guard.pid);
+      Deno.kill(guard.pid, "SIGKILL");
+      const adopted = await until("a supervisor adopting the server", 10_000, async () => {
+        const h = await health(port);
+        return h?.supervisor && h.supervisor !== guard.pid ? h : null;
+      });
+      const supervisor = Number(adopted.supervisor);
+      started.push(supervisor);
+      assert.is(adopted.pid, first.pid, "the same server, adopted");
+      assert.is(
+        Number(readFileSync(join(dir, PID_FILE), "utf8")),
+        supervisor,
+        "guard.pid names the new supervisor",
+      );
+      Deno.kill(Number(first.pid), "SIGKILL");
+      const back = await until("the restarted guard", 20_000, async () => {
+        const h = await health(port);
+        return h && h.pid !== first.pid ? h : null;
+      });
+      assert.is(back.supervisor, supervisor);
+      const [restart, gap] = guardRecords(dir);
+      assert.match(
+        restart?.note ?? "",
+        `the resident guard (pid ${first.pid}) exited (its supervisor had died`,
+      );
+      assert.is(gap?.decision, "gap");
+      Deno.kill(supervisor, "SIGTERM");
+      await until(
+        "the supervisor and its server to stop",
+        10_000,
+        () => Promise.resolve(!alive(supervisor) && !alive(Number(back.pid))),
+      );
+    },
+  );
+
   r.after(() => stopAll());
   r.run();
 }
+
+// ---------------------------------------------------------------------------------------------------------
+const g = suite("resident: a supervisor whose children keep dying young gives up");
+
+g(
+  "node bundle: the guard file replaced mid-trial by one that cannot start: 5 tries, then exit 1",
+  async () => {
+    const dir = tempLedger();
+    const port = await freePort();
+    const copy = join(tempLedger(), "fiable-guard.cjs");
+    copyFileSync(bundle, copy);
+    const guard = serve(
+      port,
+      { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "checklist" },
+      (w) => ["node", copy, w],
+    );
+    const first = await until("the guard", 10_000, () => health(port));
+    writeFileSync(copy, "process.exit(3);\n");
+    Deno.kill(Number(first.pid), "SIGKILL");
+    const status = await Promise.race([
+      guard.status,
+      new Promise<null>((r) => setTimeout(() => r(null), 30_000)),
+    ]);
+    assert.ok(status, `the supervisor still respawns after 30 s:\n${guard.stderr()}`);
+    assert.is(status.code, 1);
+    assert.match(guard.stderr(), `died ${GIVE_UP_AFTER} times in a row`);
+    assert.is(
+      guard.stderr().match(/; starting it again on port/g)?.length,
+      GIVE_UP_AFTER - 1,
+      guard.stderr(),
+    );
+  },
+);
+
+g("deno: the supervisor itself, with a child script replaced after its first start", async () => {
+  const dir = tempLedger();
+  const script = join(dir, "child.js");
+  const runs = join(dir, "runs");
+  writeFileSync(
+    script,
+    `import { appendFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+appendFileSync(${JSON.stringify(runs)}, "1");
+const server = createServer((_, res) => res.end("{}")).listen(0, "127.0.0.1", () => {
+  console.error(\`fiable-guard serving on http://127.0.0.1:\${server.address().port} (arm checklist)\`);
+  writeFileSync(${
+      JSON.stringify(script)
+    }, \`import { appendFileSync } from "node:fs"; appendFileSync(\${JSON.stringify(${
+      JSON.stringify(runs)
+    })}, "1"); Deno.exit(3);\`);
+  setTimeout(() => Deno.exit(0), 2500);
+});
+`,
+  );
+  const code = await supervise({ script, port: 0, host: "127.0.0.1", env: { PATH: Deno.env.get("PATH") } });
+  assert.is(code, 1);
+  assert.is(readFileSync(runs, "utf8").length, GIVE_UP_AFTER, "the first child, then 4 that died young");
+});
+
+g.after(() => stopAll());
+g.run();

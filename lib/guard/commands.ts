@@ -63,6 +63,7 @@ export const SERVE_CLI: CommandSpec = {
     "restart-note": { type: "string", description: "why this guard was restarted", hidden: true },
     "down-since": { type: "string", description: "when the previous guard went down", hidden: true },
     session: { type: "string", description: "the session the restart is recorded in", hidden: true },
+    adopt: { type: "string", description: "a live server whose supervisor died, to watch", hidden: true },
   },
   args: "none",
   notes: [
@@ -184,8 +185,20 @@ async function runServe(p: Parsed): Promise<number> {
     // Loaded only here: a hook process never pays for the http server.
     const { serve } = await import("./resident/serve.ts");
     const restart = note ? { note, downSince: p.string("down-since"), session } : undefined;
+    // A supervised server replaces its supervisor if that dies first (lib/guard/resident/supervise.ts).
+    const onListen = async (bound: number, settings: { arm: Arm; ledgerDir: string }) => {
+      if (!process.env.FIABLE_SUPERVISOR_PID) return;
+      const { watchSupervisor } = await import("./resident/supervise.ts");
+      watchSupervisor({ script: process.argv[1], port: bound, host, ...settings, env: process.env });
+    };
     try {
-      await serve({ port, host, env: process.env, restart });
+      await serve({
+        port,
+        host,
+        env: process.env,
+        restart,
+        onListen: (bound, settings) => void onListen(bound, settings),
+      });
     } catch (err) {
       process.stderr.write(
         `Cannot serve on ${host}:${port}: ${(err as Error).message}. Use a free --port.\n`,
@@ -196,7 +209,8 @@ async function runServe(p: Parsed): Promise<number> {
   }
   const { supervise } = await import("./resident/supervise.ts");
   const firstArgs = note ? ["--restart-note", note, ...(session ? ["--session", session] : [])] : [];
-  return await supervise({ script: process.argv[1], port, host, env: process.env, firstArgs });
+  const adopt = Number(p.string("adopt")) || undefined;
+  return await supervise({ script: process.argv[1], port, host, env: process.env, firstArgs, adopt });
 }
 
 /** `guard.ts up …`: brings the resident guard up (or reuses it) and writes settings.json and harness.json. */

@@ -146,6 +146,10 @@ export interface StartOptions {
   restartNote?: string;
   /** A session that gets the restart record even when it has no records yet. */
   session?: string;
+  /** The host to bind (default 127.0.0.1). */
+  host?: string;
+  /** A live server (pid) the new supervisor adopts instead of starting one (its own supervisor died). */
+  adopt?: number;
 }
 
 /** A started resident guard: its (supervisor's) pid, and whether that process has exited since. */
@@ -157,6 +161,8 @@ export interface Started {
 /** Starts `serve` detached (its own session, stdio to guard-serve.log) and writes guard.pid. */
 export function startResident(options: StartOptions): Started {
   const args = ["serve", "--port", String(options.port)];
+  if (options.host) args.push("--host", options.host);
+  if (options.adopt) args.push("--adopt", String(options.adopt));
   if (options.restartNote) args.push("--restart-note", options.restartNote);
   if (options.session) args.push("--session", options.session);
   const [cmd, ...rest] = guardArgv(options.script, args);

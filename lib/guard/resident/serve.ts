@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { isEventWord, neutralReply } from "../engine/hook.ts";
-import type { LedgerRecord } from "../engine/record.ts";
+import type { Arm, LedgerRecord } from "../engine/record.ts";
 import {
   engineConfig,
   eventSettings,
@@ -66,8 +66,8 @@ export interface ServeOptions {
   port: number;
   host: string;
   env: Record<string, string | undefined>;
-  /** Called once listening, with the bound port (tests pass port 0). */
-  onListen?: (port: number) => void;
+  /** Called once listening, with the bound port (tests pass port 0) and the settings it serves with. */
+  onListen?: (port: number, settings: { arm: Arm; ledgerDir: string }) => void;
   /** Set when this guard replaces one that ran before: recorded in the ledger before it listens. */
   restart?: RestartInfo;
 }
@@ -90,7 +90,6 @@ export async function serve(options: ServeOptions): Promise<void> {
   const resumed = options.restart && settings.arm !== "stock"
     ? [...new Set(recordRestart(settings.ledgerDir, settings.arm, options.restart).map((r) => r.session))]
     : [];
-  const supervisor = Number(options.env.FIABLE_SUPERVISOR_PID) || null;
   // The ledger dir's key, so a probe can tell this guard from any other listener (lib/guard/resident/key.ts).
   let key: string | null = null;
   try {
@@ -113,7 +112,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     ledger: settings.ledgerDir,
     proof: answerChallenge(url, key, settings.arm, settings.ledgerDir),
     pid: process.pid,
-    supervisor,
+    // Read at each answer: a supervisor that died is replaced by one that adopts this server (supervise.ts).
+    supervisor: Number(options.env.FIABLE_SUPERVISOR_PID) || null,
     held: store.size(),
     warm: warmed,
     ...memoryMb(),
@@ -246,7 +246,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     server.on("error", reject);
     server.listen(options.port, options.host, () => {
       const port = (server.address() as AddressInfo).port;
-      options.onListen?.(port);
+      options.onListen?.(port, settings);
       process.stderr.write(`fiable-guard serving on http://${options.host}:${port} (arm ${settings.arm})\n`);
       warm(resumed);
     });
