@@ -479,8 +479,8 @@ store(
  * that cannot alter a fold, such as a comment, needs only the new digest).
  */
 const FOLD_DIGEST = {
-  version: 2,
-  sha256: "90407cac5a59575b2b7c1e32385965f83efc730eabddbe17c465901f974e6061",
+  version: 3,
+  sha256: "c5f60d03574707d0b9d46e82ada9abf924de2fd0df4d4590628fed6084934b7f",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

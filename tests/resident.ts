@@ -536,6 +536,50 @@ for (const runtime of await runtimes()) {
   );
 
   r(
+    "server names: an empty one is refused by up and settings in one Cannot line; odd ones are spelled as Claude Code does",
+    async () => {
+      const dir = tempLedger();
+      const port = await freePort();
+      const run = async (args: string[]) => {
+        const [cmd, ...rest] = runtime.argv(args[0]);
+        const out = await new Deno.Command(cmd, {
+          args: [...rest, ...args.slice(1)],
+          env: { PATH: Deno.env.get("PATH") ?? "" },
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        return {
+          code: out.code,
+          stdout: new TextDecoder().decode(out.stdout),
+          stderr: new TextDecoder().decode(out.stderr),
+        };
+      };
+      const upArgs = ["up", "--port", String(port), "--arm", "checklist", "--ledger", dir, "--guard", bundle];
+      const files = ["--settings", join(dir, "settings.json"), "--harness", join(dir, "harness.json")];
+      for (
+        const args of [[...upArgs, ...files, "--server=healthverse", "--server="], ["settings", "--server="]]
+      ) {
+        const out = await run(args);
+        assert.is(out.code, 2, out.stderr);
+        assert.is(
+          out.stderr,
+          `Cannot run guard ${
+            args[0]
+          }: --server "" is unusable: it is empty. Pass the MCP server names the trial ` +
+            "declares (--server=NAME for a name that starts with -).\n",
+        );
+        assert.is(out.stdout, "");
+      }
+      assert.equal(readdirSync(dir), [], "nothing started, nothing written");
+      const odd = await run(["settings", "--server=-x", "--server", " ", "--server", "chi bench!"]);
+      assert.is(odd.code, 0, odd.stderr);
+      assert.match(odd.stdout, '"matcher": "^mcp__(?:-x|_|chi_bench_)__"');
+      const dash = await run(["settings", "--server", "-x"]);
+      assert.match(dash.stderr, /^Cannot run guard settings: --server needs a value\./);
+    },
+  );
+
+  r(
     "the supervisor killed first: the server adopts a new one, which restarts the server when it dies",
     async () => {
       const dir = tempLedger();

@@ -5,7 +5,7 @@
 import process from "node:process";
 import { type CommandSpec, type OptionSpec, type Parsed, portNumber, runCli } from "../cli.ts";
 import { type Arm, ARMS } from "./engine/record.ts";
-import { DEFAULT_SERVERS, settingsJson } from "./config/claude_settings.ts";
+import { DEFAULT_SERVERS, settingsJson, unusableServer } from "./config/claude_settings.ts";
 import { EVENTS } from "./engine/hook.ts";
 
 const EVENT_LIST = Object.keys(EVENTS).join("|");
@@ -17,7 +17,7 @@ const SERVER_OPTION: OptionSpec = {
   value: "NAME",
   multiple: true,
   default: DEFAULT_SERVERS.join(","),
-  description: "an MCP server whose tools the hooks match",
+  description: "an MCP server whose tools the hooks match (--server=NAME for a name that starts with -)",
 };
 
 /** `guard.ts` without a subcommand: the hook events and the subcommands. */
@@ -133,8 +133,21 @@ export const SETTINGS_CLI: CommandSpec = {
   example: "deno run -A guard.ts settings --mode http --arm checklist --port 8787",
 };
 
+/** The declared servers; an unusable name is refused with one line, before anything starts or is written. */
 function servers(p: Parsed): string[] {
-  return p.given("server") ? p.strings("server") : [...DEFAULT_SERVERS];
+  const names = p.given("server") ? p.strings("server") : [...DEFAULT_SERVERS];
+  for (const name of names) {
+    const why = unusableServer(name);
+    if (why) {
+      throw p.error(
+        `--server ${
+          JSON.stringify(name)
+        } is unusable: ${why}. Pass the MCP server names the trial declares ` +
+          "(--server=NAME for a name that starts with -).",
+      );
+    }
+  }
+  return names;
 }
 
 function printSettings(p: Parsed): number {
