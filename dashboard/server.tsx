@@ -14,7 +14,7 @@ import { join, resolve } from "node:path";
 import { existsSync, readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { RULES } from "../rules/mod.ts";
-import { CHECKS } from "../rules/checks.ts";
+import { CHECKS } from "../rules/catalog/checks.ts";
 import { toolEvents } from "../lib/trajectories/atif.ts";
 import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import { type Prices, pricesFrom, type Recipe, RECIPES } from "../lib/results/cost.ts";

