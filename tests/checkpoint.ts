@@ -483,8 +483,8 @@ store(
  * that cannot alter a fold, such as a comment, needs only the new digest).
  */
 const FOLD_DIGEST = {
-  version: 3,
-  sha256: "5f35b289a26814c745e10a4ec7f4dc6cefaac7647450ef88ef58261f54c1522b",
+  version: 4,
+  sha256: "a23076d8e9d1aa9cb054d11a5f95123ca68d556e8ec7613aaa170badb74b84a0",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {
