@@ -479,8 +479,8 @@ store(
  * that cannot alter a fold, such as a comment, needs only the new digest).
  */
 const FOLD_DIGEST = {
-  version: 2,
-  sha256: "e5f2402647eb4c74709dcfb07f5a5efbaea6b8ce288b11d09f64f1cb52a705e0",
+  version: 3,
+  sha256: "c6b87d98264e3fb12452cb95a39170f3dfb53ae825f31e6a9de4bef2fead0c17",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

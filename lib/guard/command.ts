@@ -96,14 +96,24 @@ async function checkResident(
   session: string,
   env: Record<string, string | undefined>,
 ): Promise<string | undefined> {
-  const { healthOf, isOurs, startResident, waitHealthy } = await lazy<
+  const { expectedGuard, foreign, probe, startResident, waitHealthy } = await lazy<
     typeof import("./resident/resident.ts")
   >(
     "resident",
   );
-  const health = await healthOf(port, 300);
-  if (isOurs(health, arm, ledgerDir)) return undefined;
-  if (health) return `SessionStart check: port ${port} answers for arm ${health.arm}, not this guard.`;
+  let expected;
+  try {
+    expected = expectedGuard(arm, ledgerDir);
+  } catch (err) {
+    return `SessionStart check: cannot read or make the guard key: ${(err as Error).message}`;
+  }
+  const { health, ours } = await probe(port, expected, 300);
+  if (ours) return undefined;
+  if (health) {
+    return `SessionStart check: port ${port} answers, but not as this trial's guard (${
+      foreign(health, expected)
+    }).`;
+  }
   try {
     const note = `SessionStart check: the resident guard on port ${port} did not answer; started it again`;
     const started = startResident({
@@ -115,7 +125,7 @@ async function checkResident(
       restartNote: note,
       session,
     });
-    const up = await waitHealthy(port, arm, ledgerDir, { ms: SESSION_START_WAIT_MS, started });
+    const up = await waitHealthy(port, expected, { ms: SESSION_START_WAIT_MS, started });
     return up
       ? `${note} (pid ${started.pid}).`
       : `${note}, but it did not answer within ${SESSION_START_WAIT_MS} ms.`;

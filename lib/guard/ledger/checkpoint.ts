@@ -21,7 +21,7 @@ import { LEDGER_READ, ledgerFileName, legacyFileName, readLedger, sessionRecords
  * The checkpoint format and fold semantics. Bump it whenever `foldRecord` or `Evidence` changes: an older
  * checkpoint is then ignored (tests/checkpoint.ts fails on a change to the fold's sources until it is bumped).
  */
-export const FOLD_VERSION = 2;
+export const FOLD_VERSION = 3;
 
 /** Records folded from the ledger since the last checkpoint before command mode writes a new one. */
 export const CHECKPOINT_EVERY = 32;
