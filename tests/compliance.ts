@@ -167,6 +167,14 @@ s("docs/COMPLIANCE.md names every kind of thing the repository never stores", ()
   }
   assert.match(doc, /answer-blind/);
   assert.match(doc, /fully autonomous/);
+  // Every repository path it names exists (a chi-bench or trial path, or the trial's mount, is not one).
+  const named = [...doc.matchAll(/`((?:lib|rules|tests|docs|data|scripts)\/[\w./-]+)`/g)].map((m) => m[1]);
+  assert.ok(named.length >= 10, named.join(", "));
+  assert.equal(
+    named.filter((p) => !existsSync(join(ROOT, p))),
+    [],
+    "docs/COMPLIANCE.md names a path that moved",
+  );
 });
 
 s.run();
