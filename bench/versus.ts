@@ -1,12 +1,13 @@
 /**
  * The hook's command-mode latency in two checkouts, interleaved in one run against the same runtime floors:
  * what a change costs or saves (`deno run guard.ts pre` and the Node bundle, each checkout's own, on the
- * 500-record ledger of bench/latency.ts, from its checkpoint). Each checkout must be bundled first
- * (`deno task bundle` in it: the Node bundle, and the prebuilt hook bundle where there is one).
+ * 500-record ledger of bench/latency.ts, from its checkpoint). `--before` is a checkout or a git ref (default
+ * `main`, checked out into a temporary worktree); `--after` is a checkout (default: this one). Each is bundled
+ * first (`deno task bundle` in it: the Node bundle, and the prebuilt hook bundle where there is one).
  *
- * Usage: deno run -A bench/versus.ts --before DIR --after DIR [--runs 30] [--env NAME=VALUE]
+ * Usage: deno run -A bench/versus.ts [--before DIR|REF] [--after DIR] [--runs 30] [--env NAME=VALUE]
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { benchLedger, interleaved, type SeriesFigure, timeBare, timeProcess } from "./latency.ts";
@@ -17,10 +18,20 @@ export const CLI: CommandSpec = {
   name: "bench versus",
   summary: "Command-mode hook latency of two checkouts (Deno guard.ts and the Node bundle), interleaved, " +
     "against the same floors: the gap each adds over its runtime's start-up.",
-  usage: ["deno run -A bench/versus.ts --before DIR --after DIR [--runs 30] [--env NAME=VALUE]"],
+  usage: ["deno run -A bench/versus.ts [--before DIR|REF] [--after DIR] [--runs 30] [--env NAME=VALUE]"],
   options: {
-    before: { type: "string", value: "DIR", description: "the checkout before the change (bundled)" },
-    after: { type: "string", value: "DIR", description: "the checkout after the change (bundled)" },
+    before: {
+      type: "string",
+      value: "DIR|REF",
+      default: "main",
+      description: "the checkout before the change, or a git ref to check out",
+    },
+    after: {
+      type: "string",
+      value: "DIR",
+      defaultNote: "this checkout",
+      description: "the checkout after it",
+    },
     runs: numberOption(30, "interleaved runs per series (medians are reported)"),
     env: {
       type: "string",
@@ -30,7 +41,7 @@ export const CLI: CommandSpec = {
     },
   },
   args: "none",
-  example: "deno run -A bench/versus.ts --before ../main --after . --runs 30",
+  example: "deno run -A bench/versus.ts --before main --runs 30",
 };
 
 /** Entry: the command line, then the measurement. */
@@ -38,10 +49,36 @@ export function main(args: string[]): Promise<number> {
   return runCli(CLI, args, measure);
 }
 
+/** The repository this file is in. */
+const ROOT = resolve(import.meta.dirname ?? ".", "..");
+
+/** Runs a command in `cwd`; throws with its output when it fails. */
+function run(cmd: string, args: string[], cwd: string): void {
+  const out = new Deno.Command(cmd, { args, cwd, stdout: "piped", stderr: "piped" }).outputSync();
+  if (!out.success) {
+    throw new Error(`Cannot run ${cmd} ${args.join(" ")} in ${cwd}: ${new TextDecoder().decode(out.stderr)}`);
+  }
+}
+
 async function measure(p: Parsed): Promise<number> {
+  const before = p.string("before")!;
+  const after = resolve(p.string("after") ?? ROOT);
+  // A ref is checked out beside the benchmark's temp files, and removed when it is done.
+  const worktree = existsSync(before)
+    ? null
+    : join(mkdtempSync(join(tmpdir(), "fiable-versus-ref-")), "tree");
+  if (worktree) run("git", ["worktree", "add", "--detach", worktree, before], ROOT);
+  try {
+    const trees = { before: worktree ?? resolve(before), after };
+    for (const dir of Object.values(trees)) run(Deno.execPath(), ["run", "-A", "bundle.ts"], dir);
+    return await compare(p, trees);
+  } finally {
+    if (worktree) run("git", ["worktree", "remove", "--force", worktree], ROOT);
+  }
+}
+
+async function compare(p: Parsed, trees: { before: string; after: string }): Promise<number> {
   const runs = wholeNumber(p, "runs", 1)!;
-  const trees = { before: p.string("before"), after: p.string("after") };
-  if (!trees.before || !trees.after) throw p.error("--before and --after are required. Use two checkouts.");
   const extra = Object.fromEntries(
     p.strings("env").map((kv) => [kv.split("=")[0], kv.slice(kv.indexOf("=") + 1)]),
   );
@@ -61,7 +98,7 @@ async function measure(p: Parsed): Promise<number> {
       ledger.map((r) => JSON.stringify(r)).join("\n") + "\n",
     );
     const env = { FIABLE_LEDGER_DIR: ledgerDir, FIABLE_CC_ARM: "critic", ...extra };
-    const root = resolve(dir!);
+    const root = dir;
     series[`deno ${name}`] = () => timeProcess([deno, "run", "-A", join(root, "guard.ts"), "pre"], env);
     series[`node ${name}`] = () => timeProcess(["node", join(root, "dist", "fiable-guard.cjs"), "pre"], env);
   }
