@@ -1,9 +1,10 @@
 /**
  * Aggregate χ-Bench trial roots into per-arm figures: `deno task aggregate --arm stock=DIR --arm guarded=DIR
- * --control stock [--recipe A|B|C] [--prices FILE] [--out results/<name>/]`. Checks every argument and path,
- * then writes results.csv, aggregate.json, summary.md and the Parquet summary (trials.parquet,
- * decisions.parquet); exits 1 when an input problem was found in the trials (the outputs are still written),
- * 2 on bad usage (nothing written).
+ * --control stock [--compare A:B] [--protocol] [--recipe A|B|C] [--prices FILE] [--out results/<name>/]`.
+ * Checks every argument and path, then writes results.csv, comparisons.csv, aggregate.json, summary.md and
+ * the Parquet summary (trials.parquet, decisions.parquet); exits 1 on a guard-integrity failure or an
+ * unreadable trial (the outputs are still written), 0 when a packet's own bookkeeping only warns (unless
+ * --strict), 2 on bad usage (nothing written).
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
@@ -15,7 +16,8 @@ import {
   jsonlBelow,
   type TrialRead,
 } from "./lib/results/aggregate.ts";
-import { toCsv, toMarkdown } from "./lib/results/aggregate_report.ts";
+import { comparisonsCsv, toCsv, toMarkdown } from "./lib/results/aggregate_report.ts";
+import { type Pair, REGISTERED, registeredAmong } from "./lib/results/protocol.ts";
 import {
   columnarLine,
   type ColumnarOutcome,
@@ -28,6 +30,7 @@ import {
 import { packetName, packetOf } from "./lib/results/trials.ts";
 import { parsePrices, type Recipe, RECIPE_NOTES, RECIPES } from "./lib/results/cost.ts";
 import { type CommandSpec, parse, type Parsed, runCli, wholeNumber } from "./lib/cli.ts";
+import { exitCode, exitNotes, isWarning, STRICT_OPTION } from "./lib/results/severity.ts";
 
 const ROOT = import.meta.dirname ?? ".";
 
@@ -37,9 +40,11 @@ export { aggregateArms, aggregateArmsParallel };
 export const CLI: CommandSpec = {
   name: "aggregate",
   summary: "pass@1, pass^k, pass@k with bootstrap CIs, cost, tool calls, walltime, guard statistics, run " +
-    "integrity, paired tests against the control; CSV, JSON, Markdown and a Parquet summary in `results/`.",
+    "integrity, paired tests against the control; CSV, JSON, Markdown and a Parquet summary in `results/`; " +
+    "exit 1 on a guard-integrity failure or an unreadable trial, while a packet's own bookkeeping only warns " +
+    "(exit 1 with `--strict`).",
   usage: [
-    "deno task aggregate --arm NAME=DIR ... --control NAME",
+    "deno task aggregate --arm NAME=DIR ... [--control NAME] [--compare A:B ...] [--protocol]",
     "deno task aggregate DIR... [options]",
   ],
   options: {
@@ -56,6 +61,19 @@ export const CLI: CommandSpec = {
       description: "replay ledgers (*.jsonl) for arm NAME",
     },
     control: { type: "string", value: "NAME", description: "the arm every other arm is compared against" },
+    compare: {
+      type: "string",
+      value: "A:B",
+      multiple: true,
+      description: "also compare arm A against arm B (repeatable); the overall McNemar p-values of all " +
+        "comparisons are Holm-adjusted together",
+    },
+    protocol: {
+      type: "boolean",
+      description: `every pre-registered comparison among the arms given (${
+        REGISTERED.map((r) => `${r.id} ${r.arm}:${r.control}`).join(", ")
+      }), Holm across H1–H3 (docs/EVALUATION_PROTOCOL.md)`,
+    },
     recipe: {
       type: "string",
       value: "A|B|C",
@@ -78,19 +96,23 @@ export const CLI: CommandSpec = {
       description: "trajectory-reading Web Workers (1: this thread)",
     },
     "no-tool-calls": { type: "boolean", description: "skip trajectory reading" },
+    strict: STRICT_OPTION,
   },
   args: [{ name: "DIR", description: "an arm named after the directory" }],
   notes: [
     "Every argument is checked before anything is written.",
-    "Exit codes: 0 clean, 1 an input problem found (the outputs are still written), 2 bad usage.",
+    ...exitNotes(" (the outputs are written whatever the code but 2)"),
   ],
-  example: "deno task aggregate --arm stock=runs/stock --arm checklist=runs/checklist --control stock",
+  example: "deno task aggregate --arm stock=runs/stock --arm plan=runs/plan --arm checklist=runs/checklist " +
+    "--arm critic=runs/critic --protocol",
 };
 
 /** Parsed command line. */
 export interface AggregateArgs {
   arms: ArmInput[];
   control?: string;
+  /** --compare pairs and, with --protocol, the registered ones. */
+  compare: (Pair & { family?: boolean })[];
   recipe: Recipe;
   prices: string;
   out?: string;
@@ -98,6 +120,8 @@ export interface AggregateArgs {
   seed: number;
   toolCalls: boolean;
   workers?: number;
+  /** Warnings fail the command too. */
+  strict: boolean;
 }
 
 /** Parses the command line and checks every path; throws a CliError with the fix on bad input. */
@@ -154,6 +178,28 @@ function aggregateArgs(p: Parsed): AggregateArgs {
   if (control !== undefined && !names.includes(control)) {
     throw p.error(`--control "${control}" is no arm. Use one of ${names.join(", ")}.`);
   }
+  const compare: (Pair & { family?: boolean })[] = p.strings("compare").map((v) => {
+    const [arm, control, ...rest] = v.split(":");
+    if (!arm || !control || rest.length) {
+      throw p.error(`--compare ${JSON.stringify(v)} is not A:B. Use e.g. --compare critic:checklist.`);
+    }
+    for (const a of [arm, control]) {
+      if (!names.includes(a)) {
+        throw p.error(`--compare ${v}: "${a}" is no arm. Use one of ${names.join(", ")}.`);
+      }
+    }
+    return { arm, control };
+  });
+  if (p.flag("protocol")) {
+    const { pairs } = registeredAmong(names);
+    if (!pairs.length) {
+      throw p.error(
+        `--protocol found no registered comparison among arms ${names.join(", ")}. Name the arms ` +
+          `${[...new Set(REGISTERED.flatMap((r) => [r.arm, r.control]))].join(", ")} with --arm.`,
+      );
+    }
+    compare.push(...pairs);
+  }
   const prices = p.given("prices") ? p.string("prices")! : join(ROOT, "data", "prices.yaml");
   if (!existsSync(prices)) throw p.error(`--prices ${prices} does not exist. Use a prices.yaml file.`);
   const out = p.string("out");
@@ -163,6 +209,7 @@ function aggregateArgs(p: Parsed): AggregateArgs {
   return {
     arms,
     control,
+    compare,
     recipe: recipe as Recipe,
     prices,
     out,
@@ -170,6 +217,7 @@ function aggregateArgs(p: Parsed): AggregateArgs {
     seed,
     toolCalls: !p.flag("no-tool-calls"),
     workers,
+    strict: p.flag("strict"),
   };
 }
 
@@ -183,11 +231,12 @@ function progressBar(): ((done: number, total: number, what: string) => void) | 
   };
 }
 
-/** Writes results.csv, aggregate.json and summary.md into `dir`. */
+/** Writes results.csv, comparisons.csv, aggregate.json and summary.md into `dir`. */
 export function writeOutputs(dir: string, result: AggregateResult): string[] {
   mkdirSync(dir, { recursive: true });
   const files = [
     [join(dir, "results.csv"), toCsv(result)],
+    [join(dir, "comparisons.csv"), comparisonsCsv(result)],
     [join(dir, "aggregate.json"), JSON.stringify(result, null, 2) + "\n"],
     [join(dir, "summary.md"), toMarkdown(result)],
   ];
@@ -235,7 +284,7 @@ export class ColumnarCollector {
   }
 }
 
-/** Entry: returns the exit code (0 clean, 1 input problems found, 2 bad usage). */
+/** Entry: returns the exit code (0 no failure, 1 a guard-integrity failure or unreadable trial, 2 bad usage). */
 export function main(args: string[]): Promise<number> {
   return runCli(CLI, args, (p) => run(aggregateArgs(p)));
 }
@@ -250,6 +299,7 @@ async function run(parsed: AggregateArgs): Promise<number> {
       recipe: parsed.recipe,
       prices,
       control: parsed.control,
+      compare: parsed.compare,
       iters: parsed.iters,
       seed: parsed.seed,
       toolCalls: parsed.toolCalls,
@@ -269,7 +319,9 @@ async function run(parsed: AggregateArgs): Promise<number> {
   const dir = parsed.out ?? join("results", parsed.arms.map((a) => a.name).join("-vs-").slice(0, 100));
   for (const path of writeOutputs(dir, result)) console.log(path);
   console.log(columnarLine(await columnar.write(dir, parsed.arms)));
-  for (const p of result.problems) console.error(`[${p.arm}] ${p.message}`);
+  for (const p of result.problems) {
+    console.error(`${isWarning(p) ? `warning (${p.kind}): ` : ""}[${p.arm}] ${p.message}`);
+  }
   if (result.unpriced_models.length) {
     console.error(
       `Unpriced models: ${result.unpriced_models.join(", ")}` +
@@ -278,7 +330,7 @@ async function run(parsed: AggregateArgs): Promise<number> {
           : " (cost unknown; add them to the prices file)."),
     );
   }
-  return result.problems.length ? 1 : 0;
+  return exitCode(result.problems, parsed.strict);
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -2,13 +2,15 @@
  * Proves the guard ran in every trial: `deno task verify DIR... [--json] [--trials] [--prices FILE]`.
  * DIR is any trial tree (a trial, a chi-bench job or trials dir, a packet); trials are grouped by the arm
  * they ran. Prints one line per problem and a summary table; exits 1 when a guarded arm has a trial without
- * a ledger or below full coverage, a stock arm has hooks, or any input is bad; 2 on bad usage.
+ * a ledger or below full coverage, a stock arm has hooks, or any input is bad; a packet's own bookkeeping
+ * only warns (exit 0) unless --strict; 2 on bad usage.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CommandSpec, parse, type Parsed, runCli } from "./lib/cli.ts";
 import { parsePrices, type Prices } from "./lib/results/cost.ts";
 import { renderVerify, verified, verifyTrees } from "./lib/results/verify.ts";
+import { exitNotes, STRICT_OPTION } from "./lib/results/severity.ts";
 
 const ROOT = import.meta.dirname ?? ".";
 
@@ -16,8 +18,9 @@ const ROOT = import.meta.dirname ?? ".";
 export const CLI: CommandSpec = {
   name: "verify",
   summary: "Proves the guard ran in every trial (ledger, guard coverage of the trajectory's χ-World calls, " +
-    "plan, hook mode, fail-open errors, arm); one line per problem, exit 1 on any.",
-  usage: ["deno task verify DIR... [--trials] [--json] [--prices FILE]"],
+    "plan, hook mode, fail-open errors, arm); one line per problem, exit 1 on a guard-integrity failure or " +
+    "an unreadable trial, while a packet's own bookkeeping only warns (exit 1 with `--strict`).",
+  usage: ["deno task verify DIR... [--trials] [--json] [--prices FILE] [--strict]"],
   options: {
     json: { type: "boolean", description: "the full report as JSON on stdout" },
     trials: { type: "boolean", description: "also one row per trial" },
@@ -27,12 +30,13 @@ export const CLI: CommandSpec = {
       default: "data/prices.yaml",
       description: "prices.yaml for packet cost checks",
     },
+    strict: STRICT_OPTION,
   },
   args: [{
     name: "DIR",
     description: "trial dirs, chi-bench job or trials dirs, packets (ledgers at <trial>/agent/fiable/)",
   }],
-  notes: ["Exit codes: 0 verified, 1 a problem found, 2 bad usage."],
+  notes: exitNotes(" (the guard provably ran in every trial)"),
   example: "deno task verify jobs/2026-06-01__checklist",
 };
 
@@ -42,6 +46,7 @@ export interface VerifyArgs {
   json: boolean;
   trials: boolean;
   prices: string;
+  strict: boolean;
 }
 
 /** Parses the command line; throws a CliError with the fix on bad input. */
@@ -58,10 +63,11 @@ function verifyArgs(p: Parsed): VerifyArgs {
     json: p.flag("json"),
     trials: p.flag("trials"),
     prices: p.given("prices") ? p.string("prices")! : join(ROOT, "data", "prices.yaml"),
+    strict: p.flag("strict"),
   };
 }
 
-/** Entry: returns the exit code (0 verified, 1 a problem found, 2 bad usage). */
+/** Entry: returns the exit code (0 verified, 1 a guard-integrity failure or unreadable trial, 2 bad usage). */
 export function main(args: string[]): Promise<number> {
   return runCli(CLI, args, (p) => run(verifyArgs(p)));
 }
@@ -82,7 +88,7 @@ async function run(parsed: VerifyArgs): Promise<number> {
   const report = verifyTrees(parsed.roots, { prices });
   if (parsed.json) console.log(JSON.stringify(report, null, 2));
   else for (const line of renderVerify(report, { trials: parsed.trials })) console.log(line);
-  return verified(report) ? 0 : 1;
+  return verified(report, { strict: parsed.strict }) ? 0 : 1;
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleGuard } from "../bundle.ts";
 import { emptyEvidence, type Evidence, foldRecord } from "../lib/guard/engine/evidence.ts";
-import { handle } from "../lib/guard/handle.ts";
+import { handle } from "../lib/guard/event.ts";
 import { type EventWord, parseHookInput } from "../lib/guard/engine/hook.ts";
 import { ledgerFileName } from "../lib/guard/ledger/ledger.ts";
 import { type LedgerRecord } from "../lib/guard/engine/record.ts";

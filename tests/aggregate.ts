@@ -15,6 +15,9 @@ import { connect, sqlString } from "../lib/results/columnar.ts";
 import { parseLedger } from "../lib/guard/ledger/ledger.ts";
 import { findTrials } from "../lib/results/trials.ts";
 import { type FakeTrial, tempDir, writeArm } from "./support/trial_dirs.ts";
+import { mcnemarExact } from "../lib/results/stats.ts";
+import { REGISTERED } from "../lib/results/protocol.ts";
+import padjust from "@stdlib/stats-padjust";
 
 const s = suite("aggregate");
 const LEADERBOARD = join(import.meta.dirname!, "..", "..", "shared", "leaderboard");
@@ -143,6 +146,171 @@ s("pass^k and pass@k use every attempt: 3 attempts per task", () => {
     assert.ok(got.every((g, i) => Math.abs(g! - want[i]) < 1e-12), `${got} ≉ ${want}`);
   near(row.pass_hat_k.map((e) => e.value), [2 / 3, 0.5, 0.5]);
   near(row.pass_at_k.map((e) => e.value), [2 / 3, 5 / 6, 1]);
+});
+
+/** `attempts` trials per task over the given tasks, passing the first `passes(task)` of them. */
+function attemptsOf(tasks: [string, string][], attempts: number, passes: (i: number) => number): FakeTrial[] {
+  return tasks.flatMap(([task, domain], i) =>
+    Array.from({ length: attempts }, (_, a) => ({ task, domain, reward: a < passes(i) ? 1 : 0 }))
+  );
+}
+const PROVIDER: [string, string][] = [1, 2, 3, 4].map((i) => [`pa_t00${i}_x_provider`, "pa_provider"]);
+const CM: [string, string][] = [["cm_a", "cm"], ["cm_b", "cm"]];
+
+s(
+  "arms of 1, 2 and 3 attempts and a domain missing from one arm: every output, pass^k where defined",
+  async () => {
+    // one: 1 attempt, provider only (no cm); two: 2 attempts; three: 3 attempts, both domains.
+    const one = arm(attemptsOf(PROVIDER, 1, (i) => i % 2));
+    const two = arm(attemptsOf([...PROVIDER, ...CM], 2, (i) => i % 3));
+    const three = arm(attemptsOf([...PROVIDER, ...CM], 3, (i) => i % 4));
+    const out = tempDir();
+    made.push(out);
+    const code = await main([
+      ...["--arm", `one=${one}`, "--arm", `two=${two}`, "--arm", `three=${three}`],
+      ...["--control", "one", "--out", out, "--iters", "50"],
+    ]);
+    assert.is(code, 0);
+    for (const f of ["results.csv", "aggregate.json", "summary.md", "trials.parquet"]) {
+      assert.ok(existsSync(join(out, f)), f);
+    }
+    const res = JSON.parse(readFileSync(join(out, "aggregate.json"), "utf8"));
+    const row = (a: string, d: string) => res.rows.find((r: Row) => r.arm === a && r.domain === d) as Row;
+    const ks = (r: Row) => r.pass_hat_k.map((e) => `${e.k}:${e.n_tasks}`);
+    assert.equal(ks(row("one", "overall")), ["1:4"]);
+    assert.equal(ks(row("two", "overall")), ["1:6", "2:6"]);
+    assert.equal(ks(row("three", "cm")), ["1:2", "2:2", "3:2"]);
+    assert.is(row("one", "cm"), undefined);
+    // Every comparison is on the tasks both arms share; none against a domain the control never ran.
+    assert.equal(
+      res.comparisons.map((c: { arm: string; domain: string; n_shared: number }) =>
+        `${c.arm}/${c.domain}:${c.n_shared}`
+      ),
+      ["two/overall:4", "two/pa_provider:4", "three/overall:4", "three/pa_provider:4"],
+    );
+    const md = readFileSync(join(out, "summary.md"), "utf8");
+    const line = (a: string, d: string) => md.split("\n").find((l) => l.startsWith(`| ${a} | ${d} |`))!;
+    assert.match(line("one", "overall"), /\| n\/a \| n\/a \| n\/a \| n\/a \|/);
+    assert.match(line("two", "overall"), /· 6 tasks \| [^|]+ · 6 tasks \| n\/a \| n\/a \|/);
+    assert.match(
+      line("three", "cm"),
+      /· 2 tasks \| [^|]+ · 2 tasks \| [^|]+ · 2 tasks \| [^|]+ · 2 tasks \|/,
+    );
+    const csv = parseCsv(readFileSync(join(out, "results.csv"), "utf8"));
+    const oneRow = csv.find((r) => r.arm === "one" && r.domain === "overall")!;
+    assert.equal([oneRow.pass_hat_3, oneRow.pass_hat_3_n_tasks, oneRow.pass_at_2_n_tasks], ["", "", ""]);
+    assert.is(csv.find((r) => r.arm === "three" && r.domain === "overall")!.pass_hat_3_n_tasks, "6");
+  },
+);
+
+s("a task with fewer attempts than others in its arm: pass^k covers only the tasks that have k", () => {
+  const trials = [...attemptsOf([PROVIDER[0]], 3, () => 3), ...attemptsOf([PROVIDER[1]], 1, () => 1)];
+  const row = aggregateArms([{ name: "x", roots: [arm(trials)] }], { prices: PRICES, iters: 20 }).rows[0];
+  assert.equal(row.pass_hat_k.map((e) => [e.k, e.n_tasks, e.value]), [[1, 2, 1], [2, 1, 1], [3, 1, 1]]);
+});
+
+// Passes of 3 attempts on 8 tasks (t1–t4 provider, t5–t8 cm), built so each McNemar count is known:
+// H1 checklist − stock: gained t1–t5, lost t7 (b 5, c 1); H2 plan − stock: gained t1 (1, 0);
+// H3 critic − checklist: gained t7, t8 (2, 0).
+const PASSES: Record<string, number[]> = {
+  stock: [0, 0, 0, 0, 1, 3, 3, 0],
+  plan: [3, 0, 0, 0, 1, 3, 3, 0],
+  checklist: [3, 3, 2, 2, 3, 3, 0, 0],
+  critic: [3, 3, 3, 3, 3, 3, 3, 3],
+};
+const EIGHT: [string, string][] = Array.from(
+  { length: 8 },
+  (_, i) => i < 4 ? [`pa_t00${i + 1}_x_provider`, "pa_provider"] : [`cm_t${i + 1}`, "cm"],
+);
+
+s(
+  "--protocol: H1–H3 from one call, McNemar on 3 attempts (half the attempts), Holm across the family",
+  async () => {
+    const out = tempDir();
+    made.push(out);
+    const arms = Object.entries(PASSES).flatMap(([name, p]) => [
+      "--arm",
+      `${name}=${arm(attemptsOf(EIGHT, 3, (i) => p[i]))}`,
+    ]);
+    assert.is(await main([...arms, "--protocol", "--out", out, "--iters", "200", "--no-tool-calls"]), 0);
+    const res = JSON.parse(readFileSync(join(out, "aggregate.json"), "utf8"));
+    const overall = res.comparisons.filter((c: { domain: string }) => c.domain === "overall");
+    assert.equal(
+      overall.map((
+        c: Record<string, unknown>,
+      ) => [c.id, c.arm, c.control, c.gained, c.lost, c.p_mcnemar_basis]),
+      [
+        [
+          "H1",
+          "checklist",
+          "stock",
+          ["cm_t5", ...EIGHT.slice(0, 4).map(([t]) => t)].sort(),
+          ["cm_t7"],
+          "half",
+        ],
+        ["H2", "plan", "stock", ["pa_t001_x_provider"], [], "half"],
+        ["H3", "critic", "checklist", ["cm_t7", "cm_t8"], [], "half"],
+      ],
+    );
+    const ps = [mcnemarExact(5, 1), mcnemarExact(1, 0), mcnemarExact(2, 0)];
+    assert.equal(overall.map((c: { p_mcnemar: number }) => c.p_mcnemar), ps);
+    const want = padjust(ps, "holm") as number[];
+    overall.forEach((c: { p_mcnemar_adjusted: number }, i: number) =>
+      assert.ok(Math.abs(c.p_mcnemar_adjusted - want[i]) < 1e-12, `${c.p_mcnemar_adjusted} ≉ ${want[i]}`)
+    );
+    assert.equal(res.correction, {
+      method: "holm",
+      family: ["checklist:stock", "plan:stock", "critic:checklist"],
+    });
+    // Per-domain rows are descriptive: computed, never adjusted.
+    const domains = res.comparisons.filter((c: { domain: string }) => c.domain !== "overall");
+    assert.is(domains.length, 6);
+    assert.ok(domains.every((c: { p_mcnemar_adjusted: null }) => c.p_mcnemar_adjusted === null));
+    const md = readFileSync(join(out, "summary.md"), "utf8");
+    assert.match(md, /Holm-adjusted across checklist:stock, plan:stock, critic:checklist/);
+    assert.match(
+      md,
+      /^\| H1 checklist − stock \| overall \| 8 \| [^|]+ \| \w+ \| 0\.219 \| 0\.656 \| half \| 5 \| 1 \| ok \|$/m,
+    );
+    assert.match(
+      md,
+      /^\| H3 critic − checklist \| overall \| 8 \| 33\.3% \[[^|]+\] \| \w+ \| 0\.500 \| 1\.00 \| half \| 2 \| 0 \| ok \|$/m,
+    );
+    const csv = parseCsv(readFileSync(join(out, "comparisons.csv"), "utf8"));
+    assert.equal(csv.filter((r) => r.domain === "overall").map((r) => [r.id, r.correction]), [
+      ["H1", "holm"],
+      ["H2", "holm"],
+      ["H3", "holm"],
+    ]);
+  },
+);
+
+s("--compare adds pairs to --control's; an unknown arm or a pair that is not A:B is refused", () => {
+  const root = tempDir();
+  made.push(root);
+  for (const d of ["stock", "critic", "checklist"]) mkdirSync(join(root, d));
+  const dirs = ["stock", "critic", "checklist"].flatMap((d) => ["--arm", `${d}=${root}/${d}`]);
+  const a = parseArgs([...dirs, "--control", "stock", "--compare", "critic:checklist"]);
+  assert.equal([a.control, a.compare], ["stock", [{ arm: "critic", control: "checklist" }]]);
+  assert.throws(() => parseArgs([...dirs, "--compare", "critic:plan"]), /"plan" is no arm/);
+  assert.throws(() => parseArgs([...dirs, "--compare", "critic"]), /is not A:B/);
+  assert.equal(
+    parseArgs([...dirs, "--protocol"]).compare.map((p) => p.id),
+    ["H1", "H3"],
+    "H2 needs the plan arm",
+  );
+});
+
+s("the registered comparisons are the protocol's hypothesis table, and it names Holm for H1–H3", () => {
+  const doc = readFileSync(join(import.meta.dirname!, "..", "docs", "EVALUATION_PROTOCOL.md"), "utf8");
+  for (const r of REGISTERED) {
+    const line = doc.split("\n").find((l) => l.startsWith(`| ${r.id} `));
+    assert.ok(line?.includes(`${r.arm} − ${r.control}`), `${r.id}: ${line}`);
+  }
+  assert.match(
+    doc,
+    /Across the three arm-vs-comparator tests \(H1–H3\) the McNemar p-values are Holm-adjusted/,
+  );
 });
 
 s("bad input is listed with its path and counted, and recipes B and C differ on unscored trials", () => {

@@ -151,9 +151,12 @@ s("critic: a decisive judge blocks on its own, names the fact and both options",
   const out = run("critic", DECIDE_SUBMIT, GAP_RECORDS);
   assert.is(permission(out.reply), "deny");
   assert.equal(out.record?.rules?.map((r) => r.id), ["CRITIC-01"]);
-  assert.match(out.record?.reason ?? "", /\[CRITIC-01\] Cannot submit CASE-ACT-001/);
+  assert.match(out.record?.reason ?? "", /\[CRITIC-01\] Cannot record submit_pa on CASE-ACT-001/);
   assert.match(out.record?.reason ?? "", /"No\. A referral was placed on 03\/10\."/);
-  assert.match(out.record?.reason ?? "", /gather_more_evidence .*do_not_submit.*override_reason/s);
+  assert.match(
+    out.record?.reason ?? "",
+    /send the same auth_finalize_provider_determination call again.*gather_more_evidence .*do_not_submit/s,
+  );
   const vote = out.record?.votes?.find((v) => v.judge === "self-consistency");
   assert.equal([vote?.object, vote?.mode], [true, "decisive"]);
 });
@@ -194,6 +197,46 @@ s("critic: a shadow judge's objection is recorded and the call allowed", () => {
   assert.equal([vote?.object, vote?.mode], [true, "shadow"]);
   assert.ok(!out.record?.rules?.some((r) => r.id === "CRITIC-02"));
 });
+
+const BUNDLE: GuardEvent = {
+  word: "pre",
+  session: "s",
+  tool: "mcp__healthverse__docs_create_submission_bundle",
+  input: { case_id: "CASE-ACT-001", document_ids: [] },
+  toolUseId: "t20",
+};
+
+s("critic: the first bundle is asked once, by CRITIC-01 and the checkpoint in one deny", () => {
+  const out = run("critic", BUNDLE, GAP_RECORDS);
+  assert.is(permission(out.reply), "deny");
+  assert.equal(out.record?.rules?.map((r) => r.id), ["CRITIC-01", "CHECKPOINT-01"]);
+  assert.match(out.record?.reason ?? "", /\[CRITIC-01\] Cannot build a submission bundle for CASE-ACT-001/);
+  assert.match(out.record?.reason ?? "", /\[CHECKPOINT-01\] .*P-PROV-06 "Decide the disposition/s);
+  assert.equal(out.record?.rules?.find((r) => r.id === "CHECKPOINT-01")?.checks, []);
+  const again = run("critic", { ...BUNDLE, toolUseId: "t21" }, [...GAP_RECORDS, out.record!]);
+  assert.is(permission(again.reply), "allow");
+  assert.is(again.record?.decision, "release");
+});
+
+s("critic: a judge that asked at the bundle does not ask again at the determination on that case", () => {
+  const asked = run("critic", BUNDLE, GAP_RECORDS);
+  const bundled = recordsOf({
+    calls: [toolCall("docs_create_submission_bundle", BUNDLE.input, { result: { case_id: "CASE-ACT-001" } })],
+  });
+  const out = run("critic", DECIDE_SUBMIT, [...GAP_RECORDS, asked.record!, ...bundled]);
+  assert.is(permission(out.reply), "allow");
+  assert.is(out.record?.decision, "release");
+  assert.equal(out.record?.rules?.map((r) => r.id), ["CRITIC-01"]);
+});
+
+for (const arm of ["shadow", "plan", "checklist"] as const) {
+  s(`${arm}: the checkpoint neither votes nor blocks`, () => {
+    const out = run(arm, BUNDLE, GAP_RECORDS.slice(0, 2)); // the prompt and the case, no finding
+    assert.is(permission(out.reply), "allow");
+    assert.not.ok(out.record?.votes?.some((v) => v.judge === "disposition-checkpoint"));
+    assert.not.ok(out.record?.rules?.some((r) => r.id === "CHECKPOINT-01"));
+  });
+}
 
 s("every arm is covered", () => assert.equal([...ARMS], PRE_BY_ARM.map(([arm]) => arm)));
 

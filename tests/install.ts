@@ -754,7 +754,11 @@ ex(
       1,
       "same model, timeouts and concurrency in every arm",
     );
-    assert.ok(text(dir, `${EXPERIMENTS_DIR}/README.md`).includes("--control stock"));
+    assert.ok(
+      text(dir, `${EXPERIMENTS_DIR}/README.md`).includes(
+        "--arm critic=<chi-bench>/logs/experiments/fiable/critic --protocol",
+      ),
+    );
   },
 );
 

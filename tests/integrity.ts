@@ -5,7 +5,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { armIntegrity, guardCoverage, trialIntegrity } from "../lib/results/integrity.ts";
 import { readFacts } from "../lib/results/trial_facts.ts";
@@ -14,6 +14,7 @@ import { verifyTrees } from "../lib/results/verify.ts";
 import { aggregateArms } from "../lib/results/aggregate.ts";
 import { writeSamples } from "../lib/samples/trials.ts";
 import { main } from "../verify.ts";
+import { main as aggregateMain } from "../aggregate.ts";
 import { unknownArmNote } from "../lib/guard/engine/record.ts";
 import { type GuardedTrialOptions, tempDir, writeGuardedTrial } from "./support/trial_dirs.ts";
 
@@ -220,7 +221,7 @@ for (const [name, options, verdict, coverage, says, code] of CASES) {
       const line = run.out.split("\n").find((l) => says.test(l));
       assert.ok(line, `no line matching ${says} in:\n${run.out}`);
       assert.ok(line!.startsWith("FAIL ") && line!.includes(dir), line);
-    } else assert.ok(run.out.endsWith("no problems."), run.out);
+    } else assert.ok(run.out.endsWith("no guard-integrity problem."), run.out);
   });
 }
 
@@ -457,6 +458,104 @@ s("a leaderboard-like trial (no config.json, no ledger) is unguarded: no coverag
   const [ref] = findTrials([root]);
   const t = trialIntegrity(readFacts(ref));
   assert.equal([t.kind, t.verdict, t.coverage, t.problems], ["unguarded", "n/a", null, []]);
+});
+
+/** Runs aggregate.ts's main in-process (outputs into a temp dir): its exit code and what it printed. */
+async function aggregate(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [], err: string[] = [];
+  const { log, error } = console;
+  console.log = (...a: unknown[]) => out.push(a.join(" "));
+  console.error = (...a: unknown[]) => err.push(a.join(" "));
+  try {
+    return {
+      code: await aggregateMain([...args, "--out", fresh()]),
+      out: out.join("\n"),
+      err: err.join("\n"),
+    };
+  } finally {
+    console.log = log;
+    console.error = error;
+  }
+}
+
+const PACKET_HEAD = "benchmark,dataset_version,submission_id,team,agent,model,domain,pass_at_1,n_trials," +
+  "n_tasks,mean_cost_usd,mean_walltime_s,submitted_at";
+
+/** A packet folder of fiable-cc trials whose results.csv publishes walltime 0 (bookkeeping, not the guard). */
+function packetOf(trials: Partial<GuardedTrialOptions>[]): string {
+  const root = fresh();
+  const dir = join(root, "2026-12-04-handbuilt");
+  trials.forEach((o, i) =>
+    writeGuardedTrial(join(dir, "trials"), { arm: "checklist", calls: SIX, id: `T${i}`, ...o })
+  );
+  const n = trials.length;
+  writeFileSync(
+    join(dir, "results.csv"),
+    `${PACKET_HEAD}\nchi-bench,v1,hb,T,fiable-cc,anthropic/claude-sonnet-5,overall,1.0,${n},1,,0.0,2026-12-04\n`,
+  );
+  return root;
+}
+
+const SONNET = join(
+  import.meta.dirname!,
+  "..",
+  "..",
+  "shared",
+  "leaderboard",
+  "2026-07-06-sonnet-5-claude-code",
+);
+const ERIUS = join(import.meta.dirname!, "..", "..", "shared", "leaderboard-extra", "2026-06-05-erius");
+
+s(
+  "exit codes on a real packet: its own bookkeeping warns (exit 0), --strict fails on it (exit 1)",
+  async () => {
+    if (!existsSync(SONNET) || !existsSync(ERIUS)) {
+      console.warn("skipped: ../shared/leaderboard packets are absent (needs ../shared beside the repo)");
+      return;
+    }
+    const run = await verify([SONNET]);
+    assert.is(run.code, 0, run.out);
+    assert.match(run.out, /^WARN \[packet\] Cannot trust .*results\.csv: it publishes mean_walltime_s 0\.0/m);
+    assert.not.match(run.out, /^FAIL /m);
+    assert.match(run.out, /1 warning \(WARN: not the guard's; they fail verify only with --strict\)/);
+    assert.is((await verify([SONNET, "--strict"])).code, 1);
+    const agg = await aggregate([SONNET, "--recipe", "A", "--no-tool-calls", "--iters", "10"]);
+    assert.is(agg.code, 0, agg.err);
+    assert.match(agg.err, /^warning \(packet\): \[2026-07-06-sonnet-5-claude-code\] Cannot trust/m);
+    assert.is(
+      (await aggregate([SONNET, "--recipe", "A", "--no-tool-calls", "--iters", "10", "--strict"])).code,
+      1,
+    );
+    // Two harnesses in one packet (gampo, gampo-max): a warning too, never a guard failure.
+    const mixed = await verify([ERIUS]);
+    assert.is(mixed.code, 0, mixed.out);
+    assert.match(mixed.out, /^WARN \[2026-06-05-erius\] Cannot treat these trials as one arm/m);
+  },
+);
+
+s("exit codes on hand-built trial dirs: a broken guard fails (exit 1) beside a packet warning", async () => {
+  const sound = packetOf([{}, { domain: "cm" }]);
+  const ok = await verify([sound]);
+  assert.is(ok.code, 0, ok.out);
+  assert.match(ok.out, /^WARN \[packet\] .*publishes mean_walltime_s 0\.0/m);
+  assert.is((await aggregate(["--arm", `checklist=${sound}`, "--iters", "10"])).code, 0);
+  for (
+    const [name, broken] of [
+      ["a guard that stopped answering", { answered: 2 }],
+      ["no ledger", { ledger: false }],
+      ["a stock trial with hooks", { arm: "stock", ledger: true, hooks: "http" as const }],
+    ] as [string, Partial<GuardedTrialOptions>][]
+  ) {
+    const root = packetOf([{}, { domain: "cm", ...broken }]);
+    const run = await verify([root]);
+    assert.is(run.code, 1, `${name}:\n${run.out}`);
+    assert.match(run.out, /^FAIL \[(checklist|stock)\] Cannot trust /m, name);
+    assert.match(run.out, /^WARN \[packet\] /m, name);
+    const arm = broken.arm ?? "checklist";
+    const agg = await aggregate(["--arm", `${arm}=${root}`, "--iters", "10"]);
+    assert.is(agg.code, 1, `${name}:\n${agg.err}`);
+    assert.match(agg.err, /^\[\w+\] Cannot trust /m, name);
+  }
 });
 
 s.run();

@@ -12,14 +12,22 @@ const FINALIZE: FiredCall = {
   tool: "auth.finalize_provider_determination",
   decision: "deny",
 };
+const BUNDLE: FiredCall = { step: 7, id: "t7", tool: "docs.create_submission_bundle", decision: "deny" };
 const MD: FiredCall = { step: 4, id: "t4", tool: "review.submit_md_case_decision", decision: "allow" };
 
 function arm(extra: Partial<ArmResult> = {}): ArmResult {
   return { rules: {}, closure: [], blocked: false, firstBlock: null, ledger: null, votes: {}, ...extra };
 }
 
-function trial(name: string, passed: boolean, failed: string[], arms: TrialReplay["arms"]): TrialReplay {
+function trial(
+  name: string,
+  passed: boolean,
+  failed: string[],
+  arms: TrialReplay["arms"],
+  expects?: TrialReplay["expects"],
+): TrialReplay {
   return {
+    ...(expects ? { expects } : {}),
     dir: `/x/${name.split("/")[0]}/trials/pa/${name.split("/")[1]}`,
     name: name.split("/")[1],
     domain: "pa_provider",
@@ -57,6 +65,58 @@ const TRIALS: TrialReplay[] = [
   }),
 ];
 
+const ASKED: TrialReplay[] = [
+  // A passing submission: the checkpoint asks once at its bundle (CRITIC-01's vote there is a defect).
+  trial("pkt-a/submit_right", true, [], {
+    checklist: arm(),
+    critic: arm({
+      blocked: true,
+      rules: { "CHECKPOINT-01": { checks: [], calls: [BUNDLE] } },
+      votes: { "disposition-checkpoint": [BUNDLE], "self-consistency": [BUNDLE] },
+    }),
+  }, "submit"),
+  // The checkpoint and CRITIC-01 on one bundle call: one extra call, not two.
+  trial("pkt-a/hold_bundled", false, ["provider_pre_submission.packet_absent"], {
+    checklist: arm(),
+    critic: arm({
+      blocked: true,
+      rules: {
+        "CHECKPOINT-01": { checks: [], calls: [BUNDLE] },
+        "CRITIC-01": { checks: ["provider_pre_submission.packet_absent"], calls: [BUNDLE] },
+      },
+      votes: { "disposition-checkpoint": [BUNDLE], "self-consistency": [BUNDLE] },
+    }),
+  }, "hold"),
+];
+
+s(
+  "a fire where a submission was expected is named; a checkpoint is a cost: extra calls, trials touched",
+  () => {
+    const r = judgeReport([...TRIALS, ...ASKED], (t) => t.dir.split("/")[2]);
+    assert.equal([r.judges[0].fires_submit_expected, r.judges[0].submit_expected], [1, [
+      "pkt-a/submit_right",
+    ]]);
+    assert.equal(r.judges.map((j) => j.id), ["CRITIC-01", "CRITIC-02"]);
+    assert.equal(r.checkpoints, [{
+      id: "CHECKPOINT-01",
+      name: "disposition-checkpoint",
+      provider_trials: 2,
+      trials_asked: 2,
+      extra_calls: 1,
+      submit_expected_passed: 1,
+      submit_expected_passed_asked: 1,
+      hold_expected_failed_asked: 1,
+    }]);
+    const text = formatJudgeReport(r, judgeReportByPacket([...TRIALS, ...ASKED], (t) => t.dir.split("/")[2]));
+    assert.match(text, "trials expecting a submission a judge objected in:\n  CRITIC-01: pkt-a/submit_right");
+    assert.match(
+      text,
+      "CHECKPOINT-01 disposition-checkpoint (critic arm, a cost, never a rescue): 1 extra calls",
+    );
+    assert.match(text, "| pkt-a | 2 | 1 (0.50) | 2 | 1/1 (100%) | 1 |");
+  },
+);
+
 s("per judge: fires in failed, with a protected check failed, in passed, and what it adds alone", () => {
   const r = judgeReport(TRIALS, (t) => t.dir.split("/")[2]);
   const [sc, p2p] = r.judges;
@@ -92,13 +152,13 @@ s("per packet: grouped by the packet folder, in name order", () => {
   assert.equal(Object.keys(by), ["pkt-a", "pkt-b"]);
   assert.equal([by["pkt-a"].trials, by["pkt-b"].passed, by["pkt-b"].judges[1].fires_passed], [1, 1, 1]);
   const text = formatJudgeReport(judgeReport(TRIALS), by);
-  assert.match(text, "| CRITIC-01 self-consistency | enforced | 1 | 1 | 0 | 1 | +1 / +1 |");
-  assert.match(text, "| CRITIC-02 p2p-contract | shadow | 1 | 1 | 1 | 0 | +1 / +1 |");
+  assert.match(text, "| CRITIC-01 self-consistency | enforced | 1 | 1 | 0 | 0 | 1 | +1 / +1 |");
+  assert.match(text, "| CRITIC-02 p2p-contract | shadow | 1 | 1 | 1 | 0 | 0 | +1 / +1 |");
   assert.match(
     text,
     "critic − checklist: trials blocked +1 failed, 0 passed; rescue estimate upper +1, strict +1",
   );
-  assert.match(text, "| pkt-b | 2 (1) | 0/0/0 | 1/1/1 | 0 / 0 | 0 / 0 |");
+  assert.match(text, "| pkt-b | 2 (1) | 0/0/0/0 | 1/1/1/0 | 0 / 0 | 0 / 0 |");
 });
 
 s.run();

@@ -66,10 +66,12 @@ catalog("every trigger is a registered tool", () => {
   for (const j of JUDGES) for (const t of j.meta.triggers) assert.ok(TOOL_NAMES.has(t), `${j.meta.id}: ${t}`);
 });
 
-catalog("IDs are unique CRITIC-nn, names unique", () => {
+catalog("IDs are unique CRITIC-nn (CHECKPOINT-nn for a checkpoint), names unique", () => {
   assert.is(new Set(JUDGES.map((j) => j.meta.id)).size, JUDGES.length);
   assert.is(new Set(JUDGES.map((j) => j.meta.name)).size, JUDGES.length);
-  for (const j of JUDGES) assert.match(j.meta.id, /^CRITIC-\d{2}$/);
+  for (const j of JUDGES) {
+    assert.match(j.meta.id, j.meta.checkpoint ? /^CHECKPOINT-\d{2}$/ : /^CRITIC-\d{2}$/);
+  }
 });
 
 catalog("every named principle exists", () => {
@@ -110,6 +112,13 @@ const ADMITS: [string, boolean][] = [
   ["Symptom frequency disclosed transparently; submitted as ordered.", true],
   ["Accreditation is not documented; disclosed, not fabricated.", false],
   ["No unmet policy hard stop.", false],
+  ["The request does not meet any exclusion and is not relied on as a criterion.", false],
+  ["Exclusion criteria are not met.", false],
+  ["The patient does not meet any of the policy's contraindication criteria.", false],
+  ["No disqualifying requirement is unmet; the disqualifier criteria are not met.", false],
+  ["Step therapy is not met but is not relied upon as a criterion.", false],
+  ["Criterion 2 is not met, and no exclusion applies.", true],
+  ["The exclusion does not apply; the chart does not establish the policy's indication.", true],
 ];
 for (const [text, admits] of ADMITS) {
   words(

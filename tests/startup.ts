@@ -70,7 +70,7 @@ s(
     const { modules, npmLock, stdout } = await fetchedByHook({ FIABLE_PREBUILT: "0" });
     assert.match(stdout, "permissionDecision");
     // The log format is Deno's own: if it changed, this must fail rather than pass on an empty list.
-    assert.ok(modules.includes("guard.ts") && modules.includes("lib/guard/handle.ts"), modules.join(" "));
+    assert.ok(modules.includes("guard.ts") && modules.includes("lib/guard/event.ts"), modules.join(" "));
     const foreign = modules.filter((m) =>
       !m.startsWith("lib/") && !m.startsWith("rules/") && m !== "guard.ts"
     );
@@ -144,14 +144,14 @@ s(
     const bundled = await fetchedByHook();
     assert.match(bundled.stdout, "permissionDecision");
     assert.ok(bundled.modules.includes(PREBUILT_BUNDLE), bundled.modules.join(" "));
-    assert.not.ok(bundled.modules.includes("lib/guard/handle.ts"), "the hook also loaded the sources");
+    assert.not.ok(bundled.modules.includes("lib/guard/event.ts"), "the hook also loaded the sources");
     // A touched source (a new mtime, same bytes) makes the bundle stale: source runs, with the same decision.
     const touched = join(ROOT, "rules/case_lock.ts");
     const before = statSync(touched);
     try {
       Deno.utimeSync(touched, before.atime!, new Date(before.mtimeMs + 2000));
       const stale = await fetchedByHook();
-      assert.ok(stale.modules.includes("lib/guard/handle.ts"), stale.modules.join(" "));
+      assert.ok(stale.modules.includes("lib/guard/event.ts"), stale.modules.join(" "));
       assert.not.ok(stale.modules.includes(PREBUILT_BUNDLE), "a stale bundle ran");
       assert.equal(JSON.parse(stale.stdout), JSON.parse(bundled.stdout));
     } finally {
@@ -163,7 +163,7 @@ s(
     try {
       writeFileSync(bundle, "this is not JavaScript (");
       const broken = await fetchedByHook();
-      assert.ok(broken.modules.includes("lib/guard/handle.ts"), broken.modules.join(" "));
+      assert.ok(broken.modules.includes("lib/guard/event.ts"), broken.modules.join(" "));
       assert.equal(JSON.parse(broken.stdout), JSON.parse(bundled.stdout));
     } finally {
       writeFileSync(bundle, good);

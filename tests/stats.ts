@@ -1,10 +1,14 @@
 /** Pass-rate statistics: estimators, bootstrap CIs, paired differences and McNemar on known answers. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
+import padjust from "@stdlib/stats-padjust";
+import jStat from "jstat";
 import {
   bootstrapMean,
   choose,
+  decide,
   flips,
+  holm,
   mcnemarExact,
   pairedBootstrap,
   passAt1,
@@ -104,12 +108,52 @@ s("paired bootstrap: 2 gained, 1 lost of 10 shared tasks → +0.1 with the CI ar
 s("flips name the tasks each way and test them with McNemar", () => {
   const ctl = outcomes([["a", 1, 1], ["b", 1, 0], ["c", 1, 1], ["d", 1, 0], ["x", 1, 1]]);
   const arm = outcomes([["a", 1, 1], ["b", 1, 1], ["c", 1, 0], ["d", 1, 0], ["e", 1, 1], ["f", 1, 1]]);
-  assert.equal(flips(arm, ctl), { gained: ["b"], lost: ["c"], both: 1, neither: 1, p_mcnemar: 1 });
+  assert.equal(flips(arm, ctl), {
+    gained: ["b"],
+    lost: ["c"],
+    both: 1,
+    neither: 1,
+    p_mcnemar: 1,
+    p_mcnemar_basis: "single",
+  });
 });
 
-s("flips give no McNemar p when an arm has several attempts per task", () => {
-  const f = flips(outcomes([["a", 3, 3]]), outcomes([["a", 1, 0]]));
-  assert.equal([f.gained, f.p_mcnemar], [["a"], null]);
+s("with several attempts McNemar counts a task passed when at least half its attempts passed", () => {
+  // a: 3/3 vs 0/1 gained; b: 1/2 vs 0/3 gained (half passes); c: 1/3 vs 2/3 lost; d: 0/2 vs 1/3 neither.
+  const arm = outcomes([["a", 3, 3], ["b", 2, 1], ["c", 3, 1], ["d", 2, 0]]);
+  const ctl = outcomes([["a", 1, 0], ["b", 3, 0], ["c", 3, 2], ["d", 3, 1]]);
+  const f = flips(arm, ctl);
+  assert.equal([f.gained, f.lost, f.neither, f.p_mcnemar_basis], [["a", "b"], ["c"], 1, "half"]);
+  assert.is(f.p_mcnemar, mcnemarExact(2, 1));
+  assert.is(flips(arm, outcomes([["z", 1, 1]])).p_mcnemar, null);
+});
+
+// McNemar's exact test is the two-sided exact binomial test on the discordant pairs at p = ½: twice the
+// smaller tail, from jStat's binomial CDF (which rounds to 10 decimal places).
+for (const [b, c] of [[0, 0], [0, 1], [2, 5], [7, 1], [10, 10], [3, 17], [0, 25], [12, 30]]) {
+  s(`mcnemarExact(${b}, ${c}) equals the binomial test from jStat's CDF`, () => {
+    const want = Math.min(1, 2 * jStat.binomial.cdf(Math.min(b, c), b + c, 0.5));
+    close(mcnemarExact(b, c), want, 1e-10);
+  });
+}
+
+s("holm equals @stdlib/stats-padjust's holm on random families, nulls left out", () => {
+  const rand = prng(11);
+  for (let trial = 0; trial < 200; trial++) {
+    const m = 1 + Math.floor(rand() * 6);
+    const ps = Array.from({ length: m }, () => rand() < 0.2 ? rand() * 1e-3 : rand());
+    const want = padjust(ps, "holm") as number[];
+    holm(ps).forEach((p, i) => close(p, want[i], 1e-12));
+  }
+  assert.equal(holm([0.01, null, 0.04, 0.03]), [0.03, null, 0.06, 0.06]);
+});
+
+s("decide: the protocol's rule on a paired interval", () => {
+  assert.equal(
+    [decide({ lo: 0.01, hi: 0.2 }), decide({ lo: -0.2, hi: -0.01 }), decide({ lo: -0.1, hi: 0.1 })],
+    ["improves", "harms", "inconclusive"],
+  );
+  assert.is(decide({ lo: null, hi: null }), null);
 });
 
 s.run();

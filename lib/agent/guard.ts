@@ -8,7 +8,7 @@ import { type LedgerRecord } from "../guard/engine/record.ts";
 import { foldEvidence } from "../guard/engine/evidence.ts";
 import { openObligations } from "../guard/engine/closure.ts";
 import type { EventWord } from "../guard/engine/hook.ts";
-import { errorRecord } from "../guard/handle.ts";
+import { errorRecord } from "../guard/engine/failed.ts";
 import { normalizeToolName } from "../guard/engine/names.ts";
 
 /**

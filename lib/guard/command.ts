@@ -2,26 +2,16 @@
  * Command mode: one hook event on stdin, one JSON reply on stdout, exit 0 whatever happens (guard.ts loads it
  * for an event word, from the prebuilt bundle when that is fresh: lib/guard/runtime/prebuilt.ts).
  */
-import { type EventWord, neutralReply } from "./engine/hook.ts";
+import type { EventWord } from "./engine/hook.ts";
 import { host } from "./runtime/host.ts";
 import { lazy } from "./runtime/lazy.ts";
 import { CHECKPOINT_EVERY, type LoadedEvidence, loadEvidence, writeCheckpoint } from "./ledger/checkpoint.ts";
 import { readsEvidence } from "./engine/decide.ts";
 import type { Arm } from "./engine/record.ts";
-import {
-  type BoundedInput,
-  eventSettings,
-  failedRecord,
-  handle,
-  inputCollector,
-  loadSettings,
-  sessionOf,
-} from "./handle.ts";
-import { saveRecord } from "./ledger/ledger.ts";
-
-function print(reply: Record<string, unknown>): void {
-  host.writeOut(JSON.stringify(reply) + "\n");
-}
+import { sessionOf } from "./engine/failed.ts";
+import { eventSettings, loadSettings } from "./config/guard_settings.ts";
+import { type BoundedInput, inputCollector } from "./input.ts";
+import { runEvent } from "./event.ts";
 
 /** Stdin under a bound: an oversized input is drained, keeping its head and tail (see `inputCollector`). */
 async function readStdin(): Promise<BoundedInput> {
@@ -36,72 +26,45 @@ async function nodeProcess(): Promise<NodeJS.Process> {
 }
 
 /**
- * Command mode: one event from stdin, one JSON reply on stdout, exit 0 whatever happens. The process ends
- * here once the reply and record are out, without waiting for the cancelled budget timer (see `Host.timer`).
+ * Command mode: one event from stdin, one JSON reply on stdout, exit 0 whatever happens (a termination signal
+ * from Claude Code, which ends a hook it gives up on, is answered too). The process ends here once the reply
+ * and record are out, without waiting for the cancelled budget timer (see `Host.timer`).
  */
 export async function runCommand(word: EventWord, env: Record<string, string | undefined>): Promise<void> {
   const loaded = await loadSettings(env);
   const settings = eventSettings(word, loaded.settings, env);
-  const note = loaded.note;
-  let answered = false;
-  let text = "";
-  const answerNeutral = (why: string) => {
-    if (answered) return;
-    answered = true;
-    print(neutralReply(word));
-    if (settings.arm !== "stock") {
-      saveRecord(settings.ledgerDir, failedRecord(word, text, settings.arm, why));
+  const interrupt = new Promise<string>((resolve) => {
+    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+      host.onceSignal(signal, () => resolve(`${signal} received mid-hook; allowed`));
     }
-    host.exit(0);
-  };
-  const cancelBudget = host.timer(
-    settings.decisionMs,
-    () => answerNeutral(`time budget of ${settings.decisionMs} ms overrun; allowed`),
-  );
-  // Claude Code ends a hook it gives up on (timeout, cancelled turn) with a signal: still answer and record.
-  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
-    host.onceSignal(signal, () => answerNeutral(`${signal} received mid-hook; allowed`));
-  }
-  let size = 0;
-  try {
-    ({ text, size } = await readStdin());
-  } catch (err) {
-    text = "";
-    void err;
-  }
-  const checked = word === "session-start" && env.FIABLE_GUARD_PORT && settings.arm !== "stock"
-    ? await checkResident(
-      Number(env.FIABLE_GUARD_PORT),
-      settings.arm,
-      settings.ledgerDir,
-      sessionOf(text),
-      env,
-    )
-    : undefined;
+  });
   // The session's evidence from its checkpoint and the lines after it (lib/guard/ledger/checkpoint.ts), for the
   // events that read it; `FIABLE_CHECKPOINT=0` re-reads the whole ledger every time.
   const checkpoints = env.FIABLE_CHECKPOINT !== "0";
   let folded: LoadedEvidence | undefined;
-  const evidence = (session: string) =>
-    readsEvidence(word, settings.arm)
-      ? (folded = loadEvidence(settings.ledgerDir, session, checkpoints)).ev
-      : null;
-  const why = [note, checked].filter(Boolean).join(" ") || undefined;
-  const { reply, record } = await handle(word, text, settings, { evidence, note: why, size });
-  if (answered) return;
-  answered = true;
-  cancelBudget();
-  print(reply);
-  // The Node loader writes its code cache again, once, for a process that took a path it does not hold yet.
-  if (folded?.from) (globalThis as { __fiableCodePaths?: Set<string> }).__fiableCodePaths?.add("checkpoint");
-  if (record) {
-    saveRecord(settings.ledgerDir, record);
-    if (folded && checkpoints) checkpointIfDue(settings.ledgerDir, record.session, folded);
-    if (settings.liveUrl && settings.liveToken) {
-      const { postLive } = await lazy<typeof import("./ledger/live.ts")>("live");
-      await postLive(settings.liveUrl, settings.liveToken, record);
-    }
-  }
+  const { live } = await runEvent(word, {
+    settings,
+    input: readStdin,
+    note: loaded.note,
+    check: word === "session-start" && env.FIABLE_GUARD_PORT && settings.arm !== "stock"
+      ? (text) =>
+        checkResident(Number(env.FIABLE_GUARD_PORT), settings.arm, settings.ledgerDir, sessionOf(text), env)
+      : undefined,
+    evidence: (session) =>
+      readsEvidence(word, settings.arm)
+        ? (folded = loadEvidence(settings.ledgerDir, session, checkpoints)).ev
+        : null,
+    send: (reply) => host.writeOut(JSON.stringify(reply) + "\n"),
+    saved: (record) => {
+      // The Node loader writes its code cache again, once, for a process that took a path it does not hold yet.
+      if (folded?.from) {
+        (globalThis as { __fiableCodePaths?: Set<string> }).__fiableCodePaths?.add("checkpoint");
+      }
+      if (record && folded && checkpoints) checkpointIfDue(settings.ledgerDir, record.session, folded);
+    },
+    interrupt,
+  });
+  await live;
   host.exit(0);
 }
 

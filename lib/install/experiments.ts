@@ -8,6 +8,7 @@
 import { stringify } from "yaml";
 import type { Arm } from "../guard/engine/record.ts";
 import type { Desired } from "./plan.ts";
+import { registeredAmong } from "../results/protocol.ts";
 
 /** Benchmark domains and their chi-bench data folders. */
 export const DOMAINS = {
@@ -109,9 +110,13 @@ function trialsDir(arm: Arm, domain: Domain, smoke: boolean): string {
   return `${smoke ? SMOKE_TRIALS_ROOT : TRIALS_ROOT}/${arm}/${domain}`;
 }
 
+/** The aggregate command for the run: every registered comparison among its arms (H1–H3 in one call). */
 function aggregateCommand(opts: ExperimentOptions, cb: string): string {
   const arms = opts.arms.map((a) => `--arm ${a}=${cb}/${TRIALS_ROOT}/${a}`).join(" ");
-  return `${DENO} task aggregate ${arms} --control stock`;
+  const compare = registeredAmong(opts.arms).pairs.length
+    ? "--protocol"
+    : `--control ${opts.arms.includes("stock") ? "stock" : opts.arms[0]}`;
+  return `${DENO} task aggregate ${arms} ${compare}`;
 }
 
 function index(opts: ExperimentOptions, estimate: string[]): string {

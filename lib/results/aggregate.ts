@@ -11,9 +11,13 @@ import { parseLedger } from "../guard/ledger/ledger.ts";
 import { type LedgerRecord } from "../guard/engine/record.ts";
 import {
   type BootstrapOptions,
+  decide,
+  type Decision,
   type Estimate,
   flips,
+  holm,
   maxAttempts,
+  type McNemarBasis,
   pairedBootstrap,
   type PairedDiff,
   passAt1,
@@ -32,6 +36,8 @@ import {
 } from "./integrity.ts";
 import { readFacts, wantsCalls } from "./trial_facts.ts";
 import { packetProblemsUnder } from "./packet.ts";
+import type { ProblemKind } from "./severity.ts";
+import { CORRECTION, type Pair } from "./protocol.ts";
 
 /** One arm: a name and the trial roots it reads (plus optional replay ledger dirs). */
 export interface ArmInput {
@@ -44,7 +50,10 @@ export interface ArmInput {
 export interface AggregateOptions {
   recipe?: Recipe;
   prices?: Prices;
+  /** Every other arm against this one. */
   control?: string;
+  /** Comparisons besides (or instead of) --control; `family: true` marks the corrected family. */
+  compare?: (Pair & { family?: boolean })[];
   iters?: number;
   seed?: number;
   /** Count tool calls from trajectories (default true). */
@@ -121,16 +130,23 @@ export interface Row extends Identity {
   tasks: TaskOutcome[];
 }
 
-/** An arm against the control on one domain (or overall). */
+/** An arm against its comparator on one domain (or overall). */
 export interface Comparison extends PairedDiff {
+  /** The hypothesis it tests (H1 …), or null. */
+  id: string | null;
   arm: string;
   control: string;
   domain: string;
+  /** The protocol's decision rule on the paired 95% interval; null without shared tasks. */
+  decision: Decision | null;
   gained: string[];
   lost: string[];
   both: number;
   neither: number;
   p_mcnemar: number | null;
+  p_mcnemar_basis: McNemarBasis;
+  /** McNemar's p adjusted across the family (overall comparisons only); null outside it. */
+  p_mcnemar_adjusted: number | null;
   /** The arms of this comparison whose integrity is marked: the difference is not a result until fixed. */
   marked: string[];
 }
@@ -140,8 +156,8 @@ export interface Problem {
   arm: string;
   path: string;
   message: string;
-  /** input: a file could not be read or scored; integrity: the guard did not provably run; packet: a packet contradicts itself. */
-  kind?: "input" | "integrity" | "packet";
+  /** What it is about, and so whether it fails the command or warns (lib/results/severity.ts). */
+  kind?: ProblemKind;
 }
 
 /** Everything the aggregator computed. */
@@ -153,6 +169,8 @@ export interface AggregateResult {
   arms: { name: string; roots: string[]; n_found: number }[];
   rows: Row[];
   comparisons: Comparison[];
+  /** The multiplicity correction and the overall comparisons it covers (`arm:control`); null for one. */
+  correction: { method: typeof CORRECTION; family: string[] } | null;
   problems: Problem[];
   unpriced_models: string[];
 }
@@ -447,6 +465,14 @@ export function aggregateArms(arms: ArmInput[], opts: AggregateOptions = {}): Ag
       `Cannot compare against control "${opts.control}": no such arm. Use one of ${names.join(", ")}.`,
     );
   }
+  for (const p of opts.compare ?? []) {
+    const unknown = [p.arm, p.control].find((a) => !names.includes(a));
+    if (unknown !== undefined) {
+      throw new Error(
+        `Cannot compare ${p.arm} with ${p.control}: "${unknown}" is no arm. Use one of ${names.join(", ")}.`,
+      );
+    }
+  }
   const found = arms.map((a) => ({ arm: a, refs: findTrials(a.roots) }));
   const total = found.reduce((n, f) => n + f.refs.length, 0);
   let done = 0;
@@ -502,6 +528,9 @@ export function aggregateArms(arms: ArmInput[], opts: AggregateOptions = {}): Ag
         problems.push({ arm: arm.name, path: arm.roots.join(", "), message, kind: "integrity" });
       }
     }
+    for (const message of overall.integrity?.warnings ?? []) {
+      problems.push({ arm: arm.name, path: arm.roots.join(", "), message, kind: "mix" });
+    }
     for (const domain of domainsOf(trials)) {
       const ts = trials.filter((t) => t.s.domain === domain);
       const ls = ledgers.filter((l) => l.domain === domain);
@@ -512,7 +541,7 @@ export function aggregateArms(arms: ArmInput[], opts: AggregateOptions = {}): Ag
     outcomes.set(arm.name, perDomain);
   }
   const marked = new Set(rows.filter((r) => r.domain === "overall" && r.integrity?.marked).map((r) => r.arm));
-  const comparisons = opts.control ? compare(opts.control, outcomes, boot, marked) : [];
+  const { comparisons, correction } = compareAll(pairsOf(names, opts), outcomes, boot, marked);
   return {
     recipe,
     iters: boot.iters,
@@ -521,6 +550,7 @@ export function aggregateArms(arms: ArmInput[], opts: AggregateOptions = {}): Ag
     arms: found.map((f) => ({ name: f.arm.name, roots: f.arm.roots, n_found: f.refs.length })),
     rows,
     comparisons,
+    correction,
     problems,
     unpriced_models: [...new Set(rows.flatMap((r) => r.unpriced_models))].sort(),
   };
@@ -539,33 +569,62 @@ export async function aggregateArmsParallel(
   return aggregateArms(arms, { ...opts, toolCounts, onProgress: undefined });
 }
 
-function compare(
-  control: string,
+/** Every comparison asked for: each arm against --control, then --compare's pairs (each pair once). */
+function pairsOf(names: string[], opts: AggregateOptions): (Pair & { family?: boolean })[] {
+  const out: (Pair & { family?: boolean })[] = [];
+  const add = (p: Pair & { family?: boolean }) => {
+    const same = out.find((x) => x.arm === p.arm && x.control === p.control);
+    if (!same) out.push(p);
+    else Object.assign(same, { ...p, id: p.id ?? same.id });
+  };
+  if (opts.control) {
+    for (const arm of names) {
+      if (arm !== opts.control) add({ arm, control: opts.control });
+    }
+  }
+  for (const p of opts.compare ?? []) add(p);
+  return out;
+}
+
+/**
+ * Each pair on every domain both arms ran, then Holm across the family's overall McNemar p-values: the pairs
+ * marked `family` when any is (the protocol's H1–H3), else every pair of the call; none for a single pair.
+ */
+function compareAll(
+  pairs: (Pair & { family?: boolean })[],
   outcomes: Map<string, Map<string, TaskOutcome[]>>,
   boot: BootstrapOptions,
   marked: ReadonlySet<string>,
-): Comparison[] {
-  const ctl = outcomes.get(control)!;
-  const out: Comparison[] = [];
-  for (const [arm, perDomain] of outcomes) {
-    if (arm === control) continue;
-    for (const [domain, tasks] of perDomain) {
+): { comparisons: Comparison[]; correction: AggregateResult["correction"] } {
+  const comparisons: Comparison[] = [];
+  for (const pair of pairs) {
+    const ctl = outcomes.get(pair.control)!;
+    for (const [domain, tasks] of outcomes.get(pair.arm)!) {
       const base = ctl.get(domain);
       if (!base) continue;
-      const { gained, lost, both, neither, p_mcnemar } = flips(tasks, base);
-      out.push({
-        arm,
-        control,
+      const diff = pairedBootstrap(tasks, base, boot);
+      comparisons.push({
+        id: pair.id ?? null,
+        arm: pair.arm,
+        control: pair.control,
         domain,
-        ...pairedBootstrap(tasks, base, boot),
-        gained,
-        lost,
-        both,
-        neither,
-        p_mcnemar,
-        marked: [arm, control].filter((a) => marked.has(a)),
+        ...diff,
+        decision: decide(diff),
+        ...flips(tasks, base),
+        p_mcnemar_adjusted: null,
+        marked: [pair.arm, pair.control].filter((a) => marked.has(a)),
       });
     }
   }
-  return out;
+  const named = pairs.some((p) => p.family !== undefined);
+  const inFamily = pairs.filter((p) => named ? p.family : true);
+  const family = comparisons.filter((c) =>
+    c.domain === "overall" && inFamily.some((p) => p.arm === c.arm && p.control === c.control)
+  );
+  if (family.length < 2) return { comparisons, correction: null };
+  holm(family.map((c) => c.p_mcnemar)).forEach((p, i) => family[i].p_mcnemar_adjusted = p);
+  return {
+    comparisons,
+    correction: { method: CORRECTION, family: family.map((c) => `${c.arm}:${c.control}`) },
+  };
 }

@@ -2,7 +2,8 @@
  * Renders an AggregateResult: a CSV whose first columns are exactly the leaderboard's results.csv columns,
  * and a Markdown summary that lists every figure's basis, comparison, guard count and input problem.
  */
-import type { AggregateResult, Comparison, Row } from "./aggregate.ts";
+import type { AggregateResult, Comparison, Problem, Row } from "./aggregate.ts";
+import { isWarning } from "./severity.ts";
 import type { ArmIntegrity } from "./integrity.ts";
 import type { Estimate } from "./stats.ts";
 import { RECIPE_NOTES } from "./cost.ts";
@@ -119,7 +120,7 @@ export function csvTable(result: AggregateResult): string[][] {
     "guard_errors",
     "guard_shadows",
     ...ks.flatMap((k) => [`pass_hat_${k}`, `pass_hat_${k}_lo`, `pass_hat_${k}_hi`, `pass_hat_${k}_n_tasks`]),
-    ...ks.flatMap((k) => [`pass_at_${k}`, `pass_at_${k}_lo`, `pass_at_${k}_hi`]),
+    ...ks.flatMap((k) => [`pass_at_${k}`, `pass_at_${k}_lo`, `pass_at_${k}_hi`, `pass_at_${k}_n_tasks`]),
     "control",
     "diff_vs_control",
     "diff_lo",
@@ -175,7 +176,7 @@ export function csvTable(result: AggregateResult): string[][] {
       }),
       ...ks.flatMap((k) => {
         const e = est(r.pass_at_k, k);
-        return [pyFloat(e?.value), pyFloat(e?.lo), pyFloat(e?.hi)];
+        return [pyFloat(e?.value), pyFloat(e?.lo), pyFloat(e?.hi), e ? String(e.n_tasks) : ""];
       }),
       c?.control ?? "",
       pyFloat(c?.diff),
@@ -202,6 +203,14 @@ function pct(value: number | null | undefined, digits = 1): string {
 
 function ci(e: Estimate): string {
   return e.value === null ? "–" : `${pct(e.value)} [${pct(e.lo)}, ${pct(e.hi)}]`;
+}
+
+/**
+ * A pass^k or pass@k cell: the estimate and the tasks it covers (those with at least k attempts), or "n/a"
+ * where no task of the row has k attempts (an arm run with fewer attempts, a domain it never ran).
+ */
+function atK(e: (Estimate & { k: number }) | undefined): string {
+  return !e || !e.n_tasks ? "n/a" : `${ci(e)} · ${e.n_tasks} task${e.n_tasks === 1 ? "" : "s"}`;
 }
 
 function fixed(value: number | null, digits: number, unit = ""): string {
@@ -248,6 +257,110 @@ function integritySection(result: AggregateResult): string[] {
   return out;
 }
 
+function pValue(p: number | null): string {
+  return p === null ? "–" : p.toPrecision(3);
+}
+
+/** "checklist − stock", or "H1 checklist − stock" when it tests a hypothesis. */
+function pairName(c: Comparison): string {
+  return `${c.id ? `${c.id} ` : ""}${c.arm} − ${c.control}`;
+}
+
+const BASIS = {
+  single: "one attempt per task",
+  half: "a task passes when at least half its attempts passed",
+} as const;
+
+function comparisonSection(result: AggregateResult): string[] {
+  if (!result.comparisons.length) return [];
+  const c0 = result.correction;
+  const out = [
+    "## Comparisons (paired on shared tasks)",
+    "",
+    "Decision (overall rows; per-domain rows are descriptive): **improves** when the 95% paired bootstrap " +
+    "interval of the pass@1 difference lies above 0, **harms** below 0, else inconclusive. McNemar's exact " +
+    "test on the tasks that flipped" +
+    (c0
+      ? `; ${c0.method === "holm" ? "Holm" : c0.method}-adjusted across ${
+        c0.family.join(", ")
+      } (CIs unadjusted).`
+      : "."),
+    "",
+    "| comparison | domain | shared tasks | Δ pass@1 [95% CI] | decision | McNemar p | adjusted p | basis | " +
+    "gained | lost | integrity |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const c of result.comparisons) {
+    const diff = c.diff === null ? "–" : `${pct(c.diff)} [${pct(c.lo)}, ${pct(c.hi)}]`;
+    const decision = c.domain === "overall" ? c.decision ?? "–" : `(${c.decision ?? "–"})`;
+    const marked = c.marked.length ? `**marked** (${md(c.marked.join(", "))}): not a result` : "ok";
+    out.push(
+      `| ${md(pairName(c))} | ${c.domain} | ${c.n_shared} | ${diff} | ${decision} | ${
+        pValue(c.p_mcnemar)
+      } | ` +
+        `${pValue(c.p_mcnemar_adjusted)} | ${c.p_mcnemar_basis} | ${c.gained.length} | ${c.lost.length} | ` +
+        `${marked} |`,
+    );
+  }
+  out.push(
+    "",
+    `Basis of McNemar's outcome per task: single = ${BASIS.single}; half = ${BASIS.half} (the protocol's ` +
+      "reduction for several attempts), which is also how the gained/lost lists below are made.",
+    "",
+  );
+  for (const c of result.comparisons.filter((c) => c.domain === "overall")) {
+    out.push(`- ${md(pairName(c))} gained: ${c.gained.join(", ") || "none"}`);
+    out.push(`- ${md(pairName(c))} lost: ${c.lost.join(", ") || "none"}`);
+  }
+  out.push("");
+  return out;
+}
+
+/** comparisons.csv: one row per comparison and domain, every figure of the Comparisons section. */
+export function comparisonsCsv(result: AggregateResult): string {
+  const head = [
+    "id",
+    "arm",
+    "control",
+    "domain",
+    "n_shared_tasks",
+    "diff",
+    "diff_lo",
+    "diff_hi",
+    "decision",
+    "p_mcnemar",
+    "p_mcnemar_adjusted",
+    "correction",
+    "p_mcnemar_basis",
+    "gained",
+    "lost",
+    "both",
+    "neither",
+    "marked",
+  ];
+  const rows = result.comparisons.map((c) => [
+    c.id ?? "",
+    c.arm,
+    c.control,
+    c.domain,
+    String(c.n_shared),
+    pyFloat(c.diff),
+    pyFloat(c.lo),
+    pyFloat(c.hi),
+    c.decision ?? "",
+    pyFloat(c.p_mcnemar),
+    pyFloat(c.p_mcnemar_adjusted),
+    c.p_mcnemar_adjusted === null ? "" : result.correction!.method,
+    c.p_mcnemar_basis,
+    c.gained.join(" "),
+    c.lost.join(" "),
+    String(c.both),
+    String(c.neither),
+    c.marked.join(" "),
+  ]);
+  return [head, ...rows].map((r) => r.map(cell).join(",")).join("\n") + "\n";
+}
+
 /** The Markdown summary. */
 export function toMarkdown(result: AggregateResult): string {
   const K = maxK(result);
@@ -258,7 +371,9 @@ export function toMarkdown(result: AggregateResult): string {
     `Recipe ${result.recipe} (${
       RECIPE_NOTES[result.recipe]
     }); 95% CIs are task-level percentile bootstraps, ` +
-      `${result.iters} iterations, seed ${result.seed}. pass@1 = mean over tasks of passes/attempts.`,
+      `${result.iters} iterations, seed ${result.seed}. pass@1 = mean over tasks of passes/attempts. pass^k ` +
+      "and pass@k are defined only where a task has k scored attempts: each gives the tasks it covers, and " +
+      "n/a where no task has k.",
     "",
   );
   for (const a of result.arms) {
@@ -272,7 +387,7 @@ export function toMarkdown(result: AggregateResult): string {
   for (const r of result.rows) {
     const cells = [md(r.arm), r.domain, String(r.n_tasks), String(r.n_trials), ci(r.pass_at_1_ci)];
     for (const k of ks) {
-      cells.push(ci(r.pass_hat_k.find((e) => e.k === k)!), ci(r.pass_at_k.find((e) => e.k === k)!));
+      cells.push(atK(r.pass_hat_k.find((e) => e.k === k)), atK(r.pass_at_k.find((e) => e.k === k)));
     }
     const cost = r.mean_cost_usd === null
       ? `unknown (${md(r.unpriced_models.join(", "))})`
@@ -292,34 +407,7 @@ export function toMarkdown(result: AggregateResult): string {
     out.push(`| ${cells.join(" | ")} |`);
   }
   out.push("");
-  if (result.comparisons.length) {
-    out.push(`## Against control \`${md(result.control!)}\` (paired on shared tasks)`, "");
-    out.push(
-      "| arm | domain | shared tasks | Δ pass@1 [95% CI] | McNemar p | gained | lost | integrity |",
-      "|---|---|---|---|---|---|---|---|",
-    );
-    for (const c of result.comparisons) {
-      const diff = c.diff === null ? "–" : `${pct(c.diff)} [${pct(c.lo)}, ${pct(c.hi)}]`;
-      const p = c.p_mcnemar === null ? "n/a (multi-attempt)" : c.p_mcnemar.toPrecision(3);
-      const marked = c.marked.length ? `**marked** (${md(c.marked.join(", "))}): not a result` : "ok";
-      out.push(
-        `| ${
-          md(c.arm)
-        } | ${c.domain} | ${c.n_shared} | ${diff} | ${p} | ${c.gained.length} | ${c.lost.length} | ${marked} |`,
-      );
-    }
-    out.push(
-      "",
-      "McNemar's exact test needs one attempt per task in both arms. With several attempts a task counts " +
-        "as passed when at least half its attempts passed, for the gained/lost lists only.",
-      "",
-    );
-    for (const c of result.comparisons.filter((c) => c.domain === "overall")) {
-      out.push(`- ${md(c.arm)} gained: ${c.gained.join(", ") || "none"}`);
-      out.push(`- ${md(c.arm)} lost: ${c.lost.join(", ") || "none"}`);
-    }
-    out.push("");
-  }
+  out.push(...comparisonSection(result));
   const guarded = result.rows.filter((r) => r.domain === "overall" && r.guard);
   if (guarded.length) {
     out.push("## Guard ledgers", "");
@@ -353,16 +441,26 @@ export function toMarkdown(result: AggregateResult): string {
       "",
     );
   }
-  out.push(`## Input problems (${result.problems.length})`, "");
-  if (!result.problems.length) {
+  const failures = result.problems.filter((p) => !isWarning(p));
+  const warnings = result.problems.filter(isWarning);
+  const item = (p: Problem) =>
+    `- [${md(p.arm)}]${p.kind && p.kind !== "input" ? ` (${p.kind})` : ""} ${md(p.message)}`;
+  out.push(`## Input problems (${failures.length})`, "");
+  if (!failures.length) {
     out.push(
-      "None: every trial dir had a readable, verified result, every guarded trial full guard coverage, and " +
-        "no packet contradicts its trial folders.",
+      "None: every trial dir had a readable, verified result and every guarded trial full guard coverage.",
     );
   }
-  for (const p of result.problems) {
-    out.push(`- [${md(p.arm)}]${p.kind && p.kind !== "input" ? ` (${p.kind})` : ""} ${md(p.message)}`);
-  }
-  out.push("");
+  out.push(...failures.map(item), "");
+  out.push(`## Warnings (${warnings.length})`, "");
+  out.push(
+    warnings.length
+      ? "Not the guard's: a packet's results.csv that contradicts its own trial folders (the folders are the " +
+        "data), or trials of several other harnesses read as one arm. They fail the command only with --strict."
+      : "None: no packet contradicts its trial folders.",
+    "",
+    ...warnings.map(item),
+  );
+  if (warnings.length) out.push("");
   return out.join("\n");
 }

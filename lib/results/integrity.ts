@@ -126,6 +126,8 @@ export interface ArmIntegrity {
   stop_blocks: number;
   marked: boolean;
   problems: string[];
+  /** Trials of several unguarded harnesses in one group: worth saying, never a guard failure. */
+  warnings: string[];
   /** How the arm's trials ran: `checklist`, `stock`, `unguarded claude-code`… → trials. */
   trial_arms: Record<string, number>;
 }
@@ -459,10 +461,13 @@ export function armIntegrity(trials: readonly TrialIntegrity[]): ArmIntegrity {
   const per100 = calls ? 100 * errors / calls : null;
   const trialArms = count(trials.map(trialArmLabel));
   const problems = trials.flatMap((t) => t.problems);
+  const warnings: string[] = [];
   const known = Object.entries(trialArms).filter(([a]) => !a.endsWith(UNKNOWN_AGENT));
   if (known.length > 1) {
     const mix = known.map(([a, n]) => `${a} (${n})`).join(", ");
-    problems.push(
+    // Other harnesses only (a packet of two agents, or packets read as one arm): no guard ran to fail.
+    const unguarded = known.every(([a]) => a.startsWith("unguarded "));
+    (unguarded ? warnings : problems).push(
       `Cannot treat these trials as one arm: they ran as ${mix}. Give each arm its own trials dir.`,
     );
   }
@@ -494,6 +499,7 @@ export function armIntegrity(trials: readonly TrialIntegrity[]): ArmIntegrity {
     marked: (guarded.length > 0 && (full < guarded.length || guarded.some((t) => !t.ledger))) ||
       trials.some((t) => t.kind === "stock" && t.hooked) || trials.some((t) => t.unknown_arm),
     problems,
+    warnings,
     trial_arms: trialArms,
   };
 }

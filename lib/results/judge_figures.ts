@@ -1,8 +1,10 @@
 /**
  * Replay figures for the critic's decision-point judges, from the per-trial replay results: per judge, how
- * often it objects in failed and in passing trials, what it alone adds to the checklist arm (trials blocked,
- * rescue estimate), and the critic arm's increment over the checklist arm, overall and per packet (a judge
- * tuned to one agent's wording shows it there). Packets are replay's own (`packetOf`, set on each trial).
+ * often it objects in failed and in passing trials and in trials whose task expected a submission, what it
+ * alone adds to the checklist arm (trials blocked, rescue estimate), and the critic arm's increment over the
+ * checklist arm, overall and per packet (a judge tuned to one agent's wording shows it there). Checkpoints
+ * (`meta.checkpoint`) find no fact, so they get a cost instead: the calls they add and the trials they touch.
+ * Packets are replay's own (`packetOf`, set on each trial).
  */
 import type { Arm } from "../guard/engine/record.ts";
 import { checkMatches, packetName, packetOf, summarize, type TrialReplay } from "../trajectories/replay.ts";
@@ -18,6 +20,9 @@ export interface JudgeRow {
   fires_passed: number;
   /** The passing trials it objected in, by name: each one is examined in the judge's header. */
   passing: string[];
+  /** Provider trials whose task expected a submission (`TrialReplay.expects`) that it objected in: a defect. */
+  fires_submit_expected: number;
+  submit_expected: string[];
   /** Failed trials it objects in where the checklist arm blocked no call and no stop. */
   only_it_blocks: number;
   /** What it alone adds to the checklist arm's rescue estimate. */
@@ -30,11 +35,30 @@ export interface ArmDelta {
   rescue_estimate: { upper: number; strict: number };
 }
 
+/** What a checkpoint costs in the critic arm (counts are trials unless named calls). */
+export interface CheckpointRow {
+  id: string;
+  name: string;
+  /** Observable provider trials (its seat's). */
+  provider_trials: number;
+  /** Trials in which it blocks a call. */
+  trials_asked: number;
+  /** Calls it blocks that nothing else in the critic arm blocked: each is one extra call for the agent. */
+  extra_calls: number;
+  /** Passing trials whose task expected a submission, and how many of them it blocks a call in. */
+  submit_expected_passed: number;
+  submit_expected_passed_asked: number;
+  /** Failed trials whose task expected a hold that it asks in: where the question could matter. */
+  hold_expected_failed_asked: number;
+}
+
 /** Judge figures over a set of trials. */
 export interface JudgeReport {
   trials: number;
   passed: number;
   judges: JudgeRow[];
+  /** The checkpoints' cost; empty when the critic arm was not replayed. */
+  checkpoints: CheckpointRow[];
   /** Null unless both the checklist and the critic arm were replayed. */
   delta: ArmDelta | null;
 }
@@ -63,7 +87,7 @@ export function judgeReport(
   const from = voteArm(trials);
   const hasBoth = trials.some((t) => t.arms.checklist) && trials.some((t) => t.arms.critic);
   const checklist = hasBoth ? summarize(trials, 0, "checklist") : null;
-  const judges = JUDGES.map((judge): JudgeRow => {
+  const judges = JUDGES.filter((j) => !j.meta.checkpoint).map((judge): JudgeRow => {
     const { id, name, protects, enforced } = judge.meta;
     const row: JudgeRow = {
       id,
@@ -73,11 +97,17 @@ export function judgeReport(
       fires_failed_protected: 0,
       fires_passed: 0,
       passing: [],
+      fires_submit_expected: 0,
+      submit_expected: [],
       only_it_blocks: 0,
       rescue_added: { upper: 0, strict: 0 },
     };
     for (const t of trials) {
       if (!from || !t.arms[from]?.votes?.[name]?.length) continue;
+      if (t.expects === "submit") {
+        row.fires_submit_expected++;
+        row.submit_expected.push(`${packet(t)}/${t.name}`);
+      }
       if (t.passed) {
         row.fires_passed++;
         row.passing.push(`${packet(t)}/${t.name}`);
@@ -110,7 +140,42 @@ export function judgeReport(
       },
     };
   }
-  return { trials: trials.length, passed: trials.filter((t) => t.passed).length, judges, delta };
+  const checkpoints = trials.some((t) => t.arms.critic)
+    ? JUDGES.filter((j) => j.meta.checkpoint).map((j) => checkpointRow(trials, j.meta.id, j.meta.name))
+    : [];
+  return { trials: trials.length, passed: trials.filter((t) => t.passed).length, judges, checkpoints, delta };
+}
+
+/** A checkpoint's cost in the critic arm, over the observable trials of its seat (provider). */
+function checkpointRow(trials: TrialReplay[], id: string, name: string): CheckpointRow {
+  const row: CheckpointRow = {
+    id,
+    name,
+    provider_trials: 0,
+    trials_asked: 0,
+    extra_calls: 0,
+    submit_expected_passed: 0,
+    submit_expected_passed_asked: 0,
+    hold_expected_failed_asked: 0,
+  };
+  for (const t of trials) {
+    const critic = t.arms.critic;
+    if (!t.expects || !critic || t.observable === false) continue;
+    row.provider_trials++;
+    const asked = (critic.rules[id]?.calls ?? []).filter((c) => c.decision === "deny");
+    const others = new Set(
+      Object.entries(critic.rules).filter(([rule]) => rule !== id)
+        .flatMap(([, r]) => r.calls.filter((c) => c.decision === "deny").map((c) => c.id)),
+    );
+    row.extra_calls += asked.filter((c) => !others.has(c.id)).length;
+    if (asked.length) row.trials_asked++;
+    if (t.expects === "submit" && t.passed) {
+      row.submit_expected_passed++;
+      if (asked.length) row.submit_expected_passed_asked++;
+    }
+    if (t.expects === "hold" && !t.passed && asked.length) row.hold_expected_failed_asked++;
+  }
+  return row;
 }
 
 /** A trial's packet name: the one replay set on it (`packetOf`), else found from its folder. */
@@ -141,13 +206,13 @@ export function formatJudgeReport(all: JudgeReport, byPacket: Record<string, Jud
   const lines = [
     `critic judges over ${all.trials} trials (${all.passed} passed); counts are trials, "fires" = objects to a call`,
     "",
-    "| judge | mode | fires in failed | … protected check failed | fires in passed | failed, only it blocks | rescue it adds (upper / strict) |",
-    "|---|---|---:|---:|---:|---:|---:|",
+    "| judge | mode | fires in failed | … protected check failed | fires in passed | fires where a submission was expected | failed, only it blocks | rescue it adds (upper / strict) |",
+    "|---|---|---:|---:|---:|---:|---:|---:|",
   ];
   for (const j of all.judges) {
     lines.push(
       `| ${j.id} ${j.name} | ${j.enforced ? "enforced" : "shadow"} | ${j.fires_failed} | ` +
-        `${j.fires_failed_protected} | ${j.fires_passed} | ${j.only_it_blocks} | ` +
+        `${j.fires_failed_protected} | ${j.fires_passed} | ${j.fires_submit_expected} | ${j.only_it_blocks} | ` +
         `${signed(j.rescue_added.upper)} / ${signed(j.rescue_added.strict)} |`,
     );
   }
@@ -164,14 +229,18 @@ export function formatJudgeReport(all: JudgeReport, byPacket: Record<string, Jud
   }
   const passing = all.judges.flatMap((j) => j.passing.map((name) => `  ${j.id}: ${name}`));
   if (passing.length) lines.push("", "passing trials a judge objected in:", ...passing);
-  const head = JUDGES.map((j) => `${j.meta.id} ff/ffc/fp`).join(" | ");
+  const expected = all.judges.flatMap((j) => j.submit_expected.map((name) => `  ${j.id}: ${name}`));
+  if (expected.length) lines.push("", "trials expecting a submission a judge objected in:", ...expected);
+  const head = all.judges.map((j) => `${j.id} ff/ffc/fp/fse`).join(" | ");
   lines.push(
     "",
     `| packet | trials (passed) | ${head} | critic − checklist blocked (failed / passed) | rescue (upper / strict) |`,
-    `|---|---:|${JUDGES.map(() => "---:|").join("")}---:|---:|`,
+    `|---|---:|${all.judges.map(() => "---:|").join("")}---:|---:|`,
   );
   for (const [packet, r] of Object.entries(byPacket)) {
-    const cells = r.judges.map((j) => `${j.fires_failed}/${j.fires_failed_protected}/${j.fires_passed}`);
+    const cells = r.judges.map((j) =>
+      `${j.fires_failed}/${j.fires_failed_protected}/${j.fires_passed}/${j.fires_submit_expected}`
+    );
     const d = r.delta;
     lines.push(
       `| ${packet} | ${r.trials} (${r.passed}) | ${cells.join(" | ")} | ` +
@@ -181,5 +250,37 @@ export function formatJudgeReport(all: JudgeReport, byPacket: Record<string, Jud
           : "— | — |"),
     );
   }
+  for (const c of all.checkpoints) lines.push("", ...formatCheckpoint(c, byPacket));
   return lines.join("\n");
+}
+
+function share(n: number, of: number): string {
+  return `${n}/${of}${of ? ` (${Math.round((100 * n) / of)}%)` : ""}`;
+}
+
+/** One checkpoint's cost in the critic arm, overall then per packet. */
+function formatCheckpoint(c: CheckpointRow, byPacket: Record<string, JudgeReport>): string[] {
+  const perTrial = c.provider_trials ? (c.extra_calls / c.provider_trials).toFixed(2) : "0";
+  const lines = [
+    `${c.id} ${c.name} (critic arm, a cost, never a rescue): ${c.extra_calls} extra calls over ` +
+    `${c.provider_trials} provider trials (${perTrial} per trial); asks in ${c.trials_asked} trials; ` +
+    `passing trials expecting a submission it touches: ${
+      share(c.submit_expected_passed_asked, c.submit_expected_passed)
+    }; failed hold-expected trials it asks in: ${c.hold_expected_failed_asked}`,
+    "",
+    "| packet | provider trials | extra calls (per trial) | trials asked | passing submit-expected touched | failed hold-expected asked |",
+    "|---|---:|---:|---:|---:|---:|",
+  ];
+  for (const [packet, r] of Object.entries(byPacket)) {
+    const p = r.checkpoints.find((x) => x.id === c.id);
+    if (!p) continue;
+    const per = p.provider_trials ? (p.extra_calls / p.provider_trials).toFixed(2) : "—";
+    lines.push(
+      `| ${packet} | ${p.provider_trials} | ${p.extra_calls} (${per}) | ${p.trials_asked} | ` +
+        `${
+          share(p.submit_expected_passed_asked, p.submit_expected_passed)
+        } | ${p.hold_expected_failed_asked} |`,
+    );
+  }
+  return lines;
 }

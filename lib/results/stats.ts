@@ -132,28 +132,44 @@ export function mcnemarExact(b: number, c: number): number {
   return Math.min(1, 2 * tail / 2 ** n);
 }
 
-/** Per-task flips between two single-attempt arms on shared tasks. */
+/**
+ * How a task's attempts become one outcome for McNemar: `single` when both arms have one attempt on every
+ * shared task, else `half` — the protocol's reduction, a task passes when at least half its attempts passed.
+ */
+export type McNemarBasis = "single" | "half";
+
+/** Per-task flips between two arms on shared tasks, with McNemar's exact p on them. */
 export interface Flips {
   gained: string[];
   lost: string[];
   both: number;
   neither: number;
+  /** Null only when the arms share no task. */
   p_mcnemar: number | null;
+  p_mcnemar_basis: McNemarBasis;
 }
 
 /**
- * Tasks that flipped each way (gained: control failed, arm passed; lost: the reverse) and McNemar's exact p.
- * The p-value is null unless both arms have exactly one attempt on every shared task; with several attempts
- * a task counts as passed when at least half its attempts passed.
+ * Tasks that flipped each way (gained: control failed, arm passed; lost: the reverse) and McNemar's exact p
+ * on them. With several attempts a task counts as passed when at least half its attempts passed
+ * (docs/EVALUATION_PROTOCOL.md, secondary test).
  */
 export function flips(arm: TaskOutcome[], control: TaskOutcome[]): Flips {
   const ctl = new Map(control.map((t) => [t.task, t]));
-  const out: Flips = { gained: [], lost: [], both: 0, neither: 0, p_mcnemar: null };
-  let single = true;
+  const out: Flips = {
+    gained: [],
+    lost: [],
+    both: 0,
+    neither: 0,
+    p_mcnemar: null,
+    p_mcnemar_basis: "single",
+  };
+  let shared = 0;
   for (const t of arm) {
     const u = ctl.get(t.task);
     if (!u || t.n === 0 || u.n === 0) continue;
-    if (t.n !== 1 || u.n !== 1) single = false;
+    shared++;
+    if (t.n !== 1 || u.n !== 1) out.p_mcnemar_basis = "half";
     const a = t.c / t.n >= 0.5, b = u.c / u.n >= 0.5;
     if (a && !b) out.gained.push(t.task);
     else if (!a && b) out.lost.push(t.task);
@@ -162,6 +178,31 @@ export function flips(arm: TaskOutcome[], control: TaskOutcome[]): Flips {
   }
   out.gained.sort();
   out.lost.sort();
-  if (single) out.p_mcnemar = mcnemarExact(out.gained.length, out.lost.length);
+  if (shared) out.p_mcnemar = mcnemarExact(out.gained.length, out.lost.length);
   return out;
+}
+
+/**
+ * Holm's step-down adjustment of a family of p-values (Holm 1979), in the input's order: the i-th smallest
+ * p is multiplied by (m − i), running maxima keep the order, capped at 1. Nulls stay null and are not counted.
+ */
+export function holm(ps: readonly (number | null)[]): (number | null)[] {
+  const order = ps.map((p, i) => [p, i] as const).filter((x): x is readonly [number, number] => x[0] !== null)
+    .sort((a, b) => a[0] - b[0]);
+  const out: (number | null)[] = ps.map(() => null);
+  let running = 0;
+  order.forEach(([p, i], rank) => {
+    running = Math.max(running, Math.min(1, (order.length - rank) * p));
+    out[i] = running;
+  });
+  return out;
+}
+
+/** The protocol's decision on a paired difference: its 95% interval above 0, below 0, or spanning it. */
+export type Decision = "improves" | "harms" | "inconclusive";
+
+/** The decision rule of H1–H3 (docs/EVALUATION_PROTOCOL.md): improves when lo > 0, harms when hi < 0. */
+export function decide(d: { lo: number | null; hi: number | null }): Decision | null {
+  if (d.lo === null || d.hi === null) return null;
+  return d.lo > 0 ? "improves" : d.hi < 0 ? "harms" : "inconclusive";
 }

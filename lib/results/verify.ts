@@ -15,6 +15,7 @@ import type { Prices } from "./cost.ts";
 import { packetProblemsUnder } from "./packet.ts";
 import { readFacts } from "./trial_facts.ts";
 import { findTrials, readTrial, type TrialSummary } from "./trials.ts";
+import { exitCode, isWarning, type ProblemKind } from "./severity.ts";
 
 /** One arm as verify found it. */
 export interface VerifiedArm {
@@ -29,7 +30,8 @@ export interface VerifiedArm {
 export interface VerifyReport {
   roots: string[];
   arms: VerifiedArm[];
-  problems: { arm: string; path: string; message: string }[];
+  /** Failures and warnings alike; `kind` tells them apart (lib/results/severity.ts). */
+  problems: { arm: string; path: string; message: string; kind: ProblemKind }[];
 }
 
 /** The group of an unguarded trial: the packet folder it sits in (the root itself, or its first folder). */
@@ -51,6 +53,7 @@ export function verifyTrees(roots: string[], opts: { prices?: Prices } = {}): Ve
         arm: "-",
         path: root,
         message: `Cannot find trials below ${root}: no result.json, verifier/, config.json or trajectory.`,
+        kind: "input",
       });
     }
     for (const ref of refs) {
@@ -69,13 +72,14 @@ export function verifyTrees(roots: string[], opts: { prices?: Prices } = {}): Ve
     const kind = kinds.size > 1 ? "mixed" : [...kinds][0];
     for (const message of integrity.problems) {
       const owner = trials.find((t) => t.problems.includes(message));
-      problems.push({ arm: name, path: owner?.dir ?? name, message });
+      problems.push({ arm: name, path: owner?.dir ?? name, message, kind: "integrity" });
     }
+    for (const message of integrity.warnings) problems.push({ arm: name, path: name, message, kind: "mix" });
     const failed = integrity.marked || integrity.problems.length > 0;
     return { name, kind, integrity, trials, verdict: failed ? "fail" : kind === "unguarded" ? "n/a" : "ok" };
   });
   for (const p of packetProblemsUnder(roots, summaries, opts.prices ?? {})) {
-    problems.push({ arm: "packet", ...p });
+    problems.push({ arm: "packet", ...p, kind: "packet" });
   }
   return { roots, arms, problems };
 }
@@ -92,7 +96,7 @@ function kv(record: Record<string, number>): string {
 
 /** The report as text: one line per problem, then one row per arm (and per trial with `trials`). */
 export function renderVerify(report: VerifyReport, opts: { trials?: boolean } = {}): string[] {
-  const out = report.problems.map((p) => `FAIL [${p.arm}] ${p.message}`);
+  const out = report.problems.map((p) => `${isWarning(p) ? "WARN" : "FAIL"} [${p.arm}] ${p.message}`);
   if (out.length) out.push("");
   const cov = (x: number | null) => x === null ? "-" : `${(100 * x).toFixed(1)}%`;
   const rows = report.arms.map((a) => {
@@ -154,19 +158,22 @@ export function renderVerify(report: VerifyReport, opts: { trials?: boolean } = 
       ),
     );
   }
-  const failed = report.problems.length > 0 || report.arms.some((a) => a.verdict === "fail");
+  const failures = report.problems.filter((p) => !isWarning(p)).length;
+  const warnings = report.problems.length - failures;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const warned = warnings
+    ? ` ${plural(warnings, "warning")} (WARN: not the guard's; they fail verify only with --strict).`
+    : "";
   out.push(
     "",
-    failed
-      ? `verify: ${report.problems.length} problem${
-        report.problems.length === 1 ? "" : "s"
-      }. Do not compare these arms until each is fixed.`
-      : `verify: ${report.arms.length} arm${report.arms.length === 1 ? "" : "s"}, no problems.`,
+    failures || report.arms.some((a) => a.verdict === "fail")
+      ? `verify: ${plural(failures, "problem")}. Do not compare these arms until each is fixed.${warned}`
+      : `verify: ${plural(report.arms.length, "arm")}, no guard-integrity problem.${warned}`,
   );
   return out;
 }
 
-/** True when the report has no problem and no marked arm. */
-export function verified(report: VerifyReport): boolean {
-  return !report.problems.length && report.arms.every((a) => a.verdict !== "fail");
+/** True when the report has no failure and no marked arm (and, with `strict`, no warning either). */
+export function verified(report: VerifyReport, opts: { strict?: boolean } = {}): boolean {
+  return exitCode(report.problems, opts.strict) === 0 && report.arms.every((a) => a.verdict !== "fail");
 }

@@ -23,6 +23,7 @@ import { isMutating } from "../guard/engine/names.ts";
 import { ledgerFileName } from "../guard/ledger/ledger.ts";
 import { type Arm, type LedgerRecord } from "../guard/engine/record.ts";
 import {
+  type Check,
   findTrials,
   packetName,
   packetOf,
@@ -78,6 +79,12 @@ export interface TrialReplay {
   version: string;
   passed: boolean;
   failedChecks: string[];
+  /**
+   * A provider trial's expected disposition, read from its scorecard: `hold` when the verifier judged
+   * `provider_pre_submission.final_action` (it does only when a hold was expected), else `submit`; absent
+   * for other seats. Judges must never fire where a submission was expected.
+   */
+  expects?: "submit" | "hold";
   toolCalls: { all: number; mcp: number };
   unresolved: UnresolvedCall[];
   /** False when the agent reached the simulator outside MCP, so the guard saw only part of the trial. */
@@ -352,8 +359,17 @@ export function domainPrompt(domain: string): string {
   return seat ? `(task prompt not recorded; seat from the trial domain)\n- Use only ${seat} namespaces` : "";
 }
 
+/** What a scorecard says the provider task expected (see `TrialReplay.expects`); undefined for other seats. */
+export function expectedDisposition(checks: readonly Check[]): "submit" | "hold" | undefined {
+  if (!checks.some((c) => c.id.startsWith("provider_pre_submission."))) return undefined;
+  const judged = checks.some((c) => c.id === "provider_pre_submission.final_action" && c.passed !== null);
+  return judged ? "hold" : "submit";
+}
+
 /** Reads the trial's verdict: result.json reward when verified, else the scorecard's binary_reward. */
-function verdictOf(ref: TrialRef): { passed: boolean; failed: string[] } | Unreadable {
+function verdictOf(
+  ref: TrialRef,
+): { passed: boolean; failed: string[]; expects?: "submit" | "hold" } | Unreadable {
   if (!ref.scorecard) {
     return {
       dir: ref.dir,
@@ -372,9 +388,10 @@ function verdictOf(ref: TrialRef): { passed: boolean; failed: string[] } | Unrea
     };
   }
   const failed = card.checks.filter((c) => c.passed === false).map((c) => c.id);
+  const expects = expectedDisposition(card.checks);
   const trial = readTrial(ref);
-  if (trial.verified && trial.passed !== null) return { passed: trial.passed, failed };
-  if (card.reward !== null) return { passed: card.reward >= 1, failed };
+  if (trial.verified && trial.passed !== null) return { passed: trial.passed, failed, expects };
+  if (card.reward !== null) return { passed: card.reward >= 1, failed, expects };
   return {
     dir: ref.dir,
     path: ref.scorecard,
@@ -429,6 +446,7 @@ function replayOne(ref: TrialRef, opts: ReplayOptions): TrialReplay | Unreadable
     version: trajectory.version,
     passed: verdict.passed,
     failedChecks: verdict.failed,
+    ...(verdict.expects ? { expects: verdict.expects } : {}),
     toolCalls: countToolCalls(trajectory),
     unresolved,
     observable: seen.observable,

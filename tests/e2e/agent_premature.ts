@@ -22,7 +22,9 @@ const DECIDE = {
     override_reason: "Chart shows criteria 1-3 met: failed PT, NSAIDs, persistent radiculopathy.",
   },
 };
-const BUNDLE = { name: "docs_create_submission_bundle", input: { case_id: CASE } };
+const BUNDLE = { name: "docs_create_submission_bundle", input: { case_id: CASE }, id: "toolu_bundle" };
+/** The critic arm asks once at the first bundle (CHECKPOINT-01); the model sends the same call again. */
+const BUNDLE_AGAIN = { ...BUNDLE, id: "toolu_bundle_again" };
 const FIXED_ID = "toolu_submit_fixed";
 /** The fixed submission, with the bundle id the model was just shown. */
 function fixed(body: MessagesRequest) {
@@ -35,16 +37,19 @@ function fixed(body: MessagesRequest) {
     }],
   };
 }
-const SCRIPT = [
-  { calls: [SEARCH] },
-  { calls: [ORDERS] },
-  { calls: [CREATE] },
-  { calls: [EARLY] },
-  { calls: [DECIDE] },
-  { calls: [BUNDLE] },
-  fixed,
-  { text: "Submitted." },
-];
+function script(arm: string) {
+  return [
+    { calls: [SEARCH] },
+    { calls: [ORDERS] },
+    { calls: [CREATE] },
+    { calls: [EARLY] },
+    { calls: [DECIDE] },
+    { calls: [BUNDLE] },
+    ...(arm === "critic" ? [{ text: "Every criterion is backed by the chart.", calls: [BUNDLE_AGAIN] }] : []),
+    fixed,
+    { text: "Submitted." },
+  ];
+}
 
 const s = suite("e2e/agent_premature");
 
@@ -52,7 +57,7 @@ for (const arm of ["checklist", "critic"]) {
   s(
     `${arm}: the early submission is denied, never reaches the server, and the model reads the reason`,
     async () => {
-      const run = await runAgentBed({ seat: "provider", prompt: PROVIDER_PROMPT, script: SCRIPT, arm });
+      const run = await runAgentBed({ seat: "provider", prompt: PROVIDER_PROMPT, script: script(arm), arm });
       try {
         const why = explainRun(run);
         assert.is(run.code, 0, why);
@@ -75,6 +80,9 @@ for (const arm of ["checklist", "critic"]) {
         const result = run.trajectory.steps.flatMap((st) => st.observation?.results ?? [])
           .find((r) => r.source_call_id === EARLY.id);
         assert.equal(result?.extra, { tool_result_is_error: true, fiable_blocked: true });
+        const bundle = run.ledger.find((r) => r.event === "pre" && r.tool_use_id === BUNDLE.id);
+        assert.equal(bundle?.rules?.map((h) => h.id) ?? [], arm === "critic" ? ["CHECKPOINT-01"] : [], why);
+        assert.is(run.calls.filter((c) => c.tool === "docs.create_submission_bundle").length, 1, why);
       } finally {
         cleanup(run);
       }
@@ -83,7 +91,12 @@ for (const arm of ["checklist", "critic"]) {
 }
 
 s("shadow: the same call is recorded as a would-be deny and reaches the server", async () => {
-  const run = await runAgentBed({ seat: "provider", prompt: PROVIDER_PROMPT, script: SCRIPT, arm: "shadow" });
+  const run = await runAgentBed({
+    seat: "provider",
+    prompt: PROVIDER_PROMPT,
+    script: script("shadow"),
+    arm: "shadow",
+  });
   try {
     const why = explainRun(run);
     assert.is(

@@ -4,7 +4,11 @@
  */
 import type { Profile } from "./profile.ts";
 import { type Arm, ARMS, unknownArmNote } from "../engine/record.ts";
-import { type Bounds, DEFAULT_BOUNDS } from "../engine/decide.ts";
+import { type Bounds, DEFAULT_BOUNDS, type EngineConfig } from "../engine/decide.ts";
+import type { EventWord } from "../engine/hook.ts";
+import { RULES } from "../../../rules/mod.ts";
+import { host } from "../runtime/host.ts";
+import { lazy } from "../runtime/lazy.ts";
 import { ENV_REF } from "../engine/secrets.ts";
 
 /** The settings the guard runs with, after profile, environment and defaults. */
@@ -44,4 +48,54 @@ export function resolveSettings(profile: Profile, env: Record<string, string | u
     liveUrl: env.FIABLE_LIVE_URL ?? expand(profile.live_url, env),
     liveToken: env.FIABLE_LIVE_TOKEN ?? expand(profile.live_token, env),
   };
+}
+
+/**
+ * Settings from `FIABLE_PROFILE` (YAML) and the environment; a bad profile falls back to defaults with a note.
+ * An unknown `FIABLE_CC_ARM` runs as shadow and says so in one line to `warn` (stderr: Claude Code's debug log
+ * shows a hook's stderr) as well as in the note every record carries.
+ * The profile parser (yaml, zod) is loaded only when there is a profile.
+ */
+export async function loadSettings(
+  env: Record<string, string | undefined>,
+  warn: (line: string) => void = (line) => host.writeErr(`${line}\n`),
+): Promise<{ settings: GuardSettings; note?: string }> {
+  let note: string | undefined;
+  let profile = {};
+  if (env.FIABLE_PROFILE) {
+    try {
+      const { parseProfile } = await lazy<typeof import("./profile.ts")>("profile");
+      profile = await parseProfile(host.readText(env.FIABLE_PROFILE), env.FIABLE_PROFILE);
+    } catch (err) {
+      note = (err as Error).message;
+    }
+  }
+  const settings = resolveSettings(profile, env);
+  if (settings.armError) warn(settings.armError);
+  return { settings, note: [note, settings.armError].filter(Boolean).join(" ") || undefined };
+}
+
+/**
+ * The settings for one event: the plan events (prompt, session-start) come once per session and may open the
+ * handbook index, so they get `FIABLE_CONTEXT_MS` (default 5000, within Claude Code's 10 s hook timeout).
+ */
+export function eventSettings(
+  word: EventWord,
+  settings: GuardSettings,
+  env: Record<string, string | undefined>,
+): GuardSettings {
+  if (word !== "prompt" && word !== "session-start") return settings;
+  const contextMs = Number(env.FIABLE_CONTEXT_MS ?? 5000);
+  return Number.isFinite(contextMs) && contextMs > settings.decisionMs
+    ? { ...settings, decisionMs: contextMs }
+    : settings;
+}
+
+/** The engine config for settings: arm, bounds and the enabled rules minus the disabled ones. */
+export function engineConfig(settings: GuardSettings): EngineConfig {
+  const ids = settings.rules ?? RULES.map((r) => r.meta.id);
+  const rules = settings.disabled.length || settings.rules
+    ? ids.filter((id) => !settings.disabled.includes(id))
+    : undefined;
+  return { arm: settings.arm, bounds: settings.bounds, rules };
 }

@@ -200,12 +200,19 @@ export function panelObjects(votes: Vote[]): boolean {
 
 /**
  * The decision-point judges' votes on a call (none when no judge triggers on it): each judge that triggers
- * for the session's seat votes, its reason the rendered message when it objects.
+ * for the session's seat votes, its reason the rendered message when it objects. Checkpoints vote only when
+ * `checkpoints` is set (the critic arm): they find no fact, so elsewhere their vote would say nothing.
  */
-export function judgeVotes(call: Call, ev: Evidence, context: JudgeContext = NO_TEXT): Vote[] {
+export function judgeVotes(
+  call: Call,
+  ev: Evidence,
+  context: JudgeContext = NO_TEXT,
+  checkpoints = false,
+): Vote[] {
   const votes: Vote[] = [];
   for (const judge of JUDGES) {
     if (!judge.meta.triggers.includes(call.tool) || (ev.seat && ev.seat !== judge.meta.seat)) continue;
+    if (judge.meta.checkpoint && !checkpoints) continue;
     const data = judge.check(call, ev, context);
     votes.push({
       judge: judge.meta.name,
@@ -217,7 +224,10 @@ export function judgeVotes(call: Call, ev: Evidence, context: JudgeContext = NO_
   return votes;
 }
 
-/** The blocks the panel asks for: `CRITIC` for two of three, and one per objecting decisive judge (its own ID). */
+/**
+ * The blocks the panel asks for: `CRITIC` for two of three, and one per objecting decisive judge (its own ID).
+ * A checkpoint's block protects no check: what it changes is for a paid run to show, not for replay to count.
+ */
 export function criticHits(votes: Vote[]): RuleHit[] {
   const hits: RuleHit[] = [];
   if (panelObjects(votes)) {
@@ -227,7 +237,13 @@ export function criticHits(votes: Vote[]): RuleHit[] {
   for (const v of votes) {
     if (!v.object || v.mode !== "decisive") continue;
     const judge = JUDGES.find((j) => j.meta.name === v.judge);
-    if (judge) hits.push({ id: judge.meta.id, checks: judge.meta.protects, message: v.reason });
+    if (judge) {
+      hits.push({
+        id: judge.meta.id,
+        checks: judge.meta.checkpoint ? [] : judge.meta.protects,
+        message: v.reason,
+      });
+    }
   }
   return hits;
 }

@@ -1,5 +1,5 @@
 /** The guard engine: one pure decision per hook event, from the event, the session's ledger and the config. */
-import { type HookReply, parseResult, responseText } from "./hook.ts";
+import { type HookInput, type HookReply, parseResult, responseText } from "./hook.ts";
 import { allowReply, contextReply, denyReply, stopBlockReply } from "./hook.ts";
 import { type Arm, CAPS, capValue, type LedgerRecord, type RuleHit, type Vote } from "./record.ts";
 import { caseKeyOf, emptyEvidence, type Evidence, foldEvidence, signature } from "./evidence.ts";
@@ -48,6 +48,49 @@ export type GuardEvent =
   | { word: "stop"; session: string; subagent: boolean }
   | { word: "prompt"; session: string; prompt: string }
   | { word: "session-start"; session: string; source: string };
+
+/** The guard event for a parsed hook input. */
+export function toGuardEvent(input: HookInput): GuardEvent {
+  const session = input.session_id;
+  switch (input.hook_event_name) {
+    case "PreToolUse":
+      return {
+        word: "pre",
+        session,
+        tool: input.tool_name,
+        input: input.tool_input,
+        toolUseId: input.tool_use_id,
+        agentId: input.agent_id,
+      };
+    case "PostToolUse":
+      return {
+        word: "post",
+        session,
+        tool: input.tool_name,
+        input: input.tool_input,
+        toolUseId: input.tool_use_id,
+        response: input.tool_response,
+        agentId: input.agent_id,
+      };
+    case "PostToolUseFailure":
+      return {
+        word: "post-fail",
+        session,
+        tool: input.tool_name,
+        input: input.tool_input,
+        toolUseId: input.tool_use_id,
+        error: input.error,
+        agentId: input.agent_id,
+      };
+    case "Stop":
+    case "SubagentStop":
+      return { word: "stop", session, subagent: input.hook_event_name === "SubagentStop" };
+    case "UserPromptSubmit":
+      return { word: "prompt", session, prompt: input.prompt };
+    case "SessionStart":
+      return { word: "session-start", session, source: input.source };
+  }
+}
 
 /** Limits that keep the guard from trapping a run. */
 export interface Bounds {
@@ -128,9 +171,22 @@ export function denyReason(tool: string, hits: RuleHit[]): string {
   return `fiable-guard blocked ${shownName(tool)}.\n${hits.map((h) => `[${h.id}] ${h.message}`).join("\n")}`;
 }
 
-/** Blocks a hit may spend per (hit, tool, case) signature: a decision-point judge asks once. */
-function budgetOf(hit: RuleHit, bounds: Bounds): number {
-  return judgeOf(hit.id) ? Math.min(JUDGE_BUDGET, bounds.blockBudget) : bounds.blockBudget;
+/**
+ * True while a hit may still block on this case: a rule spends its budget per (rule, tool, case) signature; a
+ * decision-point judge asks once per case, whichever of its decision points it asked at.
+ */
+function withinBudget(
+  hit: RuleHit,
+  tool: string,
+  caseKey: string | null,
+  ev: Evidence,
+  bounds: Bounds,
+): boolean {
+  const judge = judgeOf(hit.id);
+  if (!judge) return (ev.denies.get(signature(hit.id, tool, caseKey)) ?? 0) < bounds.blockBudget;
+  let asked = 0;
+  for (const t of judge.meta.triggers) asked += ev.denies.get(signature(hit.id, t, caseKey)) ?? 0;
+  return asked < Math.min(JUDGE_BUDGET, bounds.blockBudget);
 }
 
 function base(
@@ -156,7 +212,7 @@ function decidePre(
   const call = { tool, input: event.input };
   const all: Vote[] = [
     ...(isTerminal(tool, event.input) ? panel(call, ev, hits) : []),
-    ...judgeVotes(call, ev, { recentText: event.recentText ?? [] }),
+    ...judgeVotes(call, ev, { recentText: event.recentText ?? [] }, ENFORCES[config.arm].critic),
   ];
   const votes = all.length ? all.map((v) => ({ ...v, reason: redactText(v.reason) })) : undefined;
   const criticHit = criticHits(all).map((h) => ({ ...h, message: redactText(h.message) }));
@@ -192,9 +248,7 @@ function decidePre(
       },
     };
   }
-  const within = enforced.filter((h) =>
-    (ev.denies.get(signature(h.id, tool, caseKey)) ?? 0) < budgetOf(h, config.bounds)
-  );
+  const within = enforced.filter((h) => withinBudget(h, tool, caseKey, ev, config.bounds));
   if (!within.length) {
     return {
       reply: allowReply(),

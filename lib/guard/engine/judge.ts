@@ -46,6 +46,12 @@ export interface JudgeMeta {
    * on every guarded arm and replay counts it, but it never blocks (a judge that fired in a passing trial).
    */
   enforced: boolean;
+  /**
+   * True for a checkpoint: an answer-blind question at a decision point that finds no fact. Only the critic
+   * arm runs it, its block protects no check in the rescue estimate (its effect depends on what the model
+   * does next, which no replay shows) and replay reports it as a cost: extra calls, trials touched.
+   */
+  checkpoint?: boolean;
 }
 
 /** A judge example: the call, the evidence before it and, optionally, the agent's recent text. */

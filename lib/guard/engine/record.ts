@@ -50,7 +50,7 @@ export interface RuleHit {
 
 /** One critic judge's vote: the three panel judges, then the decision-point judges (lib/guard/engine/judges/). */
 export interface Vote {
-  judge: "contract" | "grounding" | "policy" | "self-consistency" | "p2p-contract";
+  judge: "contract" | "grounding" | "policy" | "self-consistency" | "p2p-contract" | "disposition-checkpoint";
   object: boolean;
   reason: string;
   /** Decision-point judges only: `decisive` may block alone (critic arm), `shadow` is recorded, never enforced. */

@@ -4,18 +4,10 @@ import type { AddressInfo } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { isEventWord, neutralReply } from "../engine/hook.ts";
-import type { LedgerRecord } from "../engine/record.ts";
-import {
-  engineConfig,
-  eventSettings,
-  failedRecord,
-  handle,
-  inputCollector,
-  loadSettings,
-  sessionOf,
-} from "../handle.ts";
-import { saveRecord } from "../ledger/ledger.ts";
-import { postLive } from "../ledger/live.ts";
+import { sessionOf } from "../engine/failed.ts";
+import { engineConfig, eventSettings, loadSettings } from "../config/guard_settings.ts";
+import { inputCollector } from "../input.ts";
+import { runEvent } from "../event.ts";
 import { recordRestart, rememberTranscript, type RestartInfo, transcriptOf } from "./resident.ts";
 import { sessionLimits, SessionStore } from "./sessions.ts";
 import { bindRefusal, refusal, TOKEN_ENV } from "./access.ts";
@@ -146,45 +138,27 @@ export async function serve(options: ServeOptions): Promise<void> {
         const transcript = transcriptOf(text);
         if (transcript) rememberTranscript(settings.ledgerDir, session, transcript);
       }
-      const forEvent = eventSettings(word, settings, options.env);
-      const budgetMs = forEvent.decisionMs;
       const previous = queues.get(session) ?? Promise.resolve();
       const next = previous.then(async () => {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const overrun = new Promise<{ reply: Record<string, unknown>; record: LedgerRecord | null }>(
-          (resolve) => {
-            timer = setTimeout(() =>
-              resolve({
-                reply: neutralReply(word),
-                record: failedRecord(
-                  word,
-                  text,
-                  settings.arm,
-                  `time budget of ${budgetMs} ms overrun; allowed`,
-                  session,
-                ),
-              }), budgetMs);
+        await runEvent(word, {
+          settings: eventSettings(word, settings, options.env),
+          input: () => Promise.resolve({ text, size }),
+          note,
+          evidence: (s) => store.evidence(s),
+          send: (reply) => send(200, reply),
+          saved: (record, written) => {
+            // Folded after the reply, off its path (the session's next event still waits for it); the record
+            // was saved first, so a session released meanwhile is rebuilt with it.
+            const stopped = word === "stop" && isMainStop(text);
+            try {
+              if (record) store.fold(record, stopped, written);
+              else store.touch(session, stopped);
+            } catch {
+              // Held evidence that missed a record is dropped: the session's next event folds its ledger again.
+              store.drop(session);
+            }
           },
-        );
-        const evidence = (s: string) => store.evidence(s);
-        const outcome = await Promise.race([handle(word, text, forEvent, { evidence, note, size }), overrun]);
-        clearTimeout(timer);
-        // The record is saved before the reply leaves, so a reader that saw the reply also sees the record;
-        // it is saved before it is folded, so a session released meanwhile is rebuilt with it. The fold comes
-        // after the reply, off its path (the session's next event still waits for it).
-        const stopped = word === "stop" && isMainStop(text);
-        const written = outcome.record ? saveRecord(settings.ledgerDir, outcome.record) : null;
-        send(200, outcome.reply);
-        try {
-          if (outcome.record) store.fold(outcome.record, stopped, written);
-          else store.touch(session, stopped);
-        } catch {
-          // Held evidence that missed a record is dropped: the session's next event folds its ledger again.
-          store.drop(session);
-        }
-        if (outcome.record && settings.liveUrl && settings.liveToken) {
-          void postLive(settings.liveUrl, settings.liveToken, outcome.record);
-        }
+        });
       }).catch(() => send(200, neutralReply(word)));
       queues.set(session, next);
       // The queue entry goes once the session's last event is answered, so idle sessions hold nothing here.

@@ -2,9 +2,10 @@
 import type { Judge } from "../judge.ts";
 import { judge as selfConsistency } from "./self_consistency.ts";
 import { judge as p2pContract } from "./p2p_contract.ts";
+import { judge as dispositionCheckpoint } from "./disposition_checkpoint.ts";
 
-/** All decision-point judges in ID order. */
-export const JUDGES: readonly Judge[] = [selfConsistency, p2pContract] as Judge[];
+/** All decision-point judges in ID order, the checkpoints (`meta.checkpoint`, critic arm only) last. */
+export const JUDGES: readonly Judge[] = [selfConsistency, p2pContract, dispositionCheckpoint] as Judge[];
 
 /** The judge with this ID or name, if any. */
 export function judgeOf(idOrName: string): Judge | undefined {

@@ -17,6 +17,15 @@
  * In failed trials it fires in 56 (49 with a protected check failed; enforced it would add 35 to the upper
  * rescue estimate, 5 to the strict one, since no other rule protects `md.signed_off`): replay prints these
  * figures for the day a visible signal exists.
+ * Signals tried for issue 30 (none enforced; replay's critic-arm votes and each trajectory's calls before the
+ * decision, 47 fired trials failing `md.signed_off` against the 5 passing): a provider letter offering a
+ * peer-to-peer read before the decision (3 of 5 passing, 37 of 47 failing); a nurse-review entry (5 of 5, 14
+ * of 47); the case's own workflow stage in any result before the decision (1 of 5, 3 of 47); every p2p/peer
+ * field of every result before it (`p2p_requests: []` in 4 of 5 and 47 of 47; no field only in passing
+ * trials); the intake queue showing other cases at `peer_to_peer` (4 of 5, 16 of 47). The one clean separator
+ * comes after the write-once decision: the P2P session opened (`p2p_session_get_context` succeeded) in 5 of 5
+ * passing trials and 1 of 47 failing ones, so no pre-call judge can use it. Separating them at the decision
+ * would take the task's answer (which tasks expect a P2P), which a judge must never read.
  * Known limitation: P-UM-09's original premise ("a peer-to-peer already exists, or the task is a P2P task")
  * does not hold on these packets; the principle now also names a provider's request for a peer-to-peer, and
  * stays in the plan as advice, not as a block.

@@ -1,10 +1,13 @@
 /**
- * Self-consistency at the provider's submit decision: block `submit_pa` (or a direct submission) when the
- * agent's own record says a requirement is not met. Most provider tasks expect a hold, and in real runs the
- * agent builds and submits the packet in nearly every one, often after writing the gap down itself: its
- * questionnaire answer says "No" to "Was pre-test genetic counseling completed?", its override_reason says
- * the evaluation is "referred but not yet completed", the case it created shows `"active": false` coverage.
- * The judge names that fact and asks for an explicit decision; it never says which decision is right.
+ * Self-consistency at the provider's submit decision: block the first submission bundle of a case,
+ * `submit_pa` or a direct submission when the agent's own record says a requirement is not met. Most provider
+ * tasks expect a hold, and in real runs the agent builds and submits the packet in nearly every one, often
+ * after writing the gap down itself: its questionnaire answer says "No" to "Was pre-test genetic counseling
+ * completed?", its override_reason says the evaluation is "referred but not yet completed", the case it created
+ * shows `"active": false` coverage. The judge names that fact and both paths (bundle and submit, or record the
+ * hold and build no bundle); it never says which is right. It judges the bundle because the bundle is what
+ * dooms the case: on a hold-expected task any bundle fails `packet_absent`, so a question asked only at the
+ * determination (1 to 5 steps after the bundle in real runs) comes too late.
  *
  * Findings, in the order reported (the first one found is named):
  * 1. coverage — the case record (cases_create_from_order / cases_get_case result) shows coverage active=false;
@@ -23,15 +26,22 @@
  * 5. text — the same admissions in the agent's last three text messages before the call (best effort: the
  *    live transcript may lag the call, so replay, which reads the whole trajectory, sees at least as much).
  *
- * At auth_submit_authorization the judge stays silent once a submit_pa determination succeeded on the case:
- * that decision was judged when it was recorded, so one case costs at most one extra call.
+ * It asks once per case (decide.ts: its block budget counts its denies at every trigger on the case). At a
+ * later bundle, or at auth_submit_authorization once a submit_pa determination succeeded on the case, it stays
+ * silent: the case was already committed, or the decision was judged when it was recorded.
+ *
+ * A favourable negation is not an admission: a negated exclusion, contraindication or disqualifier ("does not
+ * meet any exclusion", "exclusion criteria are not met"), or a sentence saying a criterion "is not relied on".
  *
  * Replay (`deno task replay ../shared/leaderboard ../shared/leaderboard-extra --no-ledgers`, 700 trials,
- * 10 packets): fires in 21 failed trials, all 21 with a protected check failed and all hold-expected
- * submissions (13 in the 300 tuned-on trials, 8 in the 400 unseen); in 0 passing trials and in 0 trials whose
- * task expected a submission (every provider trial where `provider_pre_submission.final_action` is not
- * applicable), so it never challenged a correct submit. In 9 of the 21 the checklist arm blocks nothing;
- * the critic arm's rescue estimate rises by 8 (upper and strict). Figures per packet: replay, README.
+ * 10 packets): fires in 25 failed trials, all 25 with a protected check failed and all hold-expected
+ * submissions (14 in the 300 tuned-on trials, 11 in the 400 unseen); in 0 passing trials and in 0 trials whose
+ * task expected a submission (every provider trial whose scorecard does not judge
+ * `provider_pre_submission.final_action`), in every packet, so it never challenged a correct submit. 19 of the
+ * 25 fire at the first bundle, before `packet_absent` is lost; 6 only at the determination after it. In 12 the
+ * checklist arm blocks nothing. Counted in time (a block counts only at or before the call that dooms each
+ * failed check), the critic arm's rescue estimate rises by 8 (upper and strict); counted whenever it fired,
+ * by 10. Figures per packet: replay, README.
  * Known limitations: recall is modest by construction — most hold-expected submissions are made by agents that
  * believed every criterion was met, and then no record of theirs contradicts the submission; the judge cannot
  * see that. The phrases are English and content-sensitive (regexes over the agent's own words), so an agent
@@ -43,8 +53,16 @@ import { objectArg, okCalls, plainText, shown } from "../facts.ts";
 import { type Judge, type JudgeContext, quote } from "../judge.ts";
 import { arg, type Call, toolCall } from "../rule.ts";
 
+const BUNDLE = "docs.create_submission_bundle";
 const FINALIZE = "auth.finalize_provider_determination";
 const SUBMIT = "auth.submit_authorization";
+
+/** What the blocked call would do, as the message's opening names it. */
+const ACTIONS: Record<string, (caseId: string) => string> = {
+  [BUNDLE]: (caseId) => `build a submission bundle for ${caseId}`,
+  [FINALIZE]: (caseId) => `record submit_pa on ${caseId}`,
+  [SUBMIT]: (caseId) => `submit ${caseId}`,
+};
 
 /** A question asking whether something happened or holds (the words a requirement question uses). */
 const COMPLETION =
@@ -63,14 +81,40 @@ const ABOUT_A_REQUIREMENT = /\b(?:requir\w*|criteri\w*|prerequisite\w*|gap|refer
 /** A sentence (clauses split at `;` too); the admissions below stay within one, never across a colon. */
 const SENTENCE = /[^.;!?\n]+/g;
 /** Admissions that need no qualifier: unmet criteria, an unproven service, an exclusion overridden, a disclosed gap. */
-const ADMISSIONS = [
-  /\b(?:criteri(?:on|a)|requirements?|prerequisites?|thresholds?)\b[^:]{0,60}?\b(?:is|are|remains?|was|were)\s+(?:not\s+|un)(?:met|satisfied|fulfilled)\b/i,
-  /\b(?:does|do|did)\s+not\s+(?:meet|satisfy|fulfil+|establish)\b[^:]{0,60}\b(?:criteri|requirement|polic|threshold|indication)/i,
-  /(?<!\bnot\s)\b(?:classif\w+|considers?|lists?|deems?|labels?)\b[^:]{0,60}\bas\s+(?:unproven|investigational|experimental|not medically necessary)\b/i,
-  /\bdespite\b[^:]{0,80}\b(?:exclusion|unproven)\b/i,
+const ADMISSIONS: { re: RegExp; negation: boolean }[] = [
+  {
+    re:
+      /\b(?:criteri(?:on|a)|requirements?|prerequisites?|thresholds?)\b[^:]{0,60}?\b(?:is|are|remains?|was|were)\s+(?:not\s+|un)(?:met|satisfied|fulfilled)\b/i,
+    negation: true,
+  },
+  {
+    re:
+      /\b(?:does|do|did)\s+not\s+(?:meet|satisfy|fulfil+|establish)\b[^:]{0,60}\b(?:criteri|requirement|polic|threshold|indication)/i,
+    negation: true,
+  },
+  {
+    re:
+      /(?<!\bnot\s)\b(?:classif\w+|considers?|lists?|deems?|labels?)\b[^:]{0,60}\bas\s+(?:unproven|investigational|experimental|not medically necessary)\b/i,
+    negation: false,
+  },
+  { re: /\bdespite\b[^:]{0,80}\b(?:exclusion|unproven)\b/i, negation: false },
   // P-PROV-07: "a gap you would flag or disclose to the payer … is the reason to hold".
-  /\b(?:disclos\w*|flag\w*)\b[^:]{0,40}\b(?:transparently|for (?:the )?payer|to (?:the )?payer)\b|\btransparently\s+(?:disclos|flag)\w*/i,
+  {
+    re:
+      /\b(?:disclos\w*|flag\w*)\b[^:]{0,40}\b(?:transparently|for (?:the )?payer|to (?:the )?payer)\b|\btransparently\s+(?:disclos|flag)\w*/i,
+    negation: false,
+  },
 ];
+/**
+ * Favourable negations: what is "not met" is an exclusion, a contraindication or a disqualifier ("does not meet
+ * any exclusion", "exclusion criteria are not met"), said in the span or just before it in the sentence.
+ */
+const UNFAVOURABLE_THING = /\b(?:exclu\w*|contraindicat\w*|disqualif\w*|red[ -]flags?|hard[ -]stops?)\b/i;
+/** How far before a negation's span an exclusion word still names what is negated. */
+const LOOKBACK = 40;
+/** A sentence saying a criterion is not relied on: whatever it negates, the request does not rest on it. */
+const NOT_RELIED_ON =
+  /\bnot\s+(?:being\s+)?relied\s+(?:on|upon)\b|\b(?:does|do|did)\s+not\s+rely\s+(?:on|upon)\b/i;
 /** "1 of 3 required criteria are met". */
 const COUNT =
   /\b(\d+|one|two|three|four|five)\s+of\s+(?:the\s+)?(\d+|two|three|four|five|six)\s+(?:\w+\s+){0,2}(?:criteria|bullets|requirements|elements|items)\s+(?:is|are)\s+met\b/i;
@@ -80,19 +124,33 @@ function count(word: string): number {
   return NUMBERS[word.toLowerCase()] ?? Number(word);
 }
 
+/** The first span of `re` in the sentence that admits a gap (a favourable negation is skipped); null if none. */
+function admits(re: RegExp, negation: boolean, sentence: string): RegExpExecArray | null {
+  for (let from = 0; from < sentence.length;) {
+    const hit = re.exec(sentence.slice(from));
+    if (!hit) return null;
+    hit.index += from;
+    const said = sentence.slice(Math.max(0, hit.index - LOOKBACK), hit.index + hit[0].length);
+    if (!negation || !UNFAVOURABLE_THING.test(said)) return hit;
+    from = hit.index + hit[0].length;
+  }
+  return null;
+}
+
 /** The first admission in a text, as the span that says it; null when the text admits nothing. */
 export function admission(text: string): { at: number; length: number } | null {
   for (const m of text.matchAll(SENTENCE)) {
     const sentence = m[0];
+    if (NOT_RELIED_ON.test(sentence)) continue;
     const done = NOT_DONE.exec(sentence);
     if (done && ABOUT_A_REQUIREMENT.test(sentence)) {
       return { at: m.index + done.index, length: done[0].length };
     }
-    for (const re of ADMISSIONS) {
-      const hit = re.exec(sentence);
+    for (const { re, negation } of ADMISSIONS) {
+      const hit = admits(re, negation, sentence);
       if (hit) return { at: m.index + hit.index, length: hit[0].length };
     }
-    const c = COUNT.exec(sentence);
+    const c = admits(COUNT, true, sentence);
     if (c && count(c[1]) < count(c[2])) return { at: m.index + c.index, length: c[0].length };
   }
   return null;
@@ -185,6 +243,11 @@ function admittedGap(call: Call, context: JudgeContext): string | null {
   return null;
 }
 
+/** True when a submission bundle already succeeded on the case (only the first one commits it). */
+function bundled(ev: Evidence, call: Call): boolean {
+  return succeeded(ev, BUNDLE, caseKeyOf(call.input, ev.owners)).length > 0;
+}
+
 /** True when a submit_pa determination already succeeded on the case (the decision was judged then). */
 function submitRecorded(ev: Evidence, call: Call): boolean {
   const caseKey = caseKeyOf(call.input, ev.owners);
@@ -216,19 +279,19 @@ const CREATED = (active: boolean) =>
       coverage: { id: "COV-b1", patient_id: "PAT-1", active },
     },
   });
-const BUNDLE = (ready: boolean) =>
-  toolCall("docs.create_submission_bundle", { case_id: CASE }, {
+const BUNDLED = (ready: boolean) =>
+  toolCall(BUNDLE, { case_id: CASE, document_ids: ["DOC-1"] }, {
     result: { readiness: { ready_to_submit: ready, missing_items: ready ? [] : ["lab_result"] } },
   });
 
 /** CRITIC-01: no submission that the agent's own recorded findings contradict, without an explicit decision. */
-export const judge: Judge<{ tool: string; caseId: string; fact: string }> = {
+export const judge: Judge<{ action: string; tool: string; fact: string }> = {
   meta: {
     id: "CRITIC-01",
     name: "self-consistency",
     seat: "provider",
     principle: "P-PROV-07",
-    triggers: [FINALIZE, SUBMIT],
+    triggers: [BUNDLE, FINALIZE, SUBMIT],
     protects: [
       "provider_pre_submission.final_action",
       "provider_pre_submission.packet_absent",
@@ -236,17 +299,20 @@ export const judge: Judge<{ tool: string; caseId: string; fact: string }> = {
       "cross.closed_backed_by_provider_determination",
     ],
     enforced: true,
-    message: "Cannot submit {caseId} through {tool} yet: {fact}, and that contradicts a submission. Decide " +
-      "explicitly from your own evidence: call auth_finalize_provider_determination with " +
-      "final_action=gather_more_evidence (the gap can be cured) or do_not_submit (it cannot), or, if the " +
-      "requirement is met after all, say why in override_reason and call {tool} again (this check asks once).",
+    message: "Cannot {action} yet: {fact}, and that contradicts submitting. Both paths are open and the " +
+      "choice is yours. Submit: send the same {tool} call again (this check asks once), then bundle, record " +
+      "final_action=submit_pa and call auth_submit_authorization. Or hold: record " +
+      "auth_finalize_provider_determination with final_action=gather_more_evidence (the gap can be cured) or " +
+      "do_not_submit (it cannot), and build no bundle.",
   },
   check(call, evidence, context) {
     if (call.tool === FINALIZE && call.input.final_action !== "submit_pa") return null;
-    if (call.tool === SUBMIT && submitRecorded(evidence, call)) return null;
+    // A submit_pa determination was judged when it was recorded; a later bundle re-packages a decided case.
+    if (call.tool !== FINALIZE && submitRecorded(evidence, call)) return null;
+    if (call.tool === BUNDLE && bundled(evidence, call)) return null;
     const fact = inactiveCoverage(evidence, call) ?? unreadyBundle(evidence, call) ??
       contradictedAnswer(evidence, call) ?? admittedGap(call, context);
-    return fact ? { tool: shown(call), caseId: arg(call, "case_id"), fact } : null;
+    return fact ? { action: ACTIONS[call.tool](arg(call, "case_id")), tool: shown(call), fact } : null;
   },
   valid: [
     { call: DECIDE({ override_reason: "All three criteria are met and documented." }), evidence: {} },
@@ -264,7 +330,7 @@ export const judge: Judge<{ tool: string; caseId: string; fact: string }> = {
       call: DECIDE({ final_action: "gather_more_evidence" }),
       evidence: { calls: [FORM, SAVE({ counseling_completed: "No" })] },
     },
-    { call: DECIDE(), evidence: { calls: [CREATED(true), BUNDLE(true)] } },
+    { call: DECIDE(), evidence: { calls: [CREATED(true), BUNDLED(true)] } },
     {
       call: DECIDE({ override_reason: "The MRI has not yet been performed; it is the requested service." }),
       evidence: {},
@@ -274,14 +340,75 @@ export const judge: Judge<{ tool: string; caseId: string; fact: string }> = {
       evidence: { calls: [FORM, SAVE({ counseling_completed: "No" }), DECIDE()] },
     },
     { call: DECIDE(), evidence: {}, recentText: ["All 3 of 3 criteria are met; submitting."] },
+    // Favourable negations: an exclusion, contraindication or disqualifier not met; a criterion not relied on.
+    {
+      call: DECIDE({
+        override_reason: "Both BMI criteria are met; the request does not meet any exclusion and is not " +
+          "relied on as a criterion.",
+      }),
+      evidence: {},
+    },
+    {
+      call: DECIDE({ override_reason: "Exclusion criteria are not met (no active infection)." }),
+      evidence: {},
+    },
+    {
+      call: DECIDE({
+        override_reason: "The patient does not meet any contraindication listed in the policy.",
+      }),
+      evidence: {},
+    },
+    {
+      call: DECIDE({ override_reason: "Disqualifying criteria are not met; 3 of 3 criteria are met." }),
+      evidence: {},
+    },
+    {
+      call: DECIDE({
+        override_reason: "Prior imaging is not met, but it is not relied on as a criterion here.",
+      }),
+      evidence: {},
+    },
+    {
+      call: toolCall(BUNDLE, { case_id: CASE, document_ids: ["DOC-2"] }),
+      evidence: { calls: [FORM, SAVE({ counseling_completed: "No" }), BUNDLED(true)] },
+    },
   ],
   invalid: [
+    {
+      call: toolCall(BUNDLE, { case_id: CASE, document_ids: ["DOC-1"] }),
+      evidence: { calls: [CREATED(false)] },
+      data: {
+        action: `build a submission bundle for ${CASE}`,
+        tool: "docs_create_submission_bundle",
+        fact: `the case record shows coverage COV-b1 "active": false`,
+      },
+    },
+    {
+      call: toolCall(BUNDLE, { case_id: CASE, document_ids: ["DOC-1"] }),
+      evidence: { calls: [FORM, SAVE({ counseling_completed: "Not completed; referral placed" })] },
+      data: {
+        action: `build a submission bundle for ${CASE}`,
+        tool: "docs_create_submission_bundle",
+        fact:
+          `your saved answer to "Was pre-test genetic counseling completed?" is "Not completed; referral ` +
+          `placed"`,
+      },
+    },
+    {
+      call: DECIDE({ override_reason: "Criterion 3 is not met, and no exclusion applies." }),
+      evidence: {},
+      data: {
+        action: `record submit_pa on ${CASE}`,
+        tool: "auth_finalize_provider_determination",
+        fact: `your override_reason says "Criterion 3 is not met, and no exclusion applies."`,
+      },
+    },
     {
       call: DECIDE(),
       evidence: { calls: [FORM, SAVE({ counseling_completed: "No - referral placed, not yet scheduled" })] },
       data: {
+        action: `record submit_pa on ${CASE}`,
         tool: "auth_finalize_provider_determination",
-        caseId: CASE,
         fact: `your saved answer to "Was pre-test genetic counseling completed?" is "No - referral placed, ` +
           `not yet scheduled"`,
       },
@@ -290,8 +417,8 @@ export const judge: Judge<{ tool: string; caseId: string; fact: string }> = {
       call: DECIDE({ questionnaire_answers: { counseling_completed: "Partial — discussed only" } }),
       evidence: { calls: [FORM] },
       data: {
+        action: `record submit_pa on ${CASE}`,
         tool: "auth_finalize_provider_determination",
-        caseId: CASE,
         fact:
           `your saved answer to "Was pre-test genetic counseling completed?" is "Partial — discussed only"`,
       },
@@ -300,17 +427,17 @@ export const judge: Judge<{ tool: string; caseId: string; fact: string }> = {
       call: DECIDE(),
       evidence: { calls: [CREATED(false)] },
       data: {
+        action: `record submit_pa on ${CASE}`,
         tool: "auth_finalize_provider_determination",
-        caseId: CASE,
         fact: `the case record shows coverage COV-b1 "active": false`,
       },
     },
     {
       call: toolCall(SUBMIT, { case_id: CASE, channel: "portal" }),
-      evidence: { calls: [BUNDLE(false)] },
+      evidence: { calls: [BUNDLED(false)] },
       data: {
+        action: `submit ${CASE}`,
         tool: "auth_submit_authorization",
-        caseId: CASE,
         fact: "your submission bundle reports ready_to_submit=false (missing: lab_result)",
       },
     },
@@ -321,8 +448,8 @@ export const judge: Judge<{ tool: string; caseId: string; fact: string }> = {
       }),
       evidence: {},
       data: {
+        action: `record submit_pa on ${CASE}`,
         tool: "auth_finalize_provider_determination",
-        caseId: CASE,
         fact: `your override_reason says "BMI criteria are met. The evaluation required by policy is ` +
           `referred but not yet completed and is flagged for payer review."`,
       },
@@ -333,8 +460,8 @@ export const judge: Judge<{ tool: string; caseId: string; fact: string }> = {
       }),
       evidence: {},
       data: {
+        action: `record submit_pa on ${CASE}`,
         tool: "auth_finalize_provider_determination",
-        caseId: CASE,
         fact: `your override_reason says "Submitting as an exception despite the policy's hybrid-surgery ` +
           `exclusion."`,
       },
@@ -347,8 +474,8 @@ export const judge: Judge<{ tool: string; caseId: string; fact: string }> = {
         "Only 1 of 3 required bullets is met, so I will disclose and submit.",
       ],
       data: {
+        action: `record submit_pa on ${CASE}`,
         tool: "auth_finalize_provider_determination",
-        caseId: CASE,
         fact:
           `your own note before this call says "Only 1 of 3 required bullets is met, so I will disclose ` +
           `and submit."`,

@@ -1,0 +1,185 @@
+/**
+ * One hook event's lifecycle, the same for both transports (stdin in command mode, lib/guard/command.ts; an
+ * http body in the resident guard, lib/guard/resident/serve.ts): input → parse → decide → record → reply,
+ * under one time budget, failing open. The transports supply the input, the evidence and the way to answer.
+ */
+import { type EventWord, neutralReply, parseHookInput } from "./engine/hook.ts";
+import { host } from "./runtime/host.ts";
+import { lazy } from "./runtime/lazy.ts";
+import type { LedgerRecord } from "./engine/record.ts";
+import { decideOn, toGuardEvent } from "./engine/decide.ts";
+import type { Evidence } from "./engine/evidence.ts";
+import { failedRecord } from "./engine/failed.ts";
+import { engineConfig, type GuardSettings } from "./config/guard_settings.ts";
+import { isJudged } from "./engine/judges/mod.ts";
+import { normalizeToolName } from "./engine/names.ts";
+import { saveRecord } from "./ledger/ledger.ts";
+import { type BoundedInput, MAX_INPUT } from "./input.ts";
+import { readRecentText, TRANSCRIPT_WAIT_MS } from "./transcript.ts";
+
+/**
+ * Where the engine gets a session's evidence, already folded: the running evidence (serve mode:
+ * lib/guard/resident/sessions.ts), or the checkpoint and the ledger after it (command mode, which gives null for an
+ * event that reads none).
+ */
+export type EvidenceSource = (session: string) => Evidence | null;
+
+/** What an event comes to: the reply for Claude Code and the record for the ledger (none for stock). */
+export interface EventOutcome {
+  reply: Record<string, unknown>;
+  record: LedgerRecord | null;
+}
+
+/**
+ * Parses, folds and decides one event under the event's settings (see `eventSettings`); never throws. The
+ * decision cannot be interrupted, so its time is checked after it against the budget that began at
+ * `options.started` (default: now). The caller saves the record.
+ */
+export async function handle(
+  word: EventWord,
+  text: string,
+  settings: GuardSettings,
+  options: { evidence: EvidenceSource; note?: string; size?: number; started?: number },
+): Promise<EventOutcome> {
+  const started = performance.now();
+  const budgetStart = options.started ?? started;
+  const size = options.size ?? text.length;
+  // Parsing, redacting and folding cannot be interrupted by the time budget: bound them before they start.
+  const parsed: ReturnType<typeof parseHookInput> = size > MAX_INPUT
+    ? {
+      ok: false,
+      reason: `Cannot read the hook input: it is ${size} bytes, over the ${MAX_INPUT}-byte limit the guard ` +
+        `parses within its time budget; allowed unparsed.`,
+    }
+    : parseHookInput(text, word);
+  if (!parsed.ok) {
+    const record = settings.arm === "stock" ? null : failedRecord(word, text, settings.arm, parsed.reason);
+    return { reply: neutralReply(word), record };
+  }
+  if (settings.arm === "stock") return decideOn(toGuardEvent(parsed.input), null, engineConfig(settings), "");
+  try {
+    await maybeFault(word, settings.decisionMs);
+    const event = toGuardEvent(parsed.input);
+    let note = options.note;
+    if (event.word === "pre" && parsed.input.transcript_path && isJudged(normalizeToolName(event.tool))) {
+      // The critic's judges also read the agent's own words before the call: a bounded, best-effort tail.
+      const read = await readRecentText(parsed.input.transcript_path, {
+        toolUseId: event.toolUseId,
+        waitMs: Math.min(TRANSCRIPT_WAIT_MS, settings.decisionMs / 3),
+      });
+      if (read.texts.length) event.recentText = read.texts;
+      note = [note, read.note].filter(Boolean).join(" ") || undefined;
+    }
+    const config = engineConfig(settings);
+    if (event.word === "prompt" || event.word === "session-start") {
+      // Loaded only for the plan events, so tool-call hooks never pay for the search index.
+      const { guardHandbook } = await lazy<typeof import("./handbook.ts")>("handbook");
+      config.handbook = guardHandbook(
+        host.env,
+        settings.ledgerDir,
+        settings.decisionMs - (performance.now() - budgetStart),
+      );
+    }
+    const now = new Date().toISOString();
+    const outcome = decideOn(event, options.evidence(event.session), config, now);
+    const spent = performance.now() - budgetStart;
+    if (spent > settings.decisionMs) {
+      const note = `time budget of ${settings.decisionMs} ms overrun (${Math.round(spent)} ms); allowed`;
+      return {
+        reply: neutralReply(word),
+        record: failedRecord(word, text, settings.arm, note, event.session),
+      };
+    }
+    if (outcome.record) {
+      outcome.record.latency_ms = Math.round((performance.now() - started) * 100) / 100;
+      if (note) outcome.record.note = [outcome.record.note, note].filter(Boolean).join(" ");
+    }
+    return outcome;
+  } catch (err) {
+    const message = `internal error, allowed: ${(err as Error).stack ?? err}`.slice(0, 4000);
+    return {
+      reply: neutralReply(word),
+      record: failedRecord(word, text, settings.arm, message, parsed.input.session_id),
+    };
+  }
+}
+
+/**
+ * Test-only fault switch: `FIABLE_FAULT=crash|hang|slow` (optionally only on `FIABLE_FAULT_EVENT`), so the
+ * fail-open paths can be exercised end to end. `hang` never answers; `slow` answers after the budget.
+ */
+async function maybeFault(word: EventWord, budgetMs: number): Promise<void> {
+  const fault = host.env.FIABLE_FAULT;
+  const on = host.env.FIABLE_FAULT_EVENT;
+  if (!fault || (on && on !== word)) return;
+  if (fault === "crash") throw new Error("fault injected: crash");
+  if (fault === "hang") {
+    host.writeErr("fiable-guard: fault injected: hang\n");
+    await new Promise(() => {});
+  }
+  if (fault === "slow") await new Promise((resolve) => setTimeout(resolve, budgetMs + 500));
+}
+
+/** What a transport gives an event's lifecycle (`runEvent`), and how it answers. */
+export interface EventIO {
+  /** The event's settings (see `eventSettings`). */
+  settings: GuardSettings;
+  /** The raw hook input, read under the event's time budget. */
+  input(): Promise<BoundedInput>;
+  /** A note for the event's record (a profile that did not load). */
+  note?: string;
+  /** A further note once the input is read (command mode's SessionStart check of the resident guard). */
+  check?(text: string): Promise<string | undefined>;
+  /** The session's evidence, already folded. */
+  evidence: EvidenceSource;
+  /** Sends the reply; called once, after the record is saved. */
+  send(reply: Record<string, unknown>): void;
+  /** After the reply: the record (null when none) and the ledger bytes it took (null when it was not saved). */
+  saved?(record: LedgerRecord | null, written: number | null, text: string): void;
+  /** Resolves with a reason to answer at once (command mode: a termination signal). */
+  interrupt?: Promise<string>;
+}
+
+/**
+ * One event's lifecycle: reads the input, decides (`handle`), saves the record, sends the reply, then `saved`.
+ * One time budget from the start: a timer answers allow (and records why) when the event is still waiting
+ * when it runs out, and `handle` checks it after the decision, which no timer can interrupt. An interrupt
+ * answers the same way. Resolves once `saved` has run, with the live post to the dashboard (`live`) still in
+ * flight: command mode waits for it before exiting; the resident guard does not.
+ */
+export async function runEvent(word: EventWord, io: EventIO): Promise<{ live: Promise<void> | null }> {
+  const { settings } = io;
+  const started = performance.now();
+  let text = "";
+  let cancel = () => {};
+  const expired = new Promise<string>((resolve) => {
+    cancel = host.timer(
+      settings.decisionMs,
+      () => resolve(`time budget of ${settings.decisionMs} ms overrun; allowed`),
+    );
+  });
+  const decided = (async (): Promise<EventOutcome> => {
+    let size = 0;
+    try {
+      ({ text, size } = await io.input());
+    } catch {
+      text = "";
+    }
+    const checked = io.check ? await io.check(text) : undefined;
+    const note = [io.note, checked].filter(Boolean).join(" ") || undefined;
+    return await handle(word, text, settings, { evidence: io.evidence, note, size, started });
+  })();
+  const first = await Promise.race([decided, expired, ...io.interrupt ? [io.interrupt] : []]);
+  cancel();
+  const outcome: EventOutcome = typeof first !== "string" ? first : {
+    reply: neutralReply(word),
+    record: settings.arm === "stock" ? null : failedRecord(word, text, settings.arm, first),
+  };
+  // Saved before the reply leaves, so a reader that saw the reply also sees the record.
+  const written = outcome.record ? saveRecord(settings.ledgerDir, outcome.record) : null;
+  io.send(outcome.reply);
+  io.saved?.(outcome.record, written, text);
+  if (!outcome.record || !settings.liveUrl || !settings.liveToken) return { live: null };
+  const { postLive } = await lazy<typeof import("./ledger/live.ts")>("live");
+  return { live: postLive(settings.liveUrl, settings.liveToken, outcome.record) };
+}
