@@ -4,7 +4,8 @@
  * how many lines `redactText` changes, the markers it writes, the prefixed ids (`CASE-…`, `DOC-…`) it
  * destroys, and its speed in µs per KB. With `--against FILE` an older redactor module (e.g.
  * `git show <rev>:lib/guard/engine/secrets.ts > /tmp/old.ts`) is measured on the same lines, interleaved.
- * With `--ledgers DIR` (a `deno task replay … --out DIR`) the markers in its ledgers are counted too.
+ * With `--ledgers DIR` (a `deno task replay … --out DIR`) the markers in its ledgers are counted too. First,
+ * the cost of a redactor's first use in a fresh process (its patterns compiled), the median of 31 processes.
  *
  * Usage: deno run -A bench/redact.ts [--against FILE] [--ledgers DIR] [--no-oracle]
  */
@@ -62,6 +63,34 @@ function trajectories(dir: string): string[] {
   });
 }
 
+/** The strings a `pre` hook redacts on a terminal call: a case key, a tool name, ids and a note. */
+const PRE_STRINGS = [
+  "CASE-3903B8ED",
+  "auth_submit_authorization",
+  "DOC-BUNDLE-c77bc09c",
+  "Member meets criteria 1, 2 and 3 of the lumbar MRI policy; see " +
+  "/logs/artifacts/workspaces/CASE-3903B8ED/provider/documents/DOC-1a2b3c4d__mri.pdf",
+  "portal",
+];
+
+/** Milliseconds a fresh `deno` process spends on its first `redactText` calls, with a module's. */
+function firstUse(module: string): number {
+  const code = `const m = await import(${JSON.stringify(pathToFileURL(module).href)});
+const t = performance.now();
+for (const s of ${JSON.stringify(PRE_STRINGS)}) m.redactText(s);
+console.log(performance.now() - t);`;
+  const out = new Deno.Command(Deno.execPath(), { args: ["eval", code], stdout: "piped", stderr: "null" })
+    .outputSync();
+  return Number(new TextDecoder().decode(out.stdout));
+}
+
+/** The median first use of each module, over `runs` fresh processes, interleaved. */
+function firstUses(modules: string[], runs = 31): number[] {
+  const times = modules.map(() => [] as number[]);
+  for (let i = 0; i < runs; i++) modules.forEach((m, j) => times[j].push(firstUse(m)));
+  return times.map((t) => t.sort((a, b) => a - b)[Math.floor(t.length / 2)]);
+}
+
 /** What one redactor did to one packet's lines. */
 interface Effect {
   changed: number;
@@ -109,6 +138,17 @@ async function measure(p: Parsed): Promise<number> {
     console.log(`skipped: ${PACKET_ROOTS.join(", ")} absent`);
     return 0;
   }
+  const modules = [
+    join(ROOT, "lib", "guard", "engine", "secrets.ts"),
+    ...(against ? [resolve(against)] : []),
+  ];
+  const [now, before] = firstUses(modules);
+  console.log(
+    `first use in a fresh process (${PRE_STRINGS.length} strings of a pre), median of 31: ${
+      now.toFixed(2)
+    } ms` +
+      (against ? ` (before: ${before.toFixed(2)} ms)` : ""),
+  );
   const header = ["packet", "MB", "secretlint", "changed", "markers", "ids lost", "µs/KB"];
   if (old) header.push("before: changed", "markers", "ids lost", "µs/KB");
   console.log(`| ${header.join(" | ")} |\n|${header.map(() => " --- |").join("")}`);

@@ -189,6 +189,21 @@ s("a certificate (public) is kept; an unbounded key body stops at MAX_PEM", () =
   assert.ok(performance.now() - started < 1000, `took ${performance.now() - started} ms`);
 });
 
+s("a megabyte of BEGIN lines, of END lines, or BEGINs before one END is redacted in linear time", () => {
+  for (
+    const text of [
+      "-----BEGIN PRIVATE KEY-----\n".repeat(37_000),
+      "-----END PRIVATE KEY-----\n".repeat(40_000),
+      "-----BEGIN PRIVATE KEY-----\nx\n".repeat(30_000) + "-----END PRIVATE KEY-----",
+    ]
+  ) {
+    const started = performance.now();
+    const out = redactText(text);
+    assert.not.match(out, "PRIVATE KEY");
+    assert.ok(performance.now() - started < 1000, `took ${performance.now() - started} ms`);
+  }
+});
+
 s("redactText replaces secrets inside prose", () => {
   assert.is(redactText("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789 here"), "key [redacted] here");
 });

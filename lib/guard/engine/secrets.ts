@@ -93,65 +93,80 @@ function redactRun(run: string): string {
 /** The kind of secret a value looks like, or null. */
 export function secretKind(value: string): string | null {
   let bare: string | null = null;
-  if (mapRuns(value, (run) => (bare ??= bareKeyKind(run), run)) !== value) return "long token";
+  const note = (run: string) => {
+    bare ??= bareKeyKind(run);
+    return run;
+  };
+  if (mapRuns(value, note) !== value) return "long token";
   if (redactPem(value) !== value) return "private key";
-  for (const shape of [...VENDOR_SHAPES, ...KEYED_SHAPES]) {
-    if (replaceShape(value, shape) !== value) return shape.kind;
-  }
+  for (const shape of VENDOR_SHAPES) if (replaceVendor(value, shape.pattern) !== value) return shape.kind;
+  for (const shape of KEYED_SHAPES) if (replaceShape(value, shape) !== value) return shape.kind;
   return bare;
-}
-
-/** Where a PEM private key's body that has no END line (cut short) stops: the end of its base64 lines. */
-function pemBodyEnd(text: string, from: number): number {
-  let end = from;
-  const limit = Math.min(text.length, from + MAX_PEM);
-  while (end < limit && /[A-Za-z0-9+/=\s\\:,-]/.test(text[end])) end++;
-  return end;
-}
-
-/** Where the base64 lines before an END line with no BEGIN (a key whose head was cut) start. */
-function pemBodyStart(text: string, to: number): number {
-  let start = to;
-  const limit = Math.max(0, to - MAX_PEM);
-  while (start > limit && /[A-Za-z0-9+/=\r\n\\]/.test(text[start - 1])) start--;
-  return start;
 }
 
 /** Longest PEM private key redacted from BEGIN to END (a 16384-bit RSA key is about 12 KB). */
 const MAX_PEM = 32 * 1024;
+/**
+ * What a PEM body cut short is made of: base64 lines, real or escaped newlines, legacy `Proc-Type:` headers;
+ * it stops at the next `-----` line.
+ */
+const PEM_BODY = /[A-Za-z0-9+/=\s\\:,-]/;
+/** What the body lines before an END line are made of (no spaces: prose before a cut key stays). */
+const PEM_LINES = /[A-Za-z0-9+/=\r\n\\]/;
 
-/** The text with every PEM private key replaced whole, BEGIN to END; a key cut short loses all it kept. */
+/**
+ * The text with every PEM private key replaced whole, BEGIN to END; a key cut short loses all it kept (a
+ * BEGIN with no END, to the end of its body; an END with no BEGIN, from the start of its lines). Linear: the
+ * END line is searched for once per key, never again past the last one.
+ */
 function redactPem(text: string): string {
   if (!text.includes("PRIVATE KEY")) return text;
   let out = "";
   let kept = 0;
   const begin = new RegExp(PEM_BEGIN.source, "g");
   const end = new RegExp(PEM_END.source, "g");
+  let e: RegExpExecArray | null = null;
+  let noMoreEnds = false;
   for (let b = begin.exec(text); b; b = begin.exec(text)) {
-    end.lastIndex = b.index;
-    const e = end.exec(text);
-    const stop = e && e.index - b.index <= MAX_PEM
-      ? e.index + e[0].length
-      : pemBodyEnd(text, begin.lastIndex);
+    if (!noMoreEnds && (!e || e.index < b.index)) {
+      end.lastIndex = b.index;
+      e = end.exec(text);
+      noMoreEnds = !e;
+    }
+    let stop = begin.lastIndex;
+    if (e && e.index - b.index <= MAX_PEM) stop = e.index + e[0].length;
+    else {while (
+        stop - b.index < MAX_PEM && PEM_BODY.test(text[stop] ?? "") && !text.startsWith("-----", stop)
+      ) stop++;}
     out += text.slice(kept, b.index) + REDACTED;
     kept = begin.lastIndex = stop;
   }
-  // An END line left over belongs to a key whose BEGIN was cut off: its body's lines go with it.
   end.lastIndex = kept;
-  for (let e = end.exec(text); e; e = end.exec(text)) {
-    out += text.slice(kept, pemBodyStart(text, e.index)) + REDACTED;
+  for (let left = end.exec(text); left; left = end.exec(text)) {
+    let start = left.index;
+    while (start > kept && left.index - start < MAX_PEM && PEM_LINES.test(text[start - 1])) start--;
+    out += text.slice(kept, start) + REDACTED;
     kept = end.lastIndex;
   }
   return kept === 0 ? text : out + text.slice(kept);
 }
 
-/** One shape's matches replaced: the whole match, or only its `secret` group after its `lead`. */
+/** A letter: a vendor prefix right after one is inside a word, not a token's start. */
+const LETTER = /[A-Za-z]/;
+
+/** The vendor tokens of a pattern of `VENDOR_SHAPES` replaced, where no letter precedes their prefix. */
+function replaceVendor(text: string, pattern: RegExp): string {
+  return text.replace(
+    pattern,
+    (match: string, at: number) => LETTER.test(text[at - 1] ?? "") ? match : REDACTED,
+  );
+}
+
+/** One keyed shape's matches (past its gate) replaced: only the `secret` group, after its `lead`. */
 function replaceShape(text: string, shape: SecretShape): string {
+  if (shape.gate && !shape.gate.test(text)) return text;
   return text.replace(shape.pattern, (match: string, ...args: unknown[]) => {
-    const groups = args.at(-1) as Record<string, string | undefined> | undefined;
-    const secret = typeof groups === "object" && groups ? groups.secret : undefined;
-    if (secret === undefined) return REDACTED;
-    const lead = groups!.lead ?? "";
+    const { lead = "", secret = "" } = args.at(-1) as Record<string, string | undefined>;
     return shape.accept && !shape.accept(secret, lead) ? match : `${lead}${REDACTED}`;
   });
 }
@@ -165,7 +180,7 @@ function replaceShape(text: string, shape: SecretShape): string {
 export function redactText(text: string): string {
   // The shortest shape is 5 characters (`pwd=x`); a shorter text can only hide a secret as a JSON value.
   if (text.length < 5 && !text.includes('"')) return text;
-  let out = redactJsonKeys(mapRuns(redactPem(text), redactRun)).replace(VENDOR_TOKENS, REDACTED);
+  let out = replaceVendor(redactJsonKeys(mapRuns(redactPem(text), redactRun)), VENDOR_TOKENS);
   for (const shape of KEYED_SHAPES) out = replaceShape(out, shape);
   return out;
 }
