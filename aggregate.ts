@@ -18,6 +18,7 @@ import {
 } from "./lib/results/aggregate.ts";
 import { comparisonsCsv, toCsv, toMarkdown } from "./lib/results/aggregate_report.ts";
 import { type Pair, REGISTERED, registeredAmong } from "./lib/results/protocol.ts";
+import { PILOT, VERDICT_FILE } from "./lib/results/pilot.ts";
 import {
   columnarLine,
   type ColumnarOutcome,
@@ -44,7 +45,7 @@ export const CLI: CommandSpec = {
     "exit 1 on a guard-integrity failure or an unreadable trial, while a packet's own bookkeeping only warns " +
     "(exit 1 with `--strict`).",
   usage: [
-    "deno task aggregate --arm NAME=DIR ... [--control NAME] [--compare A:B ...] [--protocol]",
+    "deno task aggregate --arm NAME=DIR ... [--control NAME] [--compare A:B ...] [--protocol] [--pilot]",
     "deno task aggregate DIR... [options]",
   ],
   options: {
@@ -67,6 +68,12 @@ export const CLI: CommandSpec = {
       multiple: true,
       description: "also compare arm A against arm B (repeatable); the overall McNemar p-values of all " +
         "comparisons are Holm-adjusted together",
+    },
+    pilot: {
+      type: "boolean",
+      description:
+        `the protocol's pilot: ${PILOT.arm} against ${PILOT.control} on ${PILOT.domain}, and the ` +
+        `go / no-go verdict (printed, in summary.md, and as one word in ${VERDICT_FILE})`,
     },
     protocol: {
       type: "boolean",
@@ -113,6 +120,8 @@ export interface AggregateArgs {
   control?: string;
   /** --compare pairs and, with --protocol, the registered ones. */
   compare: (Pair & { family?: boolean })[];
+  /** --pilot: the pilot comparison and its verdict. */
+  pilot: boolean;
   recipe: Recipe;
   prices: string;
   out?: string;
@@ -190,6 +199,17 @@ function aggregateArgs(p: Parsed): AggregateArgs {
     }
     return { arm, control };
   });
+  const pilot = p.flag("pilot");
+  if (pilot) {
+    const absent = [PILOT.arm, PILOT.control].filter((a) => !names.includes(a));
+    if (absent.length) {
+      throw p.error(
+        `--pilot needs arms ${PILOT.control} and ${PILOT.arm}; ${absent.join(" and ")} ${
+          absent.length > 1 ? "are" : "is"
+        } missing. Use --arm ${absent[0]}=DIR.`,
+      );
+    }
+  }
   if (p.flag("protocol")) {
     const { pairs } = registeredAmong(names);
     if (!pairs.length) {
@@ -210,6 +230,7 @@ function aggregateArgs(p: Parsed): AggregateArgs {
     arms,
     control,
     compare,
+    pilot,
     recipe: recipe as Recipe,
     prices,
     out,
@@ -231,7 +252,7 @@ function progressBar(): ((done: number, total: number, what: string) => void) | 
   };
 }
 
-/** Writes results.csv, comparisons.csv, aggregate.json and summary.md into `dir`. */
+/** Writes results.csv, comparisons.csv, aggregate.json, summary.md (and the pilot's verdict) into `dir`. */
 export function writeOutputs(dir: string, result: AggregateResult): string[] {
   mkdirSync(dir, { recursive: true });
   const files = [
@@ -240,6 +261,7 @@ export function writeOutputs(dir: string, result: AggregateResult): string[] {
     [join(dir, "aggregate.json"), JSON.stringify(result, null, 2) + "\n"],
     [join(dir, "summary.md"), toMarkdown(result)],
   ];
+  if (result.pilot) files.push([join(dir, VERDICT_FILE), `${result.pilot.verdict}\n`]);
   for (const [path, text] of files) writeFileSync(path, text);
   return files.map(([path]) => path);
 }
@@ -300,6 +322,7 @@ async function run(parsed: AggregateArgs): Promise<number> {
       prices,
       control: parsed.control,
       compare: parsed.compare,
+      pilot: parsed.pilot,
       iters: parsed.iters,
       seed: parsed.seed,
       toolCalls: parsed.toolCalls,
@@ -319,6 +342,7 @@ async function run(parsed: AggregateArgs): Promise<number> {
   const dir = parsed.out ?? join("results", parsed.arms.map((a) => a.name).join("-vs-").slice(0, 100));
   for (const path of writeOutputs(dir, result)) console.log(path);
   console.log(columnarLine(await columnar.write(dir, parsed.arms)));
+  if (result.pilot) console.log(`Pilot verdict: ${result.pilot.verdict}. ${result.pilot.reason}`);
   for (const p of result.problems) {
     console.error(`${isWarning(p) ? `warning (${p.kind}): ` : ""}[${p.arm}] ${p.message}`);
   }

@@ -6,7 +6,7 @@
  *   deno task coverage          # text
  *   deno task coverage --json   # for machines
  */
-import { type CheckInfo, CHECKS } from "./rules/checks.ts";
+import { type CheckInfo, CHECKS } from "./rules/catalog/checks.ts";
 import { RULES } from "./rules/mod.ts";
 import { GATE_PROTECTS } from "./lib/guard/engine/closure.ts";
 import { type CommandSpec, runCli } from "./lib/cli.ts";
@@ -130,7 +130,7 @@ export function renderCoverage(report: CoverageReport): string {
   lines.push(
     "",
     `Totals: ${t.rules} rules; ${t.protected} of ${t.checks} v1.0.0 deterministic checks protected.`,
-    `Preventable (catalog rules/checks.ts, "yes"): ${t.preventableYesProtected} of ${t.preventableYes} protected.`,
+    `Preventable (catalog rules/catalog/checks.ts, "yes"): ${t.preventableYesProtected} of ${t.preventableYes} protected.`,
     `Against the original design's ${t.designTarget}: ${t.protected} protected (${
       t.protected >= t.designTarget ? "met" : `${t.designTarget - t.protected} short`
     }).`,

@@ -5,8 +5,9 @@
  *   deno task install --chi-bench DIR               dry run: what would change
  *   deno task install --chi-bench DIR --apply       change it (a second --apply changes nothing)
  *   deno task install --chi-bench DIR --uninstall   restore every touched file byte for byte [--force]
- *   deno task install experiments --chi-bench DIR [--model M] [--shadow] [--arm A,B] [--reference R] [--apply]
- *     dry run by default: prints the cost estimate and what it would write (configs, smoke slices, run.sh)
+ *   deno task install experiments --chi-bench DIR [--model M] [--shadow] [--arm A,B] [--pilot-attempts N]
+ *     [--reference R] [--apply]   dry run by default: prints the cost estimate and what it would write
+ *     (configs, smoke slices, the provider pilot, run.sh)
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
@@ -25,6 +26,8 @@ import {
   experimentFiles,
   type ExperimentOptions,
   EXPERIMENTS_DIR,
+  PILOT_ARMS,
+  PILOT_DOMAIN,
   PREREGISTERED_ARMS,
   RUN_SCRIPT,
 } from "./lib/install/experiments.ts";
@@ -83,7 +86,8 @@ export const EXPERIMENTS_CLI: CommandSpec = {
   name: "install experiments",
   summary:
     "Prints the cost estimate, then (dry run unless `--apply`) writes the ablation configs (4 arms × 3 " +
-    "domains × 3 attempts), their smoke slices and the staged `run.sh`.",
+    "domains × 3 attempts), their smoke slices, the provider pilot (stock vs critic, every provider task) and " +
+    "the staged `run.sh` (smoke → verify → pilot → verify → go / no-go → full ablation).",
   usage: ["deno task install experiments --chi-bench DIR [--apply]"],
   options: {
     "chi-bench": {
@@ -122,6 +126,12 @@ export const EXPERIMENTS_CLI: CommandSpec = {
       value: "X.Y.Z",
       defaultNote: "the harness's pinned version",
       description: "the Claude Code CLI version in every arm",
+    },
+    "pilot-attempts": {
+      type: "string",
+      value: "N",
+      default: String(DEFAULT_EXPERIMENT.pilotAttempts),
+      description: `attempts per task in the pilot (${PILOT_ARMS.join(" vs ")}, every ${PILOT_DOMAIN} task)`,
     },
     reference: {
       type: "string",
@@ -321,6 +331,15 @@ export function experimentOptions(flags: Record<string, string | true>): Experim
     }
     opts.claudeVersion = flags["--claude-version"];
   }
+  const pilotAttempts = flags["--pilot-attempts"];
+  if (typeof pilotAttempts === "string") {
+    if (!/^[1-9]\d*$/.test(pilotAttempts)) {
+      throw new InstallRefusal(
+        `Cannot ${action}: --pilot-attempts "${pilotAttempts}" is not a positive whole number. Use 1 or 2.`,
+      );
+    }
+    opts.pilotAttempts = Number(pilotAttempts);
+  }
   return opts;
 }
 
@@ -395,7 +414,13 @@ async function experiments(args: string[], fs: InstallFs): Promise<number> {
   }
   const ref = loadReference(flags["--reference"] as string | undefined, opts.model, prices);
   const { tasks, assumed } = taskCounts(dir);
-  const plan = { model: opts.model, arms: opts.arms.length, attempts: opts.nAttempts, tasks };
+  const plan = {
+    model: opts.model,
+    arms: opts.arms.length,
+    attempts: opts.nAttempts,
+    tasks,
+    pilot: { arms: PILOT_ARMS, domain: PILOT_DOMAIN, attempts: opts.pilotAttempts },
+  };
   const estimate = estimateLines(
     estimateCost(plan, ref, prices, ref.table.published),
     plan,
@@ -414,7 +439,7 @@ async function experiments(args: string[], fs: InstallFs): Promise<number> {
   } else {
     const what =
       `the pre-registered ablation (arms ${opts.arms.join(", ")}; model ${opts.model}), its smoke ` +
-      "run and the staged run script";
+      "run, the provider pilot and the staged run script";
     console.log(`${flags["--apply"] ? "Writing" : "Would write"} ${what} into ${dir}:`);
     console.log(renderPlan(writes).join("\n"));
     if (!flags["--apply"]) {
@@ -426,8 +451,10 @@ async function experiments(args: string[], fs: InstallFs): Promise<number> {
   console.log(
     [
       "",
-      "Run it staged (smoke, verify, then the full ablation; it stops when verify fails):",
-      `  FIABLE_AGENT_DIR=${ROOT} sh ${join(dir, RUN_SCRIPT)}`,
+      "Run it staged: smoke, verify, the pilot, verify, its go / no-go verdict (it stops when verify fails, " +
+      "and before the full ablation unless the verdict is go or you pass --force):",
+      `  FIABLE_AGENT_DIR=${ROOT} sh ${join(dir, RUN_SCRIPT)} pilot   # up to the verdict`,
+      `  FIABLE_AGENT_DIR=${ROOT} sh ${join(dir, RUN_SCRIPT)} full    # the full ablation, on go`,
       `Run order, commands by hand and the aggregate command: ${join(dir, EXPERIMENTS_DIR, "README.md")}`,
     ].join("\n"),
   );

@@ -7,7 +7,7 @@
  */
 import MiniSearch from "minisearch";
 import { RULES } from "../rules/mod.ts";
-import { CHECKS } from "../rules/checks.ts";
+import { CHECKS } from "../rules/catalog/checks.ts";
 import type { Row } from "./store.ts";
 
 /** One search hit: the row and its score. */

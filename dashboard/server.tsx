@@ -14,11 +14,11 @@ import { join, resolve } from "node:path";
 import { existsSync, readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { RULES } from "../rules/mod.ts";
-import { CHECKS } from "../rules/checks.ts";
+import { CHECKS } from "../rules/catalog/checks.ts";
 import { toolEvents } from "../lib/trajectories/atif.ts";
 import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import { type Prices, pricesFrom, type Recipe, RECIPES } from "../lib/results/cost.ts";
-import { findAggregates, type Sources, Store } from "./store.ts";
+import { findAggregates, INGEST_CAPS, type IngestCaps, type Sources, Store } from "./store.ts";
 import { type CommandSpec, parse, type Parsed, portNumber, runCli } from "../lib/cli.ts";
 import { SLICE_BYTES } from "./ledgers.ts";
 import { matchChecks, matchRules, RowSearch } from "./search.ts";
@@ -70,6 +70,8 @@ export interface AppOptions {
   experiments?: string[];
   /** Largest accepted /ingest body in bytes. */
   ingestLimit?: number;
+  /** What the live ledgers of /ingest may hold (default `INGEST_CAPS`). */
+  ingestCaps?: IngestCaps;
   /** The handbook folder for the Handbook search page (none: the page says how to configure it). */
   handbook?: string;
   /** Store refresh throttles (tests set 0 to see every change at once). */
@@ -104,9 +106,9 @@ function timingSafeEqual(a: string, b: string): boolean {
   return diff === 0;
 }
 
+/** The credentials of an `Authorization: Bearer …` header; the scheme is case-insensitive (RFC 9110 §11.1). */
 function bearer(c: Context): string {
-  const h = c.req.header("authorization") ?? "";
-  return h.startsWith("Bearer ") ? h.slice(7).trim() : "";
+  return /^bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "")?.[1] ?? "";
 }
 
 /** The host name of a Host header value, without port or IPv6 brackets, lower-cased. */
@@ -560,7 +562,16 @@ export function createApp(
         400,
       );
     }
-    for (const r of records) store.ingest(r);
+    const caps = opts.ingestCaps ?? INGEST_CAPS;
+    const held = records.findIndex((r) => !store.ingest(r, Date.now(), caps));
+    if (held >= 0) {
+      return c.text(
+        `Cannot ingest more for session ${JSON.stringify(String(records[held].session).slice(0, 100))}: ` +
+          `it holds ${caps.session} bytes of live records, the most one session may (${held} of this ` +
+          `request's ${records.length} records were taken). Read its ledger from the trial dir.`,
+        413,
+      );
+    }
     return c.body(null, 204);
   });
 

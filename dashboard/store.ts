@@ -259,6 +259,19 @@ function inside(path: string, dir: string): boolean {
   return path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 }
 
+/** What the live ledgers of `/ingest` may hold: record JSON in all, per session, and sessions. */
+export interface IngestCaps {
+  held: number;
+  session: number;
+  sessions: number;
+}
+
+/**
+ * 64 MiB of record JSON in all, 8 MiB per session (≈ 500 records at the guard's 16 KB record cap, more than a
+ * trial's main session writes), 2,000 sessions.
+ */
+export const INGEST_CAPS: IngestCaps = { held: 64 * 2 ** 20, session: 8 * 2 ** 20, sessions: 2000 };
+
 /** The store: call `refresh()` (throttled) before reading `rows()`. */
 export class Store {
   private trials = new Map<string, TrialInfo>();
@@ -267,6 +280,8 @@ export class Store {
   private ingested = new Map<string, LedgerRecord[]>();
   private ingestTimes = new Map<string, number>();
   private ingestFolds = new Map<string, StatsFold>();
+  private ingestBytes = new Map<string, number>();
+  private ingestHeld = 0;
   private byId = new Map<string, Row>();
   private parts = new Map<string, LedgerPart[]>();
   private replayParts = new Map<string, Map<string, LedgerPart[]>>();
@@ -544,31 +559,46 @@ export class Store {
     };
   }
 
-  /** Appends one posted record to its session's in-memory live ledger. */
-  ingest(record: LedgerRecord, now = Date.now()): void {
+  /**
+   * Appends one posted record to its session's in-memory live ledger; false (nothing held) when the record
+   * would take its session past `INGEST_SESSION_BYTES`. The live ledgers together hold at most
+   * `INGEST_HELD_BYTES` of record JSON: the sessions posted to longest ago go first.
+   */
+  ingest(record: LedgerRecord, now = Date.now(), caps = INGEST_CAPS): boolean {
     const session = String(record.session);
+    const bytes = JSON.stringify(record).length;
+    const held = this.ingestBytes.get(session) ?? 0;
+    if (held + bytes > caps.session) return false;
     let list = this.ingested.get(session);
     if (!list) {
-      if (this.ingested.size >= 2000) {
-        const oldest = [...this.ingestTimes.entries()].sort((a, b) => a[1] - b[1])[0]?.[0];
-        if (oldest) {
-          this.ingested.delete(oldest);
-          this.ingestTimes.delete(oldest);
-          this.ingestFolds.delete(oldest);
-        }
-      }
       list = [];
       this.ingested.set(session, list);
       this.ingestFolds.set(session, new StatsFold());
     }
-    if (list.length < 50_000) {
-      list.push(record);
-      this.ingestFolds.get(session)!.add(record);
-    }
+    list.push(record);
+    this.ingestFolds.get(session)!.add(record);
+    this.ingestBytes.set(session, held + bytes);
+    this.ingestHeld += bytes;
+    // Map order is insertion order: re-inserting keeps the least recently posted session first.
+    this.ingestTimes.delete(session);
     this.ingestTimes.set(session, now);
+    for (const oldest of this.ingestTimes.keys()) {
+      if (this.ingestHeld <= caps.held && this.ingested.size <= caps.sessions) break;
+      if (oldest === session) continue;
+      this.ingestHeld -= this.ingestBytes.get(oldest) ?? 0;
+      for (const map of [this.ingested, this.ingestTimes, this.ingestFolds, this.ingestBytes]) {
+        map.delete(oldest);
+      }
+    }
     this.dirty = true;
     // A live record shows at the next request even while a scan throttles rebuilding.
     this.ingestedSinceBuild = true;
+    return true;
+  }
+
+  /** The bytes of record JSON the live ledgers hold. */
+  ingestedBytes(): number {
+    return this.ingestHeld;
   }
 
   /** Every trial dir found, with its summary (for the figures). */

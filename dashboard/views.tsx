@@ -5,7 +5,7 @@
  */
 import type { Child, FC, PropsWithChildren } from "hono/jsx";
 import type { LedgerRecord } from "../lib/guard/engine/record.ts";
-import type { CheckInfo } from "../rules/checks.ts";
+import type { CheckInfo } from "../rules/catalog/checks.ts";
 import type { RuleMeta } from "../lib/guard/engine/rule.ts";
 import type { AggregateResult } from "../lib/results/aggregate.ts";
 import type { AggregateFile, Row, ScanProgress } from "./store.ts";

@@ -13,7 +13,7 @@ import { normalizeId } from "../lib/guard/engine/ids.ts";
 import { toolInfo } from "../lib/guard/engine/names.ts";
 import { type Call, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 import type { Evidence } from "../lib/guard/engine/evidence.ts";
-import { TOOLS } from "./tools.ts";
+import { TOOLS } from "./catalog/tools.ts";
 
 const ARGS = ["request_id", "session_id", "letter_id", "bundle_document_id", "form_id", "document_ids"];
 
@@ -109,12 +109,21 @@ export const rule: Rule<{ tool: string; arg: string; value: string; source: stri
     return null;
   },
   valid: [
-    { call: DELIVER("LET-cff9a2d8"), evidence: { calls: [LETTER] } },
+    {
+      name: "a letter id from the generated letter",
+      call: DELIVER("LET-cff9a2d8"),
+      evidence: { calls: [LETTER] },
+    },
     // The request id sits past the result cap and the agent's own offer echoes it: still grounded.
-    { call: SCHEDULE, evidence: { prompt: PAYER, calls: [P2P_DECISION, OFFER] } },
+    {
+      name: "a request id past the result cap, echoed by the agent's own offer",
+      call: SCHEDULE,
+      evidence: { prompt: PAYER, calls: [P2P_DECISION, OFFER] },
+    },
   ],
   invalid: [
     {
+      name: "a letter id never generated or listed",
       call: DELIVER("LET-00000001"),
       evidence: { prompt: PAYER, calls: [LETTER] },
       data: {
@@ -125,6 +134,7 @@ export const rule: Rule<{ tool: string; arg: string; value: string; source: stri
       },
     },
     {
+      name: "a provider's unseen document id, pointed at its own documents tool",
       // A provider is pointed at its own documents tool, never at a payer tool.
       call: toolCall("docs.create_submission_bundle", { case_id: "CASE-ACT-001", document_ids: ["DOC-x1"] }),
       evidence: { prompt: PROVIDER, calls: [] },

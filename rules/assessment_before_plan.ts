@@ -33,8 +33,9 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
       ? null
       : { tool: shown(call), caseId: arg(call, "case_id") };
   },
-  valid: [{ call: DRAFT, evidence: { calls: [DONE] } }],
+  valid: [{ name: "the assessment was completed", call: DRAFT, evidence: { calls: [DONE] } }],
   invalid: [{
+    name: "a draft before the assessment was completed",
     call: DRAFT,
     evidence: { calls: [] },
     data: { tool: "cm_care_plan_create_draft", caseId: CASE },

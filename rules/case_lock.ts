@@ -7,7 +7,7 @@
  */
 import { caseOf, mutatingTools, rawCase, shown } from "../lib/guard/engine/facts.ts";
 import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
-import { TOOLS } from "./tools.ts";
+import { TOOLS } from "./catalog/tools.ts";
 
 const WORKED = toolCall("triage.set_disposition", { case_id: "CASE-3903B8ED", disposition: "md_review" });
 const OTHER = toolCall("determination.finalize", { case_id: "CASE-11AA22BB", decision: "approved" });
@@ -45,20 +45,23 @@ export const rule: Rule<{ tool: string; caseId: string; locked: string }> = {
     return { tool: shown(call), caseId: rawCase(call.input) || key, locked: evidence.caseLock };
   },
   valid: [
-    { call: SAME, evidence: { calls: [WORKED] } },
-    { call: OTHER, evidence: { calls: [] } },
+    { name: "the same case the session already mutated", call: SAME, evidence: { calls: [WORKED] } },
+    { name: "a first mutation, no case locked yet", call: OTHER, evidence: { calls: [] } },
     {
+      name: "the CM case opened from the session's referral",
       call: toolCall("cm_chart.submit_chart_review", { case_id: "CM-CASE-CM_AFIB_001", review: {} }),
       evidence: { calls: [OPENED] },
     },
   ],
   invalid: [
     {
+      name: "a second case after another was mutated",
       call: OTHER,
       evidence: { calls: [WORKED] },
       data: { tool: "determination_finalize", caseId: "CASE-11AA22BB", locked: "CASE-3903B8ED" },
     },
     {
+      name: "another CM case than the one opened from the referral",
       call: toolCall("cm_chart.submit_chart_review", { case_id: "CM-CASE-CM_COPD_002", review: {} }),
       evidence: { calls: [OPENED] },
       data: { tool: "cm_chart_submit_chart_review", caseId: "CM-CASE-CM_COPD_002", locked: "CM_AFIB_001" },

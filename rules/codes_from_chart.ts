@@ -65,29 +65,49 @@ export const rule: Rule<{ arg: string; code: string }> = {
     return null;
   },
   valid: [
-    { call: CREATE("73721", ["M75.110"]), evidence: { calls: [CHART] } },
-    { call: CREATE("73721", ["m75110"]), evidence: { calls: [CHART] } },
+    {
+      name: "codes from the chart's code fields",
+      call: CREATE("73721", ["M75.110"]),
+      evidence: { calls: [CHART] },
+    },
+    {
+      name: "a diagnosis code in other case without its dot",
+      call: CREATE("73721", ["m75110"]),
+      evidence: { calls: [CHART] },
+    },
     // Codes written in a note with a modifier, after an escaped newline, or inside a file name.
-    { call: CREATE("73721", ["M75.110"]), evidence: { calls: [CHART_TEXT] } },
-    { call: CREATE("73722", ["M75.110"]), evidence: { calls: [CHART_TEXT] } },
+    {
+      name: "codes written in a note with a modifier",
+      call: CREATE("73721", ["M75.110"]),
+      evidence: { calls: [CHART_TEXT] },
+    },
+    {
+      name: "a procedure code inside a document's file name",
+      call: CREATE("73722", ["M75.110"]),
+      evidence: { calls: [CHART_TEXT] },
+    },
     // The agent was blocked once and repeats the call after checking: the code is its decision.
     {
+      name: "the same call repeated after this rule blocked it",
       call: CREATE("27447", ["M17.11"]),
       evidence: { calls: [CHART], denied: [{ rule: "PP-05", tool: "cases.create_from_order" }] },
     },
   ],
   invalid: [
     {
+      name: "a procedure code the chart never shows",
       call: CREATE("73723", ["M75.110"]),
       evidence: { calls: [CHART] },
       data: { arg: "procedure_code", code: "73723" },
     },
     {
+      name: "one diagnosis code the chart never shows",
       call: CREATE("73721", ["M75.110", "M25.511"]),
       evidence: { calls: [CHART] },
       data: { arg: "diagnosis_codes", code: "M25.511" },
     },
     {
+      name: "repeated after another rule's block, not this one's",
       // Another rule's block on the same call is no confirmation of the code.
       call: CREATE("27447", ["M17.11"]),
       evidence: { calls: [CHART], denied: [{ rule: "GLOBAL-04", tool: "cases.create_from_order" }] },

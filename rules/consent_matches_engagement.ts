@@ -41,17 +41,31 @@ export const rule: Rule<{ sessionId: string; consent: string; status: string }> 
     return contradicts ? { sessionId: arg(call, "session_id"), consent: String(consent), status } : null;
   },
   valid: [
-    { call: END({ engagement_status: "engaged", consent_obtained: true }), evidence: {} },
-    { call: END({ engagement_status: "tentative", consent_obtained: true }), evidence: {} },
-    { call: END({ engagement_status: "refused", consent_obtained: false }), evidence: {} },
+    {
+      name: "engaged with consent",
+      call: END({ engagement_status: "engaged", consent_obtained: true }),
+      evidence: {},
+    },
+    {
+      name: "tentative with consent",
+      call: END({ engagement_status: "tentative", consent_obtained: true }),
+      evidence: {},
+    },
+    {
+      name: "refused without consent",
+      call: END({ engagement_status: "refused", consent_obtained: false }),
+      evidence: {},
+    },
   ],
   invalid: [
     {
+      name: "refused but consent recorded",
       call: END({ engagement_status: "refused", consent_obtained: true }),
       evidence: {},
       data: { sessionId: "SES-0E12A4B9", consent: "true", status: "refused" },
     },
     {
+      name: "engaged without consent, the summary as JSON text",
       call: toolCall("cm_outreach.end_outreach_call", {
         session_id: "SES-0E12A4B9",
         summary: JSON.stringify({ engagement_status: "engaged", consent_obtained: false }),

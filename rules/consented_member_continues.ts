@@ -46,19 +46,22 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
     return consented ? { tool: shown(call), caseId: arg(call, "case_id") } : null;
   },
   valid: [
-    { call: BLOCK, evidence: { calls: [END(false)] } },
+    { name: "a blocked section after the member refused", call: BLOCK, evidence: { calls: [END(false)] } },
     {
+      name: "an unblocked section after consent",
       call: toolCall("cm_assessment.save_section", { case_id: CASE, payload: {} }),
       evidence: { calls: [END(true)] },
     },
   ],
   invalid: [
     {
+      name: "a blocked section after consent",
       call: BLOCK,
       evidence: { calls: [END(true)] },
       data: { tool: "cm_assessment_save_section", caseId: CASE },
     },
     {
+      name: "disenrolment after consent",
       call: toolCall("cm_intake.disenroll_case", { case_id: CASE, reason: "declined" }),
       evidence: { calls: [END(true)] },
       data: { tool: "cm_intake_disenroll_case", caseId: CASE },

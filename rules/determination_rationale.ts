@@ -34,8 +34,13 @@ export const rule: Rule<{ caseId: string; action: string }> = {
     return { caseId: arg(call, "case_id"), action: String(call.input.final_action ?? "") };
   },
   valid: [
-    { call: DECIDE("Conservative therapy of 6 weeks is not documented; request PT notes."), evidence: {} },
     {
+      name: "gather_more_evidence with a stated reason",
+      call: DECIDE("Conservative therapy of 6 weeks is not documented; request PT notes."),
+      evidence: {},
+    },
+    {
+      name: "submit_pa needs no override reason",
       call: toolCall("auth.finalize_provider_determination", {
         case_id: "CASE-ACT-001",
         final_action: "submit_pa",
@@ -44,7 +49,17 @@ export const rule: Rule<{ caseId: string; action: string }> = {
     },
   ],
   invalid: [
-    { call: DECIDE(""), evidence: {}, data: { caseId: "CASE-ACT-001", action: "gather_more_evidence" } },
-    { call: DECIDE("   "), evidence: {}, data: { caseId: "CASE-ACT-001", action: "gather_more_evidence" } },
+    {
+      name: "gather_more_evidence with an empty reason",
+      call: DECIDE(""),
+      evidence: {},
+      data: { caseId: "CASE-ACT-001", action: "gather_more_evidence" },
+    },
+    {
+      name: "a reason of blanks only",
+      call: DECIDE("   "),
+      evidence: {},
+      data: { caseId: "CASE-ACT-001", action: "gather_more_evidence" },
+    },
   ],
 };

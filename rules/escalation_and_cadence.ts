@@ -36,6 +36,7 @@ export const rule: Rule<{ caseId: string; missing: string }> = {
   },
   valid: [
     {
+      name: "escalation conditions and a cadence saved",
       call: FINALIZE,
       evidence: {
         calls: [SAVE({ escalation_conditions: ["HR > 120 -> call PCP"], follow_up_cadence_kind: "weekly" })],
@@ -44,11 +45,13 @@ export const rule: Rule<{ caseId: string; missing: string }> = {
   ],
   invalid: [
     {
+      name: "empty escalation conditions",
       call: FINALIZE,
       evidence: { calls: [SAVE({ escalation_conditions: [], follow_up_cadence_kind: "weekly" })] },
       data: { caseId: CASE, missing: "escalation_conditions" },
     },
     {
+      name: "neither escalation conditions nor a cadence",
       call: FINALIZE,
       evidence: { calls: [SAVE({})] },
       data: { caseId: CASE, missing: "escalation_conditions and follow_up_cadence_kind" },

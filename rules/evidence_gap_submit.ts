@@ -97,17 +97,39 @@ export const rule: Rule<{ tool: string; caseId: string; answer: string }> = {
     return answer ? { tool: shown(call), caseId: arg(call, "case_id"), answer } : null;
   },
   valid: [
-    { call: DECIDE, evidence: { calls: [SAVE("Yes - 8 weeks of physical therapy documented 2026-01-04")] } },
-    { call: DECIDE, evidence: { calls: [SAVE("M75.110 (incomplete rotator cuff tear)")] } },
-    { call: DECIDE, evidence: { calls: [SAVE("Not documented in chart"), SAVE("Yes - PT notes on file")] } },
+    {
+      name: "criteria answered as documented",
+      call: DECIDE,
+      evidence: { calls: [SAVE("Yes - 8 weeks of physical therapy documented 2026-01-04")] },
+    },
+    {
+      name: "a diagnosis code answer",
+      call: DECIDE,
+      evidence: { calls: [SAVE("M75.110 (incomplete rotator cuff tear)")] },
+    },
+    {
+      name: "a gap answer later saved as documented",
+      call: DECIDE,
+      evidence: { calls: [SAVE("Not documented in chart"), SAVE("Yes - PT notes on file")] },
+    },
     // An answer that the item is not required is a fact, not a gap, however it opens.
     {
+      name: "a criterion answered not required",
       call: DECIDE,
       evidence: { calls: [SAVE("No – sedation has not been planned; not required for this study")] },
     },
-    { call: DECIDE, evidence: { calls: [SAVE("No - sedation not performed", "sedation_required")] } },
-    { call: DECIDE, evidence: { calls: [SAVE("Not applicable: no prior surgery")] } },
     {
+      name: "No to a field asking whether it is required",
+      call: DECIDE,
+      evidence: { calls: [SAVE("No - sedation not performed", "sedation_required")] },
+    },
+    {
+      name: "a criterion that does not apply",
+      call: DECIDE,
+      evidence: { calls: [SAVE("Not applicable: no prior surgery")] },
+    },
+    {
+      name: "a request-form identity field left undocumented",
       call: DECIDE,
       evidence: {
         calls: [toolCall("forms.save_form_response", {
@@ -120,6 +142,7 @@ export const rule: Rule<{ tool: string; caseId: string; answer: string }> = {
   ],
   invalid: [
     {
+      name: "determination while a criterion reads not documented",
       call: DECIDE,
       evidence: { calls: [SAVE("Not documented in chart")] },
       data: {
@@ -129,6 +152,7 @@ export const rule: Rule<{ tool: string; caseId: string; answer: string }> = {
       },
     },
     {
+      name: "submission while a criterion reads not completed",
       call: toolCall("auth.submit_authorization", { case_id: "CASE-ACT-001" }),
       evidence: { calls: [SAVE("No - physical therapy has not been completed")] },
       data: {

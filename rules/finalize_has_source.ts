@@ -60,8 +60,9 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
     return hasSource(evidence, call.input) ? null : { tool: shown(call), caseId: arg(call, "case_id") };
   },
   valid: [
-    { call: FINALIZE, evidence: { calls: [MD] } },
+    { name: "an MD approval on the case", call: FINALIZE, evidence: { calls: [MD] } },
     {
+      name: "a decision source shown by the case summary",
       call: FINALIZE,
       evidence: {
         calls: [toolCall("determination.get_summary", { case_id: "CASE-3903B8ED" }, {
@@ -72,6 +73,7 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
   ],
   invalid: [
     {
+      name: "only a p2p_review MD decision, no outcome yet",
       call: FINALIZE,
       evidence: {
         calls: [toolCall("review.submit_md_case_decision", { ...MD.input, decision: "p2p_review" })],

@@ -74,18 +74,20 @@ export const rule: Rule<{ caseId: string; decision: string; source: string; expe
     return { caseId: arg(call, "case_id"), decision, source: implied[1], expected: implied[0] };
   },
   valid: [
-    { call: FINALIZE("denied"), evidence: { calls: [DENY] } },
+    { name: "denied after the MD denied", call: FINALIZE("denied"), evidence: { calls: [DENY] } },
     {
+      name: "approved against the MD's denial, with an explicit override and reason",
       call: FINALIZE("approved", {
         overridden: true,
         override_reason: "New imaging shows the criterion is met.",
       }),
       evidence: { calls: [DENY] },
     },
-    { call: FINALIZE("approved"), evidence: { calls: [] } },
+    { name: "no source on record", call: FINALIZE("approved"), evidence: { calls: [] } },
   ],
   invalid: [
     {
+      name: "approved after the MD denied",
       call: FINALIZE("approved"),
       evidence: { calls: [DENY] },
       data: {
@@ -96,6 +98,7 @@ export const rule: Rule<{ caseId: string; decision: string; source: string; expe
       },
     },
     {
+      name: "denied after the P2P overturned to approval",
       call: FINALIZE("denied"),
       evidence: {
         calls: [

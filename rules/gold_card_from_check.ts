@@ -37,16 +37,26 @@ export const rule: Rule<{ caseId: string; state: string }> = {
     return { caseId, state: `triage_check_gold_card returned gold_card_eligible=${found}` };
   },
   valid: [
-    { call: DISPOSE(true), evidence: { calls: [CHECK(true)] } },
-    { call: toolCall("triage.set_disposition", { case_id: "CASE-3903B8ED" }), evidence: { calls: [] } },
+    {
+      name: "eligibility as the gold-card check returned it",
+      call: DISPOSE(true),
+      evidence: { calls: [CHECK(true)] },
+    },
+    {
+      name: "a disposition without a gold-card claim",
+      call: toolCall("triage.set_disposition", { case_id: "CASE-3903B8ED" }),
+      evidence: { calls: [] },
+    },
   ],
   invalid: [
     {
+      name: "eligible where the check said not eligible",
       call: DISPOSE(true),
       evidence: { calls: [CHECK(false)] },
       data: { caseId: "CASE-3903B8ED", state: "triage_check_gold_card returned gold_card_eligible=false" },
     },
     {
+      name: "a gold-card claim before any check",
       call: DISPOSE(false),
       evidence: { calls: [] },
       data: { caseId: "CASE-3903B8ED", state: "triage_check_gold_card has not been called" },

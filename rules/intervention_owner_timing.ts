@@ -52,11 +52,16 @@ export const rule: Rule<{ caseId: string; gaps: string }> = {
     return gaps.length ? { caseId: arg(call, "case_id"), gaps: gaps.slice(0, 4).join("; ") } : null;
   },
   valid: [
-    { call: FINALIZE, evidence: { calls: [SAVE([{ owner: "care manager", frequency: "weekly" }])] } },
-    { call: FINALIZE, evidence: { calls: [] } },
+    {
+      name: "an intervention with its owner and frequency",
+      call: FINALIZE,
+      evidence: { calls: [SAVE([{ owner: "care manager", frequency: "weekly" }])] },
+    },
+    { name: "no care plan saved (another rule's concern)", call: FINALIZE, evidence: { calls: [] } },
   ],
   invalid: [
     {
+      name: "one intervention without timing, one without owner",
       call: FINALIZE,
       evidence: { calls: [SAVE([{ owner: "care manager" }, { due_date: "2026-02-01" }])] },
       data: {
@@ -65,6 +70,7 @@ export const rule: Rule<{ caseId: string; gaps: string }> = {
       },
     },
     {
+      name: "a goal with no interventions",
       call: FINALIZE,
       evidence: { calls: [SAVE([])] },
       data: { caseId: CASE, gaps: "problem[0].goal[0] has no interventions" },

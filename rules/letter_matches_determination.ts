@@ -72,8 +72,13 @@ export const rule: Rule<{ tool: string; caseId: string; state: string; next: str
     };
   },
   valid: [
-    { call: DENIAL, evidence: { calls: [FINAL("denied")] } },
     {
+      name: "a denial letter after a denied determination",
+      call: DENIAL,
+      evidence: { calls: [FINAL("denied")] },
+    },
+    {
+      name: "an approval letter after a fast-track route shows approved",
       call: toolCall("payer_letter_center.generate_approval", { case_id: "CASE-3903B8ED" }),
       evidence: {
         calls: [
@@ -86,6 +91,7 @@ export const rule: Rule<{ tool: string; caseId: string; state: string; next: str
   ],
   invalid: [
     {
+      name: "a denial letter after an approved determination",
       call: DENIAL,
       evidence: { calls: [FINAL("approved")] },
       data: {
@@ -96,6 +102,7 @@ export const rule: Rule<{ tool: string; caseId: string; state: string; next: str
       },
     },
     {
+      name: "a letter before any determination",
       call: DENIAL,
       evidence: { calls: [] },
       data: {

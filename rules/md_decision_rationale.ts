@@ -34,16 +34,26 @@ export const rule: Rule<{ caseId: string; field: string; length: string }> = {
     return null;
   },
   valid: [
-    { call: DECIDE({ decision: "approve", determination_rationale: WHY }), evidence: {} },
-    { call: DECIDE({ decision: "deny", determination_rationale: WHY, denial_rationale: WHY }), evidence: {} },
+    {
+      name: "an approval with its rationale",
+      call: DECIDE({ decision: "approve", determination_rationale: WHY }),
+      evidence: {},
+    },
+    {
+      name: "a denial with both rationales",
+      call: DECIDE({ decision: "deny", determination_rationale: WHY, denial_rationale: WHY }),
+      evidence: {},
+    },
   ],
   invalid: [
     {
+      name: "an approval with no rationale",
       call: DECIDE({ decision: "approve" }),
       evidence: {},
       data: { caseId: "CASE-3903B8ED", field: "determination_rationale", length: "0" },
     },
     {
+      name: "a denial without a denial rationale",
       call: DECIDE({ decision: "deny", determination_rationale: WHY }),
       evidence: {},
       data: { caseId: "CASE-3903B8ED", field: "denial_rationale", length: "0" },

@@ -32,11 +32,21 @@ export const rule: Rule<{ caseId: string; decision: string }> = {
     return { caseId: arg(call, "case_id"), decision };
   },
   valid: [
-    { call: DECIDE("approve", true), evidence: {} },
-    { call: DECIDE("p2p_review", false), evidence: {} },
+    { name: "an approval signed off", call: DECIDE("approve", true), evidence: {} },
+    { name: "a p2p_review needs no sign-off", call: DECIDE("p2p_review", false), evidence: {} },
   ],
   invalid: [
-    { call: DECIDE("deny"), evidence: {}, data: { caseId: "CASE-3903B8ED", decision: "deny" } },
-    { call: DECIDE("approve", false), evidence: {}, data: { caseId: "CASE-3903B8ED", decision: "approve" } },
+    {
+      name: "a denial with no signed_off",
+      call: DECIDE("deny"),
+      evidence: {},
+      data: { caseId: "CASE-3903B8ED", decision: "deny" },
+    },
+    {
+      name: "an approval with signed_off=false",
+      call: DECIDE("approve", false),
+      evidence: {},
+      data: { caseId: "CASE-3903B8ED", decision: "approve" },
+    },
   ],
 };

@@ -29,5 +29,10 @@ export const rule: Rule<{ caseId: string }> = {
     return { caseId: arg(call, "case_id") };
   },
   valid: [],
-  invalid: [{ call: DISENROLL, evidence: {}, data: { caseId: "CM-CASE-CM_COPD_002" } }],
+  invalid: [{
+    name: "any disenrolment",
+    call: DISENROLL,
+    evidence: {},
+    data: { caseId: "CM-CASE-CM_COPD_002" },
+  }],
 };

@@ -35,11 +35,16 @@ export const rule: Rule<{ tool: string; caseId: string; action: string }> = {
     return { tool: shown(call), caseId: arg(call, "case_id"), action };
   },
   valid: [
-    { call: BUNDLE, evidence: { calls: [] } },
-    { call: BUNDLE, evidence: { calls: [DECIDE("gather_more_evidence"), DECIDE("submit_pa")] } },
+    { name: "no determination yet", call: BUNDLE, evidence: { calls: [] } },
+    {
+      name: "gather_more_evidence, then submit_pa",
+      call: BUNDLE,
+      evidence: { calls: [DECIDE("gather_more_evidence"), DECIDE("submit_pa")] },
+    },
   ],
   invalid: [
     {
+      name: "a bundle after do_not_submit",
       call: BUNDLE,
       evidence: { calls: [DECIDE("do_not_submit")] },
       data: { tool: "docs_create_submission_bundle", caseId: "CASE-ACT-001", action: "do_not_submit" },

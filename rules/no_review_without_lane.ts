@@ -48,8 +48,9 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
     return reconfirmed ? null : { tool: shown(call), caseId: arg(call, "case_id") };
   },
   valid: [
-    { call: APPROVE, evidence: { calls: [] } },
+    { name: "routing did not report anything", call: APPROVE, evidence: { calls: [] } },
     {
+      name: "intake decisions confirmed after the failed route",
       call: APPROVE,
       evidence: {
         calls: [FAILED, toolCall("payer_intake_hub.confirm_decisions", { case_id: "CASE-3903B8ED" })],
@@ -58,6 +59,7 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
   ],
   invalid: [
     {
+      name: "a nurse review after routing said no authorization is required",
       call: APPROVE,
       evidence: { calls: [FAILED] },
       data: { tool: "review_submit_nurse_case_recommendation", caseId: "CASE-3903B8ED" },

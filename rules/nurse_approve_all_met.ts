@@ -47,11 +47,16 @@ export const rule: Rule<{ caseId: string; open: string }> = {
     return open.length ? { caseId: arg(call, "case_id"), open: open.join(", ") } : null;
   },
   valid: [
-    { call: APPROVE, evidence: { calls: [EVAL(["met", "met"])] } },
-    { call: APPROVE, evidence: { calls: [EVAL(["met", "unclear"]), EVAL(["met", "met"])] } },
+    { name: "every criterion met", call: APPROVE, evidence: { calls: [EVAL(["met", "met"])] } },
+    {
+      name: "an unclear criterion later saved as met",
+      call: APPROVE,
+      evidence: { calls: [EVAL(["met", "unclear"]), EVAL(["met", "met"])] },
+    },
   ],
   invalid: [
     {
+      name: "a criterion not met and one unclear",
       call: APPROVE,
       evidence: { calls: [EVAL(["met", "not_met", "unclear"])] },
       data: { caseId: "CASE-3903B8ED", open: "C2, C3" },

@@ -25,9 +25,19 @@ export const rule: Rule<{ caseId: string; recommendation: string }> = {
     const recommendation = arg(call, "recommendation");
     return /^den(y|ied)$/i.test(recommendation) ? { caseId: arg(call, "case_id"), recommendation } : null;
   },
-  valid: [{ call: RECOMMEND("escalate"), evidence: {} }],
+  valid: [{ name: "a nurse escalates", call: RECOMMEND("escalate"), evidence: {} }],
   invalid: [
-    { call: RECOMMEND("deny"), evidence: {}, data: { caseId: "CASE-3903B8ED", recommendation: "deny" } },
-    { call: RECOMMEND("denied"), evidence: {}, data: { caseId: "CASE-3903B8ED", recommendation: "denied" } },
+    {
+      name: "a nurse recommends deny",
+      call: RECOMMEND("deny"),
+      evidence: {},
+      data: { caseId: "CASE-3903B8ED", recommendation: "deny" },
+    },
+    {
+      name: "a nurse recommends denied",
+      call: RECOMMEND("denied"),
+      evidence: {},
+      data: { caseId: "CASE-3903B8ED", recommendation: "denied" },
+    },
   ],
 };

@@ -32,6 +32,11 @@ export const rule: Rule<{ caseId: string }> = {
       ? null
       : { caseId: arg(call, "case_id") };
   },
-  valid: [{ call: RECOMMEND, evidence: { calls: [EVAL] } }],
-  invalid: [{ call: RECOMMEND, evidence: { calls: [] }, data: { caseId: "CASE-3903B8ED" } }],
+  valid: [{ name: "a criteria evaluation was saved", call: RECOMMEND, evidence: { calls: [EVAL] } }],
+  invalid: [{
+    name: "no criteria evaluation saved",
+    call: RECOMMEND,
+    evidence: { calls: [] },
+    data: { caseId: "CASE-3903B8ED" },
+  }],
 };

@@ -37,6 +37,11 @@ export const rule: Rule<{ caseId: string }> = {
     const found = /CASE-ACT-\d+/.exec(first.text)?.[0];
     return { caseId: r?.case?.id ?? r?.case_id ?? found ?? "the earlier case" };
   },
-  valid: [{ call: CREATE, evidence: { calls: [] } }],
-  invalid: [{ call: CREATE, evidence: { calls: [CREATE] }, data: { caseId: "CASE-ACT-001" } }],
+  valid: [{ name: "the first case from the order", call: CREATE, evidence: { calls: [] } }],
+  invalid: [{
+    name: "a second case after one was created",
+    call: CREATE,
+    evidence: { calls: [CREATE] },
+    data: { caseId: "CASE-ACT-001" },
+  }],
 };

@@ -45,14 +45,16 @@ export const rule: Rule<{ tool: string; caseId: string; earlier: string }> = {
     };
   },
   valid: [
-    { call: MD("deny"), evidence: { calls: [] } },
+    { name: "the first MD decision on the case", call: MD("deny"), evidence: { calls: [] } },
     {
+      name: "the earlier decision call failed",
       call: MD("deny"),
       evidence: { calls: [toolCall("review.submit_md_case_decision", MD("x").input, { error: "x" })] },
     },
   ],
   invalid: [
     {
+      name: "a second MD decision after p2p_review",
       call: MD("deny"),
       evidence: { calls: [MD("p2p_review")] },
       data: {

@@ -42,10 +42,16 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
       ? null
       : { tool: shown(call), caseId: arg(call, "case_id") || "(no case_id)" };
   },
-  valid: [{ call: REVIEW, evidence: { calls: [OPEN] } }],
+  valid: [{ name: "the case was opened", call: REVIEW, evidence: { calls: [OPEN] } }],
   invalid: [
-    { call: REVIEW, evidence: { calls: [] }, data: { tool: "cm_chart_submit_chart_review", caseId: CASE } },
     {
+      name: "no case opened",
+      call: REVIEW,
+      evidence: { calls: [] },
+      data: { tool: "cm_chart_submit_chart_review", caseId: CASE },
+    },
+    {
+      name: "the open_case call failed",
       call: REVIEW,
       evidence: { calls: [toolCall("cm_intake.open_case", OPEN.input, { error: "Field required" })] },
       data: { tool: "cm_chart_submit_chart_review", caseId: CASE },

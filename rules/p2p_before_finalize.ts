@@ -44,13 +44,19 @@ export const rule: Rule<{ caseId: string }> = {
     return recorded ? null : { caseId: arg(call, "case_id") };
   },
   valid: [
-    { call: FINALIZE, evidence: { calls: [] } },
+    { name: "no P2P review pending", call: FINALIZE, evidence: { calls: [] } },
     {
+      name: "the P2P summary is recorded",
       call: FINALIZE,
       evidence: {
         calls: [P2P_REVIEW, toolCall("p2p_session.submit_summary", { request_id: "P2P-5439b781" })],
       },
     },
   ],
-  invalid: [{ call: FINALIZE, evidence: { calls: [P2P_REVIEW] }, data: { caseId: "CASE-3903B8ED" } }],
+  invalid: [{
+    name: "a P2P review pending without an outcome",
+    call: FINALIZE,
+    evidence: { calls: [P2P_REVIEW] },
+    data: { caseId: "CASE-3903B8ED" },
+  }],
 };

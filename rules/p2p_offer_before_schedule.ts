@@ -43,8 +43,9 @@ export const rule: Rule<{ requestId: string }> = {
     return shown ? null : { requestId };
   },
   valid: [
-    { call: SCHEDULE, evidence: { calls: [OFFER] } },
+    { name: "slots were offered", call: SCHEDULE, evidence: { calls: [OFFER] } },
     {
+      name: "the listed request is past slot offering",
       call: SCHEDULE,
       evidence: {
         calls: [toolCall("p2p.list", { case_id: "CASE-3903B8ED" }, {
@@ -53,5 +54,10 @@ export const rule: Rule<{ requestId: string }> = {
       },
     },
   ],
-  invalid: [{ call: SCHEDULE, evidence: { calls: [] }, data: { requestId: "P2P-5439b781" } }],
+  invalid: [{
+    name: "no slots offered for the request",
+    call: SCHEDULE,
+    evidence: { calls: [] },
+    data: { requestId: "P2P-5439b781" },
+  }],
 };

@@ -30,16 +30,19 @@ export const rule: Rule<{ tool: string; requestId: string; field: string }> = {
     return { tool: call.tool.replace(".", "_"), requestId: idArg(call.input, "request_id"), field };
   },
   valid: [{
+    name: "an outcome with a note of what was established",
     call: RECORD("Provider supplied PT notes showing 12 weeks failed; criterion 2 now met."),
     evidence: {},
   }],
   invalid: [
     {
+      name: "an outcome with no note",
       call: RECORD(),
       evidence: {},
       data: { tool: "p2p_record_outcome", requestId: "P2P-5439b781", field: "note" },
     },
     {
+      name: "a summary of blanks only",
       call: toolCall("p2p_session.submit_summary", { request_id: "P2P-5439b781", summary: " " }),
       evidence: {},
       data: { tool: "p2p_session_submit_summary", requestId: "P2P-5439b781", field: "summary" },

@@ -60,10 +60,12 @@ export const rule: Rule<{ tool: string; requestId: string }> = {
   },
   valid: [
     {
+      name: "a session turn was sent",
       call: RECORD,
       evidence: { calls: [toolCall("p2p_session.send_turn", { request_id: "P2P-5439b781", message: "Hi" })] },
     },
     {
+      name: "scheduling reported the event open",
       call: RECORD,
       evidence: {
         calls: [
@@ -74,11 +76,13 @@ export const rule: Rule<{ tool: string; requestId: string }> = {
   ],
   invalid: [
     {
+      name: "the session never opened",
       call: RECORD,
       evidence: { calls: [NO_SESSION] },
       data: { tool: "p2p_record_outcome", requestId: "P2P-5439b781" },
     },
     {
+      name: "slots offered, no session opened",
       call: RECORD,
       evidence: {
         calls: [

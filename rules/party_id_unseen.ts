@@ -11,7 +11,7 @@
 import { groundedIds, mutatingTools, shown } from "../lib/guard/engine/facts.ts";
 import { normalizeId } from "../lib/guard/engine/ids.ts";
 import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
-import { TOOLS } from "./tools.ts";
+import { TOOLS } from "./catalog/tools.ts";
 
 const ARGS = ["patient_id", "ordering_practitioner_id", "payer_contact_id", "preferred_contact_id"];
 const REQUEST = toolCall("p2p.list", { case_id: "CASE-3903B8ED" }, {
@@ -68,12 +68,21 @@ export const rule: Rule<{ tool: string; arg: string; value: string }> = {
     return null;
   },
   valid: [
-    { call: SCHEDULE("PAYER-CONTACT-001"), evidence: { calls: [REQUEST] } },
+    {
+      name: "a contact listed on the P2P request",
+      call: SCHEDULE("PAYER-CONTACT-001"),
+      evidence: { calls: [REQUEST] },
+    },
     // The contact sits past the result cap and the agent's own offer echoes it: still grounded.
-    { call: SCHEDULE("PAYER-CONTACT-002"), evidence: { calls: [CONTEXT, OFFER] } },
+    {
+      name: "a contact past the result cap, echoed by the agent's own offer",
+      call: SCHEDULE("PAYER-CONTACT-002"),
+      evidence: { calls: [CONTEXT, OFFER] },
+    },
   ],
   invalid: [
     {
+      name: "a reviewer id used as the payer contact",
       call: SCHEDULE("PAYER-MD-001"),
       evidence: {
         calls: [
@@ -86,6 +95,7 @@ export const rule: Rule<{ tool: string; arg: string; value: string }> = {
       data: { tool: "p2p_schedule", arg: "payer_contact_id", value: "PAYER-MD-001" },
     },
     {
+      name: "an id only the agent wrote in its own note",
       // An id the agent wrote inside its own note and the server echoed back is still the agent's own.
       call: SCHEDULE("PAYER-MD-007"),
       evidence: {

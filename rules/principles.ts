@@ -16,7 +16,7 @@ export interface Principle {
   phases: readonly Phase[] | "all";
   /** Short imperative text naming tools and arguments the way the model sees them. */
   text: string;
-  /** Verifier check IDs (exactly as in rules/checks.ts) the principle protects. */
+  /** Verifier check IDs (exactly as in rules/catalog/checks.ts) the principle protects. */
   protects: readonly string[];
   /** Where the principle comes from: verifier semantics or a measured failure class. */
   provenance: string;

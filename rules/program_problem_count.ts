@@ -39,12 +39,17 @@ export const rule: Rule<{ caseId: string }> = {
     return { caseId: arg(call, "case_id") };
   },
   valid: [
-    { call: FINALIZE, evidence: { calls: [OPEN, SAVE(3)] } },
+    { name: "three problems", call: FINALIZE, evidence: { calls: [OPEN, SAVE(3)] } },
     // A one-problem chronic_disease plan passed the verifier: program minima are not the check.
-    { call: FINALIZE, evidence: { calls: [OPEN, SAVE(1)] } },
-    { call: FINALIZE, evidence: { calls: [OPEN] } },
+    { name: "one problem in a chronic_disease plan", call: FINALIZE, evidence: { calls: [OPEN, SAVE(1)] } },
+    { name: "no plan saved yet", call: FINALIZE, evidence: { calls: [OPEN] } },
   ],
   invalid: [
-    { call: FINALIZE, evidence: { calls: [OPEN, SAVE(0)] }, data: { caseId: CASE } },
+    {
+      name: "a saved plan with no problems",
+      call: FINALIZE,
+      evidence: { calls: [OPEN, SAVE(0)] },
+      data: { caseId: CASE },
+    },
   ],
 };

@@ -34,14 +34,20 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
       : { tool: shown(call), caseId: arg(call, "case_id") };
   },
   valid: [
-    { call: RECOMMEND, evidence: { prompt: TRIAGE, calls: [ROUTE] } },
     {
+      name: "a triage task after the case was routed",
+      call: RECOMMEND,
+      evidence: { prompt: TRIAGE, calls: [ROUTE] },
+    },
+    {
+      name: "a review task, not a triage task",
       call: RECOMMEND,
       evidence: { prompt: "# Nurse Clinical Review\n- Use only payer namespaces: `review`" },
     },
   ],
   invalid: [
     {
+      name: "a triage task before the case was routed",
       call: RECOMMEND,
       evidence: { prompt: TRIAGE, calls: [] },
       data: { tool: "review_submit_nurse_case_recommendation", caseId: "CASE-3903B8ED" },

@@ -7,7 +7,7 @@
 import { mutatingTools, shown } from "../lib/guard/engine/facts.ts";
 import { toolInfo } from "../lib/guard/engine/names.ts";
 import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
-import { TOOLS } from "./tools.ts";
+import { TOOLS } from "./catalog/tools.ts";
 
 const SUBMIT = toolCall("auth.submit_authorization", { case_id: "CASE-ACT-001" });
 
@@ -28,11 +28,20 @@ export const rule: Rule<{ tool: string; seat: string }> = {
     return { tool: shown(call), seat: evidence.seat };
   },
   valid: [
-    { call: SUBMIT, evidence: { seat: "provider" } },
-    { call: toolCall("p2p_session.send_turn", { request_id: "P2P-1" }), evidence: { seat: "payer" } },
-    { call: SUBMIT, evidence: {} },
+    { name: "a provider tool at the provider seat", call: SUBMIT, evidence: { seat: "provider" } },
+    {
+      name: "a shared P2P session tool at the payer seat",
+      call: toolCall("p2p_session.send_turn", { request_id: "P2P-1" }),
+      evidence: { seat: "payer" },
+    },
+    { name: "no seat known yet", call: SUBMIT, evidence: {} },
   ],
   invalid: [
-    { call: SUBMIT, evidence: { seat: "payer" }, data: { tool: "auth_submit_authorization", seat: "payer" } },
+    {
+      name: "a provider tool at the payer seat",
+      call: SUBMIT,
+      evidence: { seat: "payer" },
+      data: { tool: "auth_submit_authorization", seat: "payer" },
+    },
   ],
 };

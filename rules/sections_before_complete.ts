@@ -46,11 +46,16 @@ export const rule: Rule<{ caseId: string; missing: string }> = {
     return missing.length ? { caseId: arg(call, "case_id"), missing: missing.join(", ") } : null;
   },
   valid: [
-    { call: COMPLETE, evidence: { calls: SECTIONS.map((s) => SAVE(s)) } },
-    { call: COMPLETE, evidence: { calls: SECTIONS.map((s) => SAVE(s, true)) } },
+    { name: "all four sections saved", call: COMPLETE, evidence: { calls: SECTIONS.map((s) => SAVE(s)) } },
+    {
+      name: "all four sections saved as JSON text",
+      call: COMPLETE,
+      evidence: { calls: SECTIONS.map((s) => SAVE(s, true)) },
+    },
   ],
   invalid: [
     {
+      name: "two of four sections saved",
       call: COMPLETE,
       evidence: { calls: [SAVE("clinical"), SAVE("medication")] },
       data: { caseId: CASE, missing: "behavioral_health, sdoh" },

@@ -51,16 +51,26 @@ export const rule: Rule<{ caseId: string; gaps: string }> = {
     return gaps.length ? { caseId: arg(call, "case_id"), gaps: gaps.slice(0, 4).join("; ") } : null;
   },
   valid: [
-    { call: FINALIZE, evidence: { calls: [SAVE([GOAL])] } },
-    { call: FINALIZE, evidence: { calls: [SAVE([{ description: "x" }]), SAVE([GOAL])] } },
+    {
+      name: "every goal has a target date and measurable criteria",
+      call: FINALIZE,
+      evidence: { calls: [SAVE([GOAL])] },
+    },
+    {
+      name: "an incomplete goal later saved complete",
+      call: FINALIZE,
+      evidence: { calls: [SAVE([{ description: "x" }]), SAVE([GOAL])] },
+    },
   ],
   invalid: [
     {
+      name: "a goal with empty measurable criteria",
       call: FINALIZE,
       evidence: { calls: [SAVE([{ ...GOAL, measurable_criteria: "" }])] },
       data: { caseId: CASE, gaps: "problem[0].goal[0] missing measurable_criteria" },
     },
     {
+      name: "a problem with no goals",
       call: FINALIZE,
       evidence: { calls: [SAVE([])] },
       data: { caseId: CASE, gaps: "problem[0] has no goals" },

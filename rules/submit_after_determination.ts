@@ -43,10 +43,16 @@ export const rule: Rule<{ caseId: string }> = {
     );
     return decided ? null : { caseId };
   },
-  valid: [{ call: SUBMIT, evidence: { calls: [DECIDED] } }],
+  valid: [{ name: "a submit_pa determination on the case", call: SUBMIT, evidence: { calls: [DECIDED] } }],
   invalid: [
-    { call: SUBMIT, evidence: { calls: [] }, data: { caseId: "CASE-ACT-001" } },
     {
+      name: "no determination on the case",
+      call: SUBMIT,
+      evidence: { calls: [] },
+      data: { caseId: "CASE-ACT-001" },
+    },
+    {
+      name: "the determination call failed",
       call: SUBMIT,
       evidence: {
         calls: [toolCall("auth_finalize_provider_determination", { ...DECIDED.input }, { error: "x" })],

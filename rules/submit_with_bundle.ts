@@ -33,6 +33,11 @@ export const rule: Rule<{ caseId: string }> = {
       ? null
       : { caseId: arg(call, "case_id") };
   },
-  valid: [{ call: SUBMIT, evidence: { calls: [BUNDLE] } }],
-  invalid: [{ call: SUBMIT, evidence: { calls: [] }, data: { caseId: "CASE-ACT-001" } }],
+  valid: [{ name: "a bundle was created for the case", call: SUBMIT, evidence: { calls: [BUNDLE] } }],
+  invalid: [{
+    name: "no bundle for the case",
+    call: SUBMIT,
+    evidence: { calls: [] },
+    data: { caseId: "CASE-ACT-001" },
+  }],
 };

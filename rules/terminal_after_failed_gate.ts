@@ -60,10 +60,12 @@ export const rule: Rule<{ tool: string; gate: string; error: string }> = {
   },
   valid: [
     {
+      name: "the failed gate was retried successfully",
       call: FINALIZE,
       evidence: { calls: [ROUTE_FAIL, toolCall("triage.route_case", { case_id: "CASE-3903B8ED" })] },
     },
     {
+      name: "the gate failed only because it was already done",
       call: FINALIZE,
       evidence: {
         calls: [toolCall("review.submit_md_case_decision", { case_id: "CASE-3903B8ED" }, {
@@ -74,6 +76,7 @@ export const rule: Rule<{ tool: string; gate: string; error: string }> = {
   ],
   invalid: [
     {
+      name: "the routing gate failed and was not retried",
       call: FINALIZE,
       evidence: { calls: [ROUTE_FAIL] },
       data: {

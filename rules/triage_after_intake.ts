@@ -41,14 +41,20 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
       : { tool: shown(call), caseId: arg(call, "case_id") };
   },
   valid: [
-    { call: DISPOSE, evidence: { prompt: INTAKE, calls: [CONFIRM] } },
     {
+      name: "an intake task after the intake decisions were confirmed",
+      call: DISPOSE,
+      evidence: { prompt: INTAKE, calls: [CONFIRM] },
+    },
+    {
+      name: "a triage task, not an intake task",
       call: DISPOSE,
       evidence: { prompt: "# Triage Routing\n- Use only payer namespaces: `triage`", calls: [] },
     },
   ],
   invalid: [
     {
+      name: "an intake task before the intake decisions were confirmed",
       call: DISPOSE,
       evidence: { prompt: INTAKE, calls: [] },
       data: { tool: "triage_set_disposition", caseId: "CASE-3903B8ED" },

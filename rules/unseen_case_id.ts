@@ -12,7 +12,7 @@
 import { groundedIds, mutatingTools, shown } from "../lib/guard/engine/facts.ts";
 import { normalizeId } from "../lib/guard/engine/ids.ts";
 import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
-import { TOOLS } from "./tools.ts";
+import { TOOLS } from "./catalog/tools.ts";
 
 const ARGS = ["case_id", "referral_id"];
 const QUEUE = toolCall("payer_intake_hub.list_intake_queue", {}, {
@@ -49,16 +49,22 @@ export const rule: Rule<{ tool: string; arg: string; value: string }> = {
     return groundedIds(evidence).has(normalizeId(value)) ? null : { tool: shown(call), arg, value };
   },
   valid: [
-    { call: DISPOSE("CASE-3903B8ED"), evidence: { calls: [QUEUE] } },
-    { call: DISPOSE("case-3903b8ed"), evidence: { calls: [QUEUE] } },
+    { name: "a case id listed by the queue", call: DISPOSE("CASE-3903B8ED"), evidence: { calls: [QUEUE] } },
+    {
+      name: "the listed id in other case and punctuation",
+      call: DISPOSE("case-3903b8ed"),
+      evidence: { calls: [QUEUE] },
+    },
   ],
   invalid: [
     {
+      name: "an id never seen anywhere",
       call: DISPOSE("CASE ring?"),
       evidence: { calls: [QUEUE] },
       data: { tool: "triage_set_disposition", arg: "case_id", value: "CASE ring?" },
     },
     {
+      name: "an id seen only in the agent's own failed call",
       call: DISPOSE("CASE-0000AAAA"),
       evidence: {
         calls: [QUEUE, toolCall("triage.set_disposition", { case_id: "CASE-0000AAAA" }, { error: "x" })],

@@ -1,6 +1,6 @@
 /**
  * Regenerates the project's own data tables from the benchmark reference in ../shared/chi-bench:
- * `rules/tools.ts` (every healthverse tool with its effect class) and `rules/checks.ts` (every verifier
+ * `rules/catalog/tools.ts` (every healthverse tool with its effect class) and `rules/catalog/checks.ts` (every verifier
  * check ID). The guard never reads ../shared at run time; tests/catalog.ts checks the tables still match.
  *
  * Usage: deno run -A scripts/gen_catalogs.ts [--shared ../shared]
@@ -104,12 +104,12 @@ export function main(args: string[]): void {
   const shared = at >= 0 ? args[at + 1] : join(import.meta.dirname ?? ".", "..", "..", "shared");
   const tools = JSON.parse(readFileSync(join(shared, "chi-bench", "tools.json"), "utf8")) as SharedTool[];
   const root = join(import.meta.dirname ?? ".", "..");
-  writeFileSync(join(root, "rules", "tools.ts"), toolsSource(tools));
+  writeFileSync(join(root, "rules", "catalog", "tools.ts"), toolsSource(tools));
   writeFileSync(
-    join(root, "rules", "checks.ts"),
+    join(root, "rules", "catalog", "checks.ts"),
     checksSource(readFileSync(join(shared, "chi-bench", "checks.tsv"), "utf8")),
   );
-  console.log(`wrote rules/tools.ts (${tools.length} tools) and rules/checks.ts`);
+  console.log(`wrote rules/catalog/tools.ts (${tools.length} tools) and rules/catalog/checks.ts`);
 }
 
 if (import.meta.main) main(Deno.args);

@@ -2,7 +2,9 @@
  * Power of the pre-registered design, generated into docs/EVALUATION_PROTOCOL.md (between its power markers;
  * a test fails when the section is stale). From the real packets' per-task pass rates it finds the smallest
  * pass@1 difference H1's decision rule detects with 80% power — the protocol's paired bootstrap (1000
- * iterations, seed 0, percentile 95% interval above 0) over the 75 shared tasks — for 1, 3 and 5 attempts.
+ * iterations, seed 0, percentile 95% interval above 0) over the 75 shared tasks — for 1, 3 and 5 attempts;
+ * and the pilot's (protocol v3): the provider gain of critic over stock its go rule detects with 80% power,
+ * and McNemar's, over the 25 provider tasks with 1 and 2 attempts, with the pilot's cost.
  *
  * Model: task i passes each attempt with probability p_i (attempts independent given the task). p_i is the
  * task's pass rate over every real packet, shrunk ((passes + ½)/(runs + 1)) and shifted on the log-odds scale
@@ -16,8 +18,11 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { findTrials, readTrial } from "../lib/results/trials.ts";
-import { prng } from "../lib/results/stats.ts";
+import { findTrials, readTrial, type TrialSummary } from "../lib/results/trials.ts";
+import { mcnemarExact, prng } from "../lib/results/stats.ts";
+import { DEFAULT_EXPERIMENT, PILOT_ARMS, PILOT_DOMAIN } from "../lib/install/experiments.ts";
+import { estimateCost, headline, pickReference, type ReferenceTable } from "../lib/install/estimate.ts";
+import { parsePrices } from "../lib/results/cost.ts";
 
 const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..");
 /** Where the real packets are, read-only. */
@@ -52,25 +57,35 @@ export interface TaskRuns {
   n: number;
 }
 
-/** Per-task passes and scored runs over every packet in the sets, sorted by task. */
-export function taskRuns(sets: string[] = PACKET_SETS): { tasks: TaskRuns[]; packets: string[] } {
-  const by = new Map<string, TaskRuns>();
-  const packets: string[] = [];
+/** Every packet in the sets (a folder with a results.csv) and its scored trials. */
+function packetTrials(sets: string[]): { id: string; trials: TrialSummary[] }[] {
+  const out: { id: string; trials: TrialSummary[] }[] = [];
   for (const set of sets) {
     if (!existsSync(set)) continue;
     for (const id of readdirSync(set).sort()) {
       if (!existsSync(join(set, id, "results.csv"))) continue;
-      packets.push(id);
-      for (const t of findTrials([join(set, id)]).map(readTrial)) {
-        if (!t.verified) continue;
-        const o = by.get(t.task) ?? { task: t.task, c: 0, n: 0 };
-        o.n++;
-        if (t.passed) o.c++;
-        by.set(t.task, o);
-      }
+      out.push({ id, trials: findTrials([join(set, id)]).map(readTrial).filter((t) => t.verified) });
     }
   }
-  return { tasks: [...by.values()].sort((a, b) => a.task < b.task ? -1 : 1), packets };
+  return out;
+}
+
+/** Passes and scored runs per task, sorted by task. */
+function runsByTask(trials: TrialSummary[]): TaskRuns[] {
+  const by = new Map<string, TaskRuns>();
+  for (const t of trials) {
+    const o = by.get(t.task) ?? { task: t.task, c: 0, n: 0 };
+    o.n++;
+    if (t.passed) o.c++;
+    by.set(t.task, o);
+  }
+  return [...by.values()].sort((a, b) => a.task < b.task ? -1 : 1);
+}
+
+/** Per-task passes and scored runs over every packet in the sets, sorted by task. */
+export function taskRuns(sets: string[] = PACKET_SETS): { tasks: TaskRuns[]; packets: string[] } {
+  const packets = packetTrials(sets);
+  return { tasks: runsByTask(packets.flatMap((p) => p.trials)), packets: packets.map((p) => p.id) };
 }
 
 const logit = (p: number) => Math.log(p / (1 - p));
@@ -143,8 +158,37 @@ export const logOddsShift: Effect = (p, x) => p.map((q) => sigmoid(logit(q) + x)
 /** A share x of each task's failures rescued. */
 export const rescue: Effect = (p, x) => p.map((q) => q + x * (1 - q));
 
+/** The test a simulated experiment is decided by: the protocol's paired bootstrap, or McNemar's exact test. */
+export type Test = "bootstrap" | "mcnemar";
+
+/**
+ * McNemar's decision for a gain on per-task passes of k attempts: a task passes when at least half its
+ * attempts passed (the protocol's reduction); a gain when more tasks were gained than lost and the exact
+ * two-sided p is below α.
+ */
+export function mcnemarGain(
+  arm: ArrayLike<number>,
+  control: ArrayLike<number>,
+  k: number,
+  alpha = 0.05,
+): boolean {
+  let gained = 0, lost = 0;
+  for (let i = 0; i < arm.length; i++) {
+    const a = arm[i] >= k / 2, c = control[i] >= k / 2;
+    if (a && !c) gained++;
+    else if (c && !a) lost++;
+  }
+  return gained > lost && mcnemarExact(gained, lost) < alpha;
+}
+
 /** A power curve for k attempts: power at effect x, with the experiments' random numbers fixed. */
-export function powerCurve(p: number[], k: number, effect: Effect, sims = DESIGN.sims) {
+export function powerCurve(
+  p: number[],
+  k: number,
+  effect: Effect,
+  sims = DESIGN.sims,
+  test: Test = "bootstrap",
+) {
   const n = p.length, w = bootstrapCounts(n);
   const control = passes(p, uniforms(sims * n * k, DESIGN.simSeed * 2 + k * 100), k, sims);
   const armU = uniforms(sims * n * k, DESIGN.simSeed * 2 + 1 + k * 100);
@@ -153,6 +197,10 @@ export function powerCurve(p: number[], k: number, effect: Effect, sims = DESIGN
     const arm = passes(effect(p, x), armU, k, sims);
     let hits = 0;
     for (let s = 0; s < sims; s++) {
+      if (test === "mcnemar") {
+        if (mcnemarGain(arm.subarray(s * n, (s + 1) * n), control.subarray(s * n, (s + 1) * n), k)) hits++;
+        continue;
+      }
       for (let i = 0; i < n; i++) diff[i] = arm[s * n + i] - control[s * n + i];
       if (improves(diff, w)) hits++;
     }
@@ -173,6 +221,15 @@ export function minimumDetectable(
     else lo = mid;
   }
   return curve(hi).delta;
+}
+
+/** minimumDetectable, or null when even the largest effect tried falls short of the target power. */
+export function minimumDetectableOrNull(
+  curve: (x: number) => { power: number; delta: number },
+  xMax: number,
+  target = DESIGN.power,
+): number | null {
+  return curve(xMax).power < target ? null : minimumDetectable(curve, xMax, target);
 }
 
 /** The effect parameter that gives a pass@1 difference of `delta`. */
@@ -286,20 +343,185 @@ export async function sectionBody(
   return `${body}\n<!-- power:body sha256=${bodyDigest(body)} -->`;
 }
 
-const BEGIN = "<!-- power:begin (generated by scripts/power.ts) -->";
-const END = "<!-- power:end -->";
+/** The pilot (protocol v3): critic against stock on every provider task, with 1 or 2 attempts. */
+export const PILOT_DESIGN = {
+  domain: PILOT_DOMAIN,
+  arms: PILOT_ARMS,
+  attempts: [1, 2],
+  alpha: 0.05,
+  /** The harness whose packets set stock's provider pass rate. */
+  baselineAgent: "claude-code",
+};
+
+/** The provider tasks' runs over every packet, and each Claude Code packet's provider pass@1 (the baseline). */
+export function pilotRuns(sets: string[] = PACKET_SETS): {
+  tasks: TaskRuns[];
+  packets: string[];
+  baseline: { packet: string; rate: number }[];
+} {
+  const packets = packetTrials(sets).map((p) => ({
+    ...p,
+    trials: p.trials.filter((t) => t.domain === PILOT_DESIGN.domain),
+  }));
+  const rate = (tasks: TaskRuns[]) => mean(tasks.map((t) => t.c / t.n));
+  return {
+    tasks: runsByTask(packets.flatMap((p) => p.trials)),
+    packets: packets.map((p) => p.id),
+    baseline: packets
+      .filter((p) => p.trials.length && p.trials.every((t) => t.agent === PILOT_DESIGN.baselineAgent))
+      .map((p) => ({ packet: p.id, rate: rate(runsByTask(p.trials)) })),
+  };
+}
+
+/** The pilot's cost for `attempts` on `tasks` provider tasks, by install experiments' estimator and reference. */
+export async function pilotCost(
+  attempts: number,
+  tasks: number,
+): Promise<{ trials: number; high: number | null; low: number | null }> {
+  const prices = await parsePrices(readFileSync(join(ROOT, "data", "prices.yaml"), "utf8"));
+  const table = JSON.parse(
+    readFileSync(join(ROOT, "data", "reference_tokens.json"), "utf8"),
+  ) as ReferenceTable;
+  const model = DEFAULT_EXPERIMENT.model;
+  const plan = {
+    model,
+    arms: DEFAULT_EXPERIMENT.arms.length,
+    attempts: DEFAULT_EXPERIMENT.nAttempts,
+    tasks: { [PILOT_DESIGN.domain]: tasks },
+    pilot: { arms: PILOT_DESIGN.arms, domain: PILOT_DESIGN.domain, attempts },
+  };
+  const e = estimateCost(plan, pickReference(table, model, prices), prices, table.published);
+  const { high, low } = headline(e.pilot!);
+  return { trials: e.pilot!.trials, high, low };
+}
+
+/** One row of the pilot's table. */
+export interface PilotRow {
+  attempts: number;
+  trials: number;
+  cost: { high: number | null; low: number | null };
+  boot: { shift: number | null; rescue: number | null };
+  mcnemar: { shift: number | null; rescue: number | null };
+  /** The chance of a go when critic changes nothing (the bootstrap rule at no effect). */
+  falseGo: number;
+}
+
+/** The pilot's rows: MDE under both tests and both effect models, its cost, its false-go rate. */
+export async function pilotRows(p: number[]): Promise<PilotRow[]> {
+  // p holds one probability per provider task.
+  const out: PilotRow[] = [];
+  for (const k of PILOT_DESIGN.attempts) {
+    const curve = (effect: Effect, test: Test) => powerCurve(p, k, effect, DESIGN.sims, test);
+    const bootShift = curve(logOddsShift, "bootstrap");
+    const cost = await pilotCost(k, p.length);
+    out.push({
+      attempts: k,
+      trials: cost.trials,
+      cost: { high: cost.high, low: cost.low },
+      boot: {
+        shift: minimumDetectableOrNull(bootShift, 6),
+        rescue: minimumDetectableOrNull(curve(rescue, "bootstrap"), 1),
+      },
+      mcnemar: {
+        shift: minimumDetectableOrNull(curve(logOddsShift, "mcnemar"), 6),
+        rescue: minimumDetectableOrNull(curve(rescue, "mcnemar"), 1),
+      },
+      falseGo: bootShift(0).power,
+    });
+  }
+  return out;
+}
+
+/** The digest of what the pilot section is computed from: provider runs, designs, prices, reference, script. */
+export function pilotDigest(tasks: TaskRuns[], baseline: { packet: string; rate: number }[]): string {
+  const source = readFileSync(fileURLToPath(import.meta.url), "utf8");
+  const data = ["prices.yaml", "reference_tokens.json"].map((f) =>
+    readFileSync(join(ROOT, "data", f), "utf8")
+  );
+  return createHash("sha256")
+    .update(JSON.stringify({ tasks, baseline, design: DESIGN, pilot: PILOT_DESIGN }) + data.join("") + source)
+    .digest("hex");
+}
+
+const money = (x: number | null) => x === null ? "unknown" : `$${Math.round(x).toLocaleString("en-US")}`;
+const mde = (x: number | null) => x === null ? "not reached" : pts(x);
+
+/** The generated pilot section's body (between its markers), digest lines included, formatted. */
+export async function pilotSectionBody(
+  run: ReturnType<typeof pilotRuns>,
+  p: number[],
+  rows: PilotRow[],
+): Promise<string> {
+  const runs = run.tasks.reduce((a, t) => a + t.n, 0);
+  const base = mean(run.baseline.map((b) => b.rate));
+  const one = rows[0];
+  const lines = [
+    `Inputs: the ${run.tasks.length} ${PILOT_DESIGN.domain} tasks, ${runs} scored runs in ${run.packets.length} ` +
+    `real packets. Each task's rate is shrunk ((passes + ½)/(runs + 1)) and shifted on the log-odds scale to ` +
+    `stock's provider pass@1, taken as the mean of the Claude Code packets' (${
+      run.baseline.map((b) => `${b.packet} ${(100 * b.rate).toFixed(1)}%`).join(", ")
+    }): ${
+      (100 * mean(p)).toFixed(1)
+    }%. Tests: the go rule — the protocol's paired bootstrap (${DESIGN.iters} ` +
+    `iterations, seed ${DESIGN.seed}) 95% interval of critic − stock above 0 — and, reported beside it, ` +
+    `McNemar's exact test on the discordant tasks (two-sided α ${PILOT_DESIGN.alpha}, more gained than lost; ` +
+    "a task passes when at least half its attempts passed). " +
+    `${DESIGN.sims} simulated pilots per point (seed ${DESIGN.simSeed}); minimum detectable difference (MDE) at ` +
+    "80% power, in provider pass@1 points. Cost: the estimator and reference of `install experiments` at " +
+    `${DEFAULT_EXPERIMENT.model}, the higher estimate first.`,
+    "",
+    "| attempts per task | trials (stock, critic) | cost (higher; lower) | MDE, go rule, log-odds shift | " +
+    "MDE, go rule, rescue a share of failures | MDE, McNemar, log-odds shift | MDE, McNemar, rescue | go at no effect |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ...rows.map((r) =>
+      `| ${r.attempts} | ${r.trials} | ${money(r.cost.high)} (${money(r.cost.low)}) | ${
+        mde(r.boot.shift)
+      } | ` +
+      `${mde(r.boot.rescue)} | ${mde(r.mcnemar.shift)} | ${mde(r.mcnemar.rescue)} | ` +
+      `${(100 * r.falseGo).toFixed(1)}% |`
+    ),
+    "",
+    `With one attempt (${one.trials} trials, about ${money(one.cost.high)}) the pilot says go with 80% ` +
+    `probability when the full guard raises provider pass@1 by about ${
+      mde(Math.max(one.boot.shift ?? 1, one.boot.rescue ?? 1))
+    } points or more over stock's ${(100 * base).toFixed(1)}%, and with ${
+      (100 * one.falseGo).toFixed(1)
+    }% when it changes nothing. A smaller true gain will more often end in no-go: the pilot cannot show that the ` +
+    "guard has no effect, only that it did not show a provider gain of that size.",
+    "",
+    `<!-- pilot-power:inputs sha256=${pilotDigest(run.tasks, run.baseline)} -->`,
+  ];
+  const body = await formatMarkdown(lines.join("\n"));
+  return `${body}\n<!-- pilot-power:body sha256=${bodyDigest(body)} -->`;
+}
+
+/** A generated section of the protocol: its markers. */
+export interface Markers {
+  begin: string;
+  end: string;
+}
+/** The registered design's power section. */
+export const POWER: Markers = {
+  begin: "<!-- power:begin (generated by scripts/power.ts) -->",
+  end: "<!-- power:end -->",
+};
+/** The pilot's section (protocol v3). */
+export const PILOT_POWER: Markers = {
+  begin: "<!-- pilot-power:begin (generated by scripts/power.ts) -->",
+  end: "<!-- pilot-power:end -->",
+};
 
 /** The protocol with the section between its markers replaced; unchanged without markers. */
-export function withSection(doc: string, body: string): string {
-  const from = doc.indexOf(BEGIN), to = doc.indexOf(END);
+export function withSection(doc: string, body: string, m: Markers = POWER): string {
+  const from = doc.indexOf(m.begin), to = doc.indexOf(m.end);
   if (from < 0 || to < from) return doc;
-  return `${doc.slice(0, from + BEGIN.length)}\n\n${body}\n\n${doc.slice(to)}`;
+  return `${doc.slice(0, from + m.begin.length)}\n\n${body}\n\n${doc.slice(to)}`;
 }
 
 /** The section body currently in the protocol, or null without markers. */
-export function currentBody(doc: string): string | null {
-  const from = doc.indexOf(BEGIN), to = doc.indexOf(END);
-  return from < 0 || to < from ? null : doc.slice(from + BEGIN.length, to).trim();
+export function currentBody(doc: string, m: Markers = POWER): string | null {
+  const from = doc.indexOf(m.begin), to = doc.indexOf(m.end);
+  return from < 0 || to < from ? null : doc.slice(from + m.begin.length, to).trim();
 }
 
 /** Entry: compute, print, and write the section into docs/EVALUATION_PROTOCOL.md (unless --stdout-only). */
@@ -314,17 +536,32 @@ export async function main(args: string[]): Promise<number> {
     );
     return 1;
   }
+  const pilot = pilotRuns();
+  if (!pilot.baseline.length) {
+    console.error(
+      `Cannot compute the pilot's power: no ${PILOT_DESIGN.baselineAgent} packet in ${
+        PACKET_SETS.join(", ")
+      }. ` +
+        "Put the real packets in ../shared.",
+    );
+    return 1;
+  }
   const p = calibrate(tasks, DESIGN.baseline);
   const body = await sectionBody(tasks, packets, p, powerRows(p));
   console.log(body);
+  const q = calibrate(pilot.tasks, mean(pilot.baseline.map((b) => b.rate)));
+  const pilotBody = await pilotSectionBody(pilot, q, await pilotRows(q));
+  console.log(`\n${pilotBody}`);
   if (!args.includes("--stdout-only")) {
-    const doc = readFileSync(PROTOCOL, "utf8");
-    const next = withSection(doc, body);
-    if (next === doc && currentBody(doc) === null) {
-      console.error(`Cannot write the power section: ${PROTOCOL} has no ${BEGIN} … ${END} markers.`);
-      return 1;
+    let doc = readFileSync(PROTOCOL, "utf8");
+    for (const [m, text] of [[POWER, body], [PILOT_POWER, pilotBody]] as const) {
+      if (currentBody(doc, m) === null) {
+        console.error(`Cannot write the power section: ${PROTOCOL} has no ${m.begin} … ${m.end} markers.`);
+        return 1;
+      }
+      doc = withSection(doc, text, m);
     }
-    writeFileSync(PROTOCOL, next);
+    writeFileSync(PROTOCOL, doc);
   }
   return 0;
 }

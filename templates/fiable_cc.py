@@ -123,7 +123,8 @@ class FiableClaudeCode(ClaudeCode):
         """Brings the resident guard up (or reuses it), then writes settings.json and harness.json."""
         q = shlex.quote
         ledger = q(self.ledger_dir)
-        servers = "".join(f" --server {q(name)}" for name in self.server_names())
+        # `--server=NAME`, so a name that starts with "-" is a value, never an option.
+        servers = "".join(f" --server={q(name)}" for name in self.server_names())
         version = self.version() if callable(getattr(self, "version", None)) else None
         claude = f" --claude-version {q(str(version))}" if version else ""
         return (

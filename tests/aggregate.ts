@@ -6,7 +6,8 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { aggregateArms, aggregateArmsParallel, type Row } from "../lib/results/aggregate.ts";
+import { aggregateArms, aggregateArmsParallel, type Comparison, type Row } from "../lib/results/aggregate.ts";
+import { pilotVerdict } from "../lib/results/pilot.ts";
 import { writeSamples } from "../lib/samples/trials.ts";
 import { csvTable, LEADERBOARD_COLUMNS } from "../lib/results/aggregate_report.ts";
 import { parsePrices, type Recipe } from "../lib/results/cost.ts";
@@ -312,6 +313,62 @@ s("the registered comparisons are the protocol's hypothesis table, and it names 
     /Across the three arm-vs-comparator tests \(H1–H3\) the McNemar p-values are Holm-adjusted/,
   );
 });
+
+s(
+  "--pilot: critic − stock on the provider tasks and the pre-stated verdict, written as one word",
+  async () => {
+    const out = tempDir();
+    made.push(out);
+    const stock = arm(attemptsOf(PROVIDER, 1, () => 0));
+    const critic = arm(attemptsOf([...PROVIDER, ...CM], 1, () => 1));
+    const args = ["--arm", `stock=${stock}`, "--arm", `critic=${critic}`, "--out", out, "--iters", "100"];
+    assert.is(await main([...args, "--pilot"]), 0);
+    assert.is(readFileSync(join(out, "pilot_verdict.txt"), "utf8"), "go\n");
+    const md = readFileSync(join(out, "summary.md"), "utf8");
+    assert.match(
+      md,
+      /## Pilot verdict .*\n\n\*\*go\*\*: critic − stock on pa_provider: Δ pass@1 100\.0% \[100\.0%, 100\.0%\] over 4 tasks lies above 0/,
+    );
+    assert.throws(
+      () => parseArgs(["--arm", `stock=${stock}`, "--pilot"]),
+      /--pilot needs arms stock and critic; critic is missing/,
+    );
+  },
+);
+
+const PAIR = {
+  id: null,
+  arm: "critic",
+  control: "stock",
+  domain: "pa_provider",
+  gained: [],
+  lost: [],
+  both: 0,
+};
+const VERDICTS: [string, Partial<Comparison>, string][] = [
+  ["above 0: go", { n_shared: 25, diff: 0.4, lo: 0.2, hi: 0.6, decision: "improves", marked: [] }, "go"],
+  [
+    "spans 0: no-go",
+    { n_shared: 25, diff: 0.1, lo: -0.1, hi: 0.3, decision: "inconclusive", marked: [] },
+    "no-go",
+  ],
+  [
+    "below 0: no-go",
+    { n_shared: 25, diff: -0.4, lo: -0.6, hi: -0.2, decision: "harms", marked: [] },
+    "no-go",
+  ],
+  [
+    "a marked arm: no result",
+    { n_shared: 25, lo: 0.2, hi: 0.6, decision: "improves", marked: ["critic"] },
+    "no-result",
+  ],
+  ["no shared task: no result", { n_shared: 0, decision: null, marked: [] }, "no-result"],
+];
+for (const [name, c, want] of VERDICTS) {
+  s(`the pilot's rule: ${name}`, () => {
+    assert.is(pilotVerdict([{ ...PAIR, ...c } as Comparison]).verdict, want);
+  });
+}
 
 s("bad input is listed with its path and counted, and recipes B and C differ on unscored trials", () => {
   const trials: FakeTrial[] = [

@@ -4,8 +4,8 @@ import * as assert from "uvu/assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CHECKS } from "../rules/checks.ts";
-import { TOOLS } from "../rules/tools.ts";
+import { CHECKS } from "../rules/catalog/checks.ts";
+import { TOOLS } from "../rules/catalog/tools.ts";
 import { RULES } from "../rules/mod.ts";
 import { readmeWithTable, ruleRows, rulesPage, ruleTable, summaryOf } from "../scripts/rule_table.ts";
 

@@ -147,7 +147,7 @@ s.run();
 const trace = suite("closure: protected checks");
 trace("every obligation ID has protected checks, all in the catalog", async () => {
   const { GATE_PROTECTS } = await import("../lib/guard/engine/closure.ts");
-  const { CHECKS } = await import("../rules/checks.ts");
+  const { CHECKS } = await import("../rules/catalog/checks.ts");
   const ids = new Set(CHECKS.map((c) => c.id));
   for (const [id, checks] of Object.entries(GATE_PROTECTS)) {
     assert.ok(checks.length > 0, id);

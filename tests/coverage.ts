@@ -1,8 +1,8 @@
 /** The coverage trace: v1.0.0 check selection, protector lookup, totals and rendering. */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { CHECKS } from "../rules/checks.ts";
-import type { CheckInfo } from "../rules/checks.ts";
+import { CHECKS } from "../rules/catalog/checks.ts";
+import type { CheckInfo } from "../rules/catalog/checks.ts";
 import {
   coverageReport,
   DESIGN_TARGET,

@@ -1081,6 +1081,53 @@ security("ingest is disabled without a token", async () => {
   assert.is(res.status, 403);
 });
 
+security("ingest takes the bearer scheme in any case (RFC 9110), and only the right token", async () => {
+  for (const scheme of ["bearer", "BEARER", "Bearer"]) {
+    const res = await get("/ingest", {
+      method: "POST",
+      body: liveRecord(`scheme-${scheme}`, 1),
+      headers: { authorization: `${scheme} ${TOKEN}` },
+    });
+    assert.is(res.status, 204, scheme);
+  }
+  const wrong = await get("/ingest", {
+    method: "POST",
+    body: liveRecord("scheme-wrong", 1),
+    headers: { authorization: `basic ${TOKEN}` },
+  });
+  assert.is(wrong.status, 401);
+});
+
+security(
+  "a token holder cannot fill the dashboard's memory: the live ledgers are capped in bytes",
+  async () => {
+    const caps = { held: 256 << 10, session: 64 << 10, sessions: 2000 };
+    const { app: capped, store: s } = createApp({ logs: [], results: [] }, {
+      token: TOKEN,
+      ingestCaps: caps,
+    });
+    const send = (body: string) =>
+      capped.request("/ingest", { method: "POST", body, headers: { authorization: `Bearer ${TOKEN}` } });
+    const padded = (session: string, n: number) =>
+      JSON.stringify({ ...JSON.parse(liveRecord(session, n)), note: "p".repeat(4000) });
+    // 40 sessions of 8 records of ≈ 4.4 KB each: 1.4 MB posted against a 256 KB cap.
+    for (let i = 0; i < 40; i++) {
+      const res = await send(`[${Array.from({ length: 8 }, (_, n) => padded(`cap-${i}`, n)).join(",")}]`);
+      assert.is(res.status, 204, `session ${i}`);
+    }
+    assert.ok(s.ingestedBytes() <= caps.held, `${s.ingestedBytes()} bytes held`);
+    s.refresh({ scanMs: 0, tailMs: 0 });
+    const held = s.rows().flatMap((r) => r.sessions);
+    assert.ok(held.includes("cap-39") && !held.includes("cap-0"), "the oldest sessions went first");
+    // One session past its own cap is refused with the reason; what it held stays.
+    const many = `[${Array.from({ length: 20 }, (_, n) => padded("greedy", n)).join(",")}]`;
+    const refused = await send(many);
+    assert.is(refused.status, 413);
+    assert.match(await refused.text(), /Cannot ingest more for session "greedy": it holds 65536 bytes/);
+    assert.ok(s.ingestedBytes() <= caps.held);
+  },
+);
+
 security("off loopback every request needs the token", async () => {
   const remote = createApp({ logs: [fx.logs], results: [] }, { token: TOKEN, requireToken: true }).app;
   assert.is((await remote.request("/")).status, 401);

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import {
   estimateCost,
   estimateLines,
+  headline,
   pickReference,
   type Reference,
   type ReferenceTable,
@@ -62,9 +63,25 @@ s("trials × mean cost per trial: recipe B on the reference's tokens at the mode
   // (1M uncached × 5 + 40k × 25 + 1M cached × 0.5) / 1e6 = 5 + 1 + 0.5
   assert.is(e.perTrial.cm, 6.5);
   assert.equal([e.smoke.trials, e.smoke.usd, e.full.trials, e.full.usd], [4, 26, 300, 1950]);
+  assert.equal([e.full.published, headline(e.full)], [1437, { high: 1950, low: 1437, highIs: "tokens" }]);
   const lines = estimateLines(e, PLAN, "prices.yaml");
   assert.match(lines[0], /anthropic\/claude-opus-5 at \$5\/\$25\/\$0\.5/);
-  assert.match(lines.at(-1)!, /reports \$4\.79 per trial .* the full run is ≈ \$1,437/);
+  assert.match(
+    lines[2],
+    /full: {2}300 trials .* ≈ \$1,950 from the reference's tokens; ≈ \$1,437 at the published rate$/,
+  );
+  assert.match(lines.join("\n"), /published rate: the p packet's \$4\.79 per trial/);
+});
+
+s("the pilot: its arms on every task of its domain; the higher estimate leads", () => {
+  const plan = { ...PLAN, pilot: { arms: ["stock", "critic"], domain: "cm", attempts: 2 } };
+  const cheap = { ...TABLE.published[0], mean_cost_usd: 10 };
+  const e = estimateCost(plan, pickReference(TABLE, plan.model, PRICES), PRICES, [cheap]);
+  assert.equal([e.pilot!.trials, e.pilot!.usd, e.pilot!.published], [100, 650, 1000]);
+  assert.match(
+    estimateLines(e, plan, "prices.yaml")[1],
+    /^ {2}pilot: 100 trials \(stock vs critic × 25 cm tasks × 2 attempts\) ≈ \$1,000 at the published rate; ≈ \$650 from the reference's tokens$/,
+  );
 });
 
 s("a model without a price has an unknown cost, not $0", () => {

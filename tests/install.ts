@@ -29,6 +29,9 @@ import {
   DEFAULT_EXPERIMENT,
   DOMAINS,
   EXPERIMENTS_DIR,
+  PILOT_DIR,
+  PILOT_RESULTS,
+  pilotOrder,
   RUN_SCRIPT,
   runOrder,
   SMOKE_DIR,
@@ -813,7 +816,7 @@ ex("a dry run prints the cost estimate and every file it would write, and writes
   );
   assert.match(
     run.out,
-    /reference: mean token use per trial in actava-ai\/leaderboard submissions\/2026-07-06-sonnet-5/,
+    /reference's tokens: mean token use per trial in actava-ai\/leaderboard submissions\/2026-07-06-sonnet-5/,
   );
   assert.match(run.out, /smoke: 12 trials \(4 arms × 3 domains × 1 task × 1 attempt\) ≈ \$\d+/);
   assert.match(run.out, /full: {2}900 trials \(4 arms × 75 tasks × 3 attempts\) ≈ \$[\d,]+/);
@@ -847,7 +850,10 @@ ex(
     );
     const local = await cli(["experiments", "--chi-bench", dir, "--reference", trials]);
     assert.match(local.out, /per trial: pa_provider unknown, pa_um unknown, cm \$6\.50/);
-    assert.match(local.out, /full: {2}900 trials .* ≈ unknown/);
+    assert.match(
+      local.out,
+      /full: {2}900 trials .* ≈ \$4,311 at the published rate; unknown from the reference's tokens/,
+    );
     const bad = await cli(["experiments", "--chi-bench", dir, "--reference", "no-such-packet"]);
     assert.is(bad.code, 2);
     assert.match(bad.err, /^Cannot estimate the cost: --reference "no-such-packet" is neither a packet/);
@@ -928,49 +934,92 @@ function runScriptIn(dir: string, fake: ReturnType<typeof fakeBin>, args: string
 }
 
 const CALLS = [{ tool: "review.get_md_review_data" }, { tool: "determination.finalize" }];
+const PROVIDER_TASKS = [1, 2, 3, 4, 5, 6].map((i) => `pa_t00${i}_p00${i}_new_referral_provider`);
 
-ex(
-  "run.sh runs smoke in the interleaved order, verifies, then each domain; stops when verify fails",
-  async () => {
-    const opts = { ...DEFAULT_EXPERIMENT };
-    const expected = (smokeOnly: boolean) => {
-      const out: string[] = runOrder(opts, true).map((r) => `uv run cb experiment run -f ${r.path}`);
-      out.push("verify smoke");
-      if (smokeOnly) return out;
-      for (const domain of Object.keys(DOMAINS)) {
-        out.push(
-          ...runOrder(opts).filter((r) => r.domain === domain).map((r) =>
-            `uv run cb experiment run -f ${r.path}`
-          ),
-        );
-        out.push(`verify ${domain}`);
-      }
-      return out;
-    };
-    const calls = (log: string) =>
-      readFileSync(log, "utf8").trim().split("\n").map((l) => {
-        if (!l.startsWith("npx ")) return l;
-        assert.ok(l.startsWith("npx -y deno@2.9.6 task verify "), l);
-        const dirs = l.split(" ").slice(5);
-        return dirs.every((d) => d.includes("/logs/experiments/fiable-smoke/"))
-          ? (assert.is(dirs.length, 12), "verify smoke")
-          : `verify ${[...new Set(dirs.map((d) => d.split("/").at(-1)))].join(",")}`;
-      });
-
-    // A guarded arm whose smoke trial has no ledger: verify fails, nothing of the ablation runs.
-    const bad = fakeBin();
-    for (const arm of opts.arms) {
-      writeGuardedTrial(join(bad.templates, arm), {
+/**
+ * Template trials for the fake `uv`: every arm's run copies its arm's six provider trials; critic passes the
+ * tasks `criticPasses` of them, every other arm none (so the pilot's verdict is known in advance).
+ */
+function templates(fake: ReturnType<typeof fakeBin>, criticPasses: number, broken?: string): void {
+  for (const arm of DEFAULT_EXPERIMENT.arms) {
+    PROVIDER_TASKS.forEach((task, i) =>
+      writeGuardedTrial(join(fake.templates, arm), {
         arm,
         calls: CALLS,
-        ...(arm === "checklist" ? { ledger: false } : {}),
-      });
+        domain: "pa_provider",
+        task,
+        id: `T${i}`,
+        reward: arm === "critic" && i < criticPasses ? 1 : 0,
+        ...(arm === broken ? { ledger: false } : {}),
+      })
+    );
+  }
+}
+
+/** The uv runs and fiable-agent commands run.sh made, as words: the config runs, `verify X`, `aggregate pilot`. */
+function calls(log: string): string[] {
+  return readFileSync(log, "utf8").trim().split("\n").map((l) => {
+    if (!l.startsWith("npx ")) return l;
+    if (l.startsWith("npx -y deno@2.9.6 task aggregate ")) {
+      assert.match(
+        l,
+        / --arm stock=\S+\/fiable-pilot\/stock --arm critic=\S+\/fiable-pilot\/critic --pilot --out /,
+      );
+      return "aggregate pilot";
     }
-    const badDir = fixture();
-    assert.is((await cli(["experiments", "--chi-bench", badDir, "--apply"])).code, 0);
-    const stopped = runScriptIn(badDir, bad);
+    assert.ok(l.startsWith("npx -y deno@2.9.6 task verify "), l);
+    const dirs = l.split(" ").slice(5);
+    if (dirs.every((d) => d.includes("/logs/experiments/fiable-smoke/"))) {
+      assert.is(dirs.length, 12);
+      return "verify smoke";
+    }
+    if (dirs.every((d) => d.includes("/logs/experiments/fiable-pilot/"))) return "verify pilot";
+    return `verify ${[...new Set(dirs.map((d) => d.split("/").at(-1)))].join(",")}`;
+  });
+}
+
+/** What run.sh should run, stage by stage. */
+function expected(upTo: "smoke" | "pilot" | "full", from: "smoke" | "full" = "smoke"): string[] {
+  const opts = DEFAULT_EXPERIMENT;
+  const out: string[] = from === "smoke"
+    ? runOrder(opts, true).map((r) => `uv run cb experiment run -f ${r.path}`)
+    : [];
+  out.push("verify smoke");
+  if (upTo === "smoke") return out;
+  if (from === "smoke") {
+    out.push(
+      ...pilotOrder().map((r) => `uv run cb experiment run -f ${r.path}`),
+      "verify pilot",
+      "aggregate pilot",
+    );
+  }
+  if (upTo === "pilot") return out;
+  for (const domain of Object.keys(DOMAINS)) {
+    out.push(
+      ...runOrder(opts).filter((r) => r.domain === domain).map((r) =>
+        `uv run cb experiment run -f ${r.path}`
+      ),
+      `verify ${domain}`,
+    );
+  }
+  return out;
+}
+
+async function applied(): Promise<string> {
+  const dir = fixture();
+  assert.is((await cli(["experiments", "--chi-bench", dir, "--apply"])).code, 0);
+  return dir;
+}
+
+ex(
+  "run.sh: smoke, verify, pilot, verify, the go verdict, then each domain verified; stops when verify fails",
+  async () => {
+    // A guarded arm whose smoke trial has no ledger: verify fails, neither the pilot nor the ablation runs.
+    const bad = fakeBin();
+    templates(bad, 6, "checklist");
+    const stopped = runScriptIn(await applied(), bad);
     assert.is(stopped.status, 1, stopped.stderr);
-    assert.equal(calls(bad.log), expected(true));
+    assert.equal(calls(bad.log), expected("smoke"));
     assert.match(
       stopped.stdout,
       /FAIL \[checklist\] Cannot trust .* as guarded \(arm checklist\): it has no guard ledger/,
@@ -978,31 +1027,34 @@ ex(
     assert.match(stopped.stderr, /Stopped: verify found a problem/);
     assert.match(stopped.stdout, /^Cost estimate, before anything runs/m);
 
-    // Every smoke trial verified: the full ablation runs domain by domain, verified after each.
+    // critic passes all six provider tasks, stock none: go, and the full ablation runs domain by domain.
     const good = fakeBin();
-    for (const arm of opts.arms) writeGuardedTrial(join(good.templates, arm), { arm, calls: CALLS });
-    const goodDir = fixture();
-    assert.is((await cli(["experiments", "--chi-bench", goodDir, "--apply"])).code, 0);
+    templates(good, 6);
+    const goodDir = await applied();
     const done = runScriptIn(goodDir, good);
     assert.is(done.status, 0, done.stdout + done.stderr);
-    assert.equal(calls(good.log), expected(false));
+    assert.equal(calls(good.log), expected("full"));
     assert.match(
       done.stdout,
-      /Ablation done and verified\. Aggregate from the fiable-agent checkout:\n {2}cd .* task aggregate --arm stock=/,
+      /^Pilot verdict: go\. critic − stock on pa_provider: Δ pass@1 100\.0% \[100\.0%, 100\.0%\] over 6 tasks lies above 0/m,
+    );
+    assert.is(readFileSync(join(goodDir, PILOT_RESULTS, "pilot_verdict.txt"), "utf8"), "go\n");
+    assert.match(
+      done.stdout,
+      /Ablation done and verified\. Aggregate from the fiable-agent checkout:\n {2}cd .* task aggregate --arm stock=.* --protocol/,
     );
 
     // `smoke` stops after its verify; an unknown stage is refused; a missing checkout is named.
     const smokeOnly = fakeBin();
-    for (const arm of opts.arms) writeGuardedTrial(join(smokeOnly.templates, arm), { arm, calls: CALLS });
-    const smokeDir = fixture();
-    await cli(["experiments", "--chi-bench", smokeDir, "--apply"]);
+    templates(smokeOnly, 6);
+    const smokeDir = await applied();
     assert.is(runScriptIn(smokeDir, smokeOnly, ["smoke"]).status, 0);
-    assert.equal(calls(smokeOnly.log), expected(true));
+    assert.equal(calls(smokeOnly.log), expected("smoke"));
     const unknown = runScriptIn(smokeDir, smokeOnly, ["everything"]);
     assert.is(unknown.status, 2);
     assert.match(
       unknown.stderr,
-      /Cannot run stage "everything": it is unknown\. Use one of all, smoke, full\./,
+      /Cannot run stage "everything": it is unknown\. Use one of all, smoke, pilot, full \(and --force\)\./,
     );
     const lost = spawnSync("sh", [join(smokeDir, RUN_SCRIPT)], {
       encoding: "utf8",
@@ -1013,6 +1065,100 @@ ex(
       lost.stderr,
       /Cannot verify trials: \/nonexistent\/fiable-agent is not a fiable-agent checkout/,
     );
+  },
+);
+
+ex("run.sh: a no-go pilot stops before the full ablation (exit 3) unless --force", async () => {
+  // critic passes one provider task of six, stock none: the interval is not above 0.
+  const fake = fakeBin();
+  templates(fake, 1);
+  const dir = await applied();
+  const nogo = runScriptIn(dir, fake);
+  assert.is(nogo.status, 3, nogo.stdout + nogo.stderr);
+  assert.equal(calls(fake.log), expected("pilot"));
+  assert.match(
+    nogo.stdout,
+    /^Pilot verdict: no-go\. critic − stock on pa_provider: Δ pass@1 16\.7% \[0\.0%, /m,
+  );
+  assert.match(
+    nogo.stderr,
+    /Stopped before the full ablation: the pilot's verdict is no-go .* sh \S+ full --force/,
+  );
+  // `full` reads the verdict and stops too; with --force it runs the ablation.
+  writeFileSync(fake.log, "");
+  assert.is(runScriptIn(dir, fake, ["full"]).status, 3);
+  assert.equal(calls(fake.log), ["verify smoke"]);
+  writeFileSync(fake.log, "");
+  const forced = runScriptIn(dir, fake, ["full", "--force"]);
+  assert.is(forced.status, 0, forced.stdout + forced.stderr);
+  assert.equal(calls(fake.log), expected("full", "full"));
+  assert.match(forced.stdout, /Pilot verdict: no-go; running the full ablation anyway \(--force\)\./);
+  // `pilot` on a go stops after the verdict with exit 0; `full` without any pilot stops.
+  const go = fakeBin();
+  templates(go, 6);
+  const goDir = await applied();
+  const pilot = runScriptIn(goDir, go, ["pilot"]);
+  assert.is(pilot.status, 0, pilot.stdout + pilot.stderr);
+  assert.equal(calls(go.log), expected("pilot"));
+  assert.match(pilot.stdout, /Start the full ablation with: sh \S+ full/);
+  const none = fakeBin();
+  templates(none, 6);
+  const noneDir = await applied();
+  runScriptIn(noneDir, none, ["smoke"]);
+  const early = runScriptIn(noneDir, none, ["full"]);
+  assert.is(early.status, 3);
+  assert.match(early.stderr, /the pilot's verdict is none \(no pilot has run\)/);
+});
+
+ex(
+  "the pilot: stock and critic on every provider task, 1 attempt (--pilot-attempts N), its own trials dirs",
+  async () => {
+    const dir = fixture();
+    const run = await cli(["experiments", "--chi-bench", dir, "--pilot-attempts", "2", "--apply"]);
+    assert.is(run.code, 0, run.err);
+    const pilot = configs(dir, PILOT_DIR);
+    assert.equal([...pilot.keys()], ["critic_pa_provider.yaml", "stock_pa_provider.yaml"]);
+    const full = configs(dir);
+    for (const [name, c] of pilot) {
+      const f = full.get(name)!;
+      assert.equal([c.n_attempts, c.n_tasks], [2, undefined], name);
+      assert.is(
+        c.trials_dir,
+        f.trials_dir!.replace("logs/experiments/fiable/", "logs/experiments/fiable-pilot/"),
+      );
+      assert.is(c.job_name, f.job_name!.replace("fiable-", "fiable-pilot-"));
+      const same = (x: ExperimentConfig) => ({ ...x, n_attempts: 0, trials_dir: "", job_name: "" });
+      assert.equal(same(c), same(f), name);
+    }
+    const one = fixture();
+    assert.is((await cli(["experiments", "--chi-bench", one, "--apply"])).code, 0);
+    assert.ok([...configs(one, PILOT_DIR).values()].every((c) => c.n_attempts === 1));
+    const bad = await cli(["experiments", "--chi-bench", one, "--pilot-attempts", "0"]);
+    assert.is(bad.code, 2);
+    assert.match(bad.err, /--pilot-attempts "0" is not a positive whole number/);
+  },
+);
+
+ex(
+  "the cost: each stage's higher estimate is the headline, the lower after it; the pilot first",
+  async () => {
+    const run = await cli(["experiments", "--chi-bench", fixture()]);
+    const lines = run.out.split("\n");
+    const stage = (name: string) => {
+      const line = lines.find((l) => l.startsWith(`  ${name}:`))!;
+      const m = /≈ \$([\d,]+) (at the published rate|from the reference's tokens); ≈ \$([\d,]+) (.+)$/.exec(
+        line,
+      );
+      assert.ok(m, line);
+      return [Number(m![1].replaceAll(",", "")), Number(m![3].replaceAll(",", ""))];
+    };
+    assert.match(lines[1], /^ {2}pilot: 50 trials \(stock vs critic × 25 pa_provider tasks × 1 attempt\)/);
+    for (const name of ["pilot", "smoke", "full"]) {
+      const [high, low] = stage(name);
+      assert.ok(high >= low, `${name}: ${high} < ${low}`);
+    }
+    // The published opus-5 packet's $4.79 per trial: 50 pilot trials ≈ $240, 900 full-run trials ≈ $4,311.
+    assert.equal([stage("pilot")[0], stage("full")[0]], [240, 4311]);
   },
 );
 

@@ -8,9 +8,9 @@ import { JUDGES } from "../lib/guard/engine/judges/mod.ts";
 import { type Judge, type JudgeContext, quote, QUOTE_MAX } from "../lib/guard/engine/judge.ts";
 import { evidenceOf, renderMessage } from "../lib/guard/engine/rule.ts";
 import { PRINCIPLES } from "../rules/principles.ts";
-import { TOOLS } from "../rules/tools.ts";
+import { TOOLS } from "../rules/catalog/tools.ts";
 import { admission } from "../lib/guard/engine/judges/self_consistency.ts";
-import { CHECKS } from "../rules/checks.ts";
+import { CHECKS } from "../rules/catalog/checks.ts";
 
 const JUDGES_DIR = join(
   fileURLToPath(new URL(".", import.meta.url)),
@@ -54,7 +54,7 @@ for (const judge of JUDGES as Judge[]) {
 const catalog = suite("judges catalog");
 const TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
 
-catalog("every protects ID is a check ID of rules/checks.ts, exactly", () => {
+catalog("every protects ID is a check ID of rules/catalog/checks.ts, exactly", () => {
   const ids = new Set(CHECKS.map((c) => c.id));
   for (const j of JUDGES) {
     assert.ok(j.meta.protects.length > 0, `${j.meta.id} protects nothing`);

@@ -32,13 +32,23 @@ const SPELLINGS: [string, string | null][] = [
   ["mcp__github__create_issue", null],
   ["mcp__healthverse", null],
   ["mcp____determination_finalize", null],
+  // Claude Code's spelling of server names that end in `_`, hold `__`, or had spaces and punctuation.
+  ["mcp__healthverse___auth_submit_authorization", "auth.submit_authorization"],
+  ["mcp__a__b__determination_finalize", "determination.finalize"],
+  ["mcp__chi_bench___payer_intake_hub_list_intake_queue", "payer_intake_hub.list_intake_queue"],
+  ["mcp___healthverse__cm_care_plan_finalize", "cm_care_plan.finalize"],
+  ["mcp_____triage_route_case", "triage.route_case"],
+  ["mcp__-x__chart_search_patients", "chart.search_patients"],
+  ["mcp__a__b__github_create_issue", null],
 ];
 for (const [raw, expected] of SPELLINGS) {
   s(`${raw} → ${expected}`, () => assert.is(normalizeToolName(raw), expected));
 }
 
 s("isMcpToolName: Claude Code's mcp__<server>__<tool> for any server, nothing else", () => {
-  for (const name of ["mcp__healthverse__x", "mcp__chi-bench-cm__x", "mcp__a_b__x"]) {
+  for (
+    const name of ["mcp__healthverse__x", "mcp__chi-bench-cm__x", "mcp__a_b__x", "mcp__a__b__x", "mcp_____x"]
+  ) {
     assert.ok(isMcpToolName(name));
   }
   for (const name of ["Bash", "mcp_healthverse_x", "mcp__healthverse", "tools.mcp__healthverse__x"]) {

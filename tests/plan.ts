@@ -5,8 +5,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type HandbookPage, pagesSection, PLAN_BUDGET, rolePlan } from "../lib/guard/engine/plan.ts";
 import { PRINCIPLES, principlesFor } from "../rules/principles.ts";
-import { CHECKS } from "../rules/checks.ts";
-import { TOOLS } from "../rules/tools.ts";
+import { CHECKS } from "../rules/catalog/checks.ts";
+import { TOOLS } from "../rules/catalog/tools.ts";
 import { RULES } from "../rules/mod.ts";
 import type { Phase, Seat } from "../lib/guard/engine/seat.ts";
 import { formattedPlansDoc } from "../scripts/plans_doc.ts";
@@ -77,7 +77,9 @@ table("IDs are unique and well formed", () => {
 for (const p of PRINCIPLES) {
   table(`${p.id} protects only catalog check IDs`, () => {
     assert.ok(p.protects.length > 0, `${p.id} protects nothing`);
-    for (const id of p.protects) assert.ok(CATALOG.has(id), `${p.id}: "${id}" is not in rules/checks.ts`);
+    for (const id of p.protects) {
+      assert.ok(CATALOG.has(id), `${p.id}: "${id}" is not in rules/catalog/checks.ts`);
+    }
   });
   table(`${p.id} has provenance, a short text and a matching seat prefix`, () => {
     assert.ok(p.provenance.length > 10);

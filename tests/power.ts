@@ -16,7 +16,11 @@ import {
   improves,
   inputsDigest,
   logOddsShift,
+  mcnemarGain,
   PACKET_SETS,
+  PILOT_POWER,
+  pilotDigest,
+  pilotRuns,
   powerCurve,
   PROTOCOL,
   rescue,
@@ -90,6 +94,56 @@ s("the protocol's power section is what scripts/power.ts generates from the real
   assert.ok(
     body!.includes(`<!-- power:inputs sha256=${inputsDigest(taskRuns().tasks)} -->`),
     "the power section is stale (packets, design or scripts/power.ts changed): run `deno run -A scripts/power.ts`",
+  );
+});
+
+s(
+  "mcnemarGain: the protocol's reduction (half the attempts) and a gain only when more tasks were gained",
+  () => {
+    // 8 tasks gained, 0 lost: p = 2/256 < 0.05. Arm passes 1 of 2 (half): passed.
+    const arm = [1, 1, 1, 1, 1, 1, 1, 1, 0], ctl = [0, 0, 0, 0, 0, 0, 0, 0, 0];
+    assert.is(mcnemarGain(arm, ctl, 2), true);
+    assert.is(mcnemarGain(ctl, arm, 2), false, "a loss is no gain");
+    assert.is(mcnemarGain(arm.slice(0, 5), ctl.slice(0, 5), 2), false, "5 to 0 is p 0.0625");
+  },
+);
+
+s(
+  "the pilot's McNemar and go rule fire about α/2 of the time with no effect, nearly always at a large one",
+  () => {
+    const p = Array.from({ length: 25 }, (_, i) => 0.05 + 0.5 * (i / 24));
+    for (const test of ["bootstrap", "mcnemar"] as const) {
+      const curve = powerCurve(p, 1, logOddsShift, 400, test);
+      assert.ok(curve(0).power <= 0.05, `${test} at 0: ${curve(0).power}`);
+      assert.ok(curve(4).power >= 0.9, `${test} at +4 log-odds: ${curve(4).power}`);
+    }
+  },
+);
+
+s("the protocol's pilot section is what scripts/power.ts generates from the real packets", () => {
+  const body = currentBody(readFileSync(PROTOCOL, "utf8"), PILOT_POWER);
+  assert.ok(body, "docs/EVALUATION_PROTOCOL.md has no pilot-power markers");
+  const lines = body!.split("\n");
+  const recorded = /^<!-- pilot-power:body sha256=([0-9a-f]{64}) -->$/.exec(lines.at(-1)!)?.[1];
+  assert.is(
+    recorded,
+    bodyDigest(lines.slice(0, -1).join("\n")),
+    "the pilot section was edited by hand: run `deno run -A scripts/power.ts`",
+  );
+  if (!PACKET_SETS.some(existsSync)) {
+    console.warn(
+      `skipped the inputs check: ${PACKET_SETS.join(", ")} absent (needs ../shared beside the repo)`,
+    );
+    return;
+  }
+  const run = pilotRuns();
+  assert.equal(run.baseline.map((b) => b.packet), [
+    "2026-05-28-claude-opus-4-8",
+    "2026-07-06-sonnet-5-claude-code",
+  ]);
+  assert.ok(
+    body!.includes(`<!-- pilot-power:inputs sha256=${pilotDigest(run.tasks, run.baseline)} -->`),
+    "the pilot section is stale (packets, prices, reference, design or scripts/power.ts changed): run `deno run -A scripts/power.ts`",
   );
 });
 

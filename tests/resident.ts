@@ -6,7 +6,16 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { appendRecord } from "../lib/guard/ledger/ledger.ts";
@@ -22,6 +31,8 @@ import {
   transcriptOf,
   TRANSCRIPTS_FILE,
 } from "../lib/guard/resident/resident.ts";
+import { GIVE_UP_AFTER, supervise } from "../lib/guard/resident/supervise.ts";
+import { answerChallenge, KEY_FILE, proofOf, proves, readKey, trialKey } from "../lib/guard/resident/key.ts";
 import { freePort, runGuard, runtimes, tempLedger, testBundle, until } from "./support/guard_process.ts";
 
 const bundle = await testBundle();
@@ -58,11 +69,16 @@ async function health(port: number): Promise<Record<string, unknown> | null> {
   }
 }
 
-/** `node <bundle> serve --port P` in the background (its stderr piped and drained); the pid. */
-function serve(port: number, env: Record<string, string>): { pid: number; stderr: () => string } {
+/** `guard serve --port P` in the background under a runtime (the Node bundle unless told); its pid and stderr. */
+function serve(
+  port: number,
+  env: Record<string, string>,
+  argv: (word: string) => string[] = (word) => ["node", bundle, word],
+): { pid: number; stderr: () => string; status: Promise<Deno.CommandStatus> } {
   let text = "";
-  const child = new Deno.Command("node", {
-    args: [bundle, "serve", "--port", String(port)],
+  const [cmd, ...args] = argv("serve");
+  const child = new Deno.Command(cmd, {
+    args: [...args, "--port", String(port)],
     env: { PATH: Deno.env.get("PATH") ?? "", ...env },
     stdin: "null",
     stdout: "null",
@@ -71,17 +87,22 @@ function serve(port: number, env: Record<string, string>): { pid: number; stderr
   (async () => {
     for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) text += chunk;
   })();
-  child.status.then(() => {});
   started.push(child.pid);
-  return { pid: child.pid, stderr: () => text };
+  return { pid: child.pid, stderr: () => text, status: child.status };
 }
 
-/** `node <bundle> up …`, awaited. */
-async function up(port: number, dir: string, extra: string[] = [], env: Record<string, string> = {}) {
-  const out = await new Deno.Command("node", {
+/** `guard up …` under a runtime (the Node bundle unless told), awaited. */
+async function up(
+  port: number,
+  dir: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+  argv: (word: string) => string[] = (word) => ["node", bundle, word],
+) {
+  const [cmd, ...args] = argv("up");
+  const out = await new Deno.Command(cmd, {
     args: [
-      bundle,
-      "up",
+      ...args,
       "--port",
       String(port),
       "--arm",
@@ -105,9 +126,29 @@ async function up(port: number, dir: string, extra: string[] = [], env: Record<s
   return {
     code: out.code,
     stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
     harness: JSON.parse(readFileSync(join(dir, "harness.json"), "utf8")),
     settings: readFileSync(join(dir, "config", "settings.json"), "utf8"),
   };
+}
+
+/**
+ * A listener that answers `/health` as a guard would: for `arm`, naming `ledger` when given, with a made-up
+ * proof when `forge`. Counts the hook requests it gets.
+ */
+async function impostor(
+  port: number,
+  body: Record<string, unknown>,
+): Promise<{ hooks: () => number; close: () => Promise<void> }> {
+  let hooks = 0;
+  const server = createHttpServer((req, res) => {
+    if (req.url?.startsWith("/hook/")) hooks++;
+    const proof = body.proof === "forge" ? "ab".repeat(32) : body.proof;
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ ...body, proof, pid: 4242 }));
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return { hooks: () => hooks, close: () => new Promise((r) => server.close(() => r())) };
 }
 
 /** Stops every guard a test started: SIGTERM to each supervisor (it stops its server), then SIGKILL. */
@@ -200,6 +241,32 @@ s("transcript paths are found in raw hook text and remembered once per session",
     a: "/t/a.jsonl",
     b: "/t/b.jsonl",
   });
+});
+
+s("the guard key: made once per ledger dir; a link, a FIFO or garbage in its place is never trusted", () => {
+  const dir = join(tempLedger(), "fresh");
+  const key = trialKey(dir);
+  assert.match(key, /^[0-9a-f]{64}$/);
+  assert.is(trialKey(dir), key, "made once");
+  assert.equal(readdirSync(dir), [KEY_FILE], "no temp file left");
+  const challenge = "00ff".repeat(8);
+  const expected = { key, challenge, arm: "checklist", ledgerDir: dir };
+  assert.ok(proves(proofOf(key, challenge, "checklist", dir), expected));
+  assert.not.ok(proves(proofOf(key, challenge, "plan", dir), expected), "another arm");
+  assert.not.ok(proves(proofOf(key, challenge, "checklist", "/elsewhere"), expected), "another dir");
+  assert.not.ok(proves(proofOf("1".repeat(64), challenge, "checklist", dir), expected), "another key");
+  assert.is(answerChallenge("/health?challenge=zz", key, "checklist", dir), undefined, "malformed challenge");
+  const linked = tempLedger();
+  writeFileSync(join(linked, "target"), "a".repeat(64));
+  symlinkSync(join(linked, "target"), join(linked, KEY_FILE));
+  assert.is(readKey(linked), null, "a link is not followed");
+  const piped = tempLedger();
+  new Deno.Command("mkfifo", { args: [join(piped, KEY_FILE)] }).outputSync();
+  assert.is(readKey(piped), null, "a FIFO is not read (nor waited on)");
+  const garbage = tempLedger();
+  writeFileSync(join(garbage, KEY_FILE), "not a key");
+  const replaced = trialKey(garbage);
+  assert.is(readKey(garbage), replaced, "garbage is replaced by a key");
 });
 
 s.run();
@@ -342,7 +409,10 @@ p("up with the port answering for another arm or taken: command hooks, no pid fi
   serve(port, { FIABLE_LEDGER_DIR: tempLedger(), FIABLE_CC_ARM: "plan" });
   await until("the plan guard", 10_000, () => health(port));
   const foreign = await up(port, dir);
-  assert.match(foreign.stdout, `hooks=command (port ${port} answers for arm plan; command hooks)`);
+  assert.match(
+    foreign.stdout,
+    `hooks=command (port ${port} answers, but not as this trial's guard (arm plan); command hooks)`,
+  );
   assert.is(
     foreign.settings,
     settingsJson({ mode: "command", arm: "checklist", ledgerDir: dir, guard: bundle, port }),
@@ -394,3 +464,225 @@ p(
 p.after(() => stopAll());
 
 p.run();
+
+// ---------------------------------------------------------------------------------------------------------
+for (const runtime of await runtimes()) {
+  const r = suite(`resident: only this trial's guard is reused (${runtime.name})`);
+
+  const IMPOSTORS: [string, (dir: string) => Record<string, unknown>][] = [
+    ["a guard's health answer without a ledger", () => ({ ok: true, arm: "checklist" })],
+    ["this trial's ledger dir copied", (dir) => ({ ok: true, arm: "checklist", ledger: dir })],
+    ["a made-up proof", (dir) => ({ ok: true, arm: "checklist", ledger: dir, proof: "forge" })],
+  ];
+  for (const [name, body] of IMPOSTORS) {
+    r(`an impostor (${name}) is not reused by up nor by the SessionStart check`, async () => {
+      const dir = tempLedger();
+      const port = await freePort();
+      const fake = await impostor(port, body(dir));
+      try {
+        const out = await up(port, dir, [], {}, runtime.argv);
+        assert.is(out.code, 0, out.stderr);
+        assert.match(out.stdout, `hooks=command (port ${port} answers, but not as this trial's guard (`);
+        assert.equal([out.harness.hooks, out.harness.reused, out.harness.guard_pid], [
+          "command",
+          false,
+          undefined,
+        ]);
+        assert.is(
+          out.settings,
+          settingsJson({ mode: "command", arm: "checklist", ledgerDir: dir, guard: bundle, port }),
+        );
+        const payload = JSON.stringify({
+          session_id: "s6",
+          hook_event_name: "SessionStart",
+          source: "resume",
+        });
+        const env = { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "checklist", FIABLE_GUARD_PORT: String(port) };
+        const run = await runGuard(runtime, "session-start", payload, env);
+        assert.is(run.code, 0, run.stderr);
+        const [record] = ledgerDirRecords(dir).filter((x) => x.event === "session-start");
+        assert.match(
+          record?.note ?? "",
+          `SessionStart check: port ${port} answers, but not as this trial's guard`,
+        );
+        assert.is(fake.hooks(), 0);
+      } finally {
+        await fake.close();
+      }
+    });
+  }
+
+  r(
+    "up's guard proves itself: a second up and the SessionStart check reuse it; its key is rw-------",
+    async () => {
+      const dir = tempLedger();
+      const port = await freePort();
+      const first = await up(port, dir, [], {}, runtime.argv);
+      assert.is(first.harness.hooks, "http", first.stderr);
+      assert.is(statSync(join(dir, KEY_FILE)).mode & 0o777, 0o600);
+      const again = await up(port, dir, [], {}, runtime.argv);
+      assert.equal([again.harness.hooks, again.harness.reused], ["http", true], again.stdout);
+      const payload = JSON.stringify({ session_id: "s7", hook_event_name: "SessionStart", source: "resume" });
+      const env = { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "checklist", FIABLE_GUARD_PORT: String(port) };
+      await runGuard(runtime, "session-start", payload, env);
+      assert.equal(guardRecords(dir), [], "no restart: the live guard was recognised");
+      // The same guard does not prove another ledger dir's key: a trial beside it starts its own hooks.
+      const other = tempLedger();
+      const beside = await up(port, other, [], {}, runtime.argv);
+      assert.match(beside.stdout, `(ledger ${dir})`);
+      assert.is(beside.harness.hooks, "command");
+      await stopAll();
+    },
+  );
+
+  r(
+    "server names: an empty one is refused by up and settings in one Cannot line; odd ones are spelled as Claude Code does",
+    async () => {
+      const dir = tempLedger();
+      const port = await freePort();
+      const run = async (args: string[]) => {
+        const [cmd, ...rest] = runtime.argv(args[0]);
+        const out = await new Deno.Command(cmd, {
+          args: [...rest, ...args.slice(1)],
+          env: { PATH: Deno.env.get("PATH") ?? "" },
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        return {
+          code: out.code,
+          stdout: new TextDecoder().decode(out.stdout),
+          stderr: new TextDecoder().decode(out.stderr),
+        };
+      };
+      const upArgs = ["up", "--port", String(port), "--arm", "checklist", "--ledger", dir, "--guard", bundle];
+      const files = ["--settings", join(dir, "settings.json"), "--harness", join(dir, "harness.json")];
+      for (
+        const args of [[...upArgs, ...files, "--server=healthverse", "--server="], ["settings", "--server="]]
+      ) {
+        const out = await run(args);
+        assert.is(out.code, 2, out.stderr);
+        assert.is(
+          out.stderr,
+          `Cannot run guard ${
+            args[0]
+          }: --server "" is unusable: it is empty. Pass the MCP server names the trial ` +
+            "declares (--server=NAME for a name that starts with -).\n",
+        );
+        assert.is(out.stdout, "");
+      }
+      assert.equal(readdirSync(dir), [], "nothing started, nothing written");
+      const odd = await run(["settings", "--server=-x", "--server", " ", "--server", "chi bench!"]);
+      assert.is(odd.code, 0, odd.stderr);
+      assert.match(odd.stdout, '"matcher": "^mcp__(?:-x|_|chi_bench_)__"');
+      const dash = await run(["settings", "--server", "-x"]);
+      assert.match(dash.stderr, /^Cannot run guard settings: --server needs a value\./);
+    },
+  );
+
+  r(
+    "the supervisor killed first: the server adopts a new one, which restarts the server when it dies",
+    async () => {
+      const dir = tempLedger();
+      const port = await freePort();
+      appendRecord(dir, rec("s8", new Date().toISOString(), "prompt", "context"));
+      const guard = serve(port, { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "checklist" }, runtime.argv);
+      const first = await until("the guard", 20_000, () => health(port));
+      assert.is(first.supervisor, guard.pid);
+      Deno.kill(guard.pid, "SIGKILL");
+      const adopted = await until("a supervisor adopting the server", 10_000, async () => {
+        const h = await health(port);
+        return h?.supervisor && h.supervisor !== guard.pid ? h : null;
+      });
+      const supervisor = Number(adopted.supervisor);
+      started.push(supervisor);
+      assert.is(adopted.pid, first.pid, "the same server, adopted");
+      assert.is(
+        Number(readFileSync(join(dir, PID_FILE), "utf8")),
+        supervisor,
+        "guard.pid names the new supervisor",
+      );
+      Deno.kill(Number(first.pid), "SIGKILL");
+      const back = await until("the restarted guard", 20_000, async () => {
+        const h = await health(port);
+        return h && h.pid !== first.pid ? h : null;
+      });
+      assert.is(back.supervisor, supervisor);
+      const [restart, gap] = guardRecords(dir);
+      assert.match(
+        restart?.note ?? "",
+        `the resident guard (pid ${first.pid}) exited (its supervisor had died`,
+      );
+      assert.is(gap?.decision, "gap");
+      Deno.kill(supervisor, "SIGTERM");
+      await until(
+        "the supervisor and its server to stop",
+        10_000,
+        () => Promise.resolve(!alive(supervisor) && !alive(Number(back.pid))),
+      );
+    },
+  );
+
+  r.after(() => stopAll());
+  r.run();
+}
+
+// ---------------------------------------------------------------------------------------------------------
+const g = suite("resident: a supervisor whose children keep dying young gives up");
+
+g(
+  "node bundle: the guard file replaced mid-trial by one that cannot start: 5 tries, then exit 1",
+  async () => {
+    const dir = tempLedger();
+    const port = await freePort();
+    const copy = join(tempLedger(), "fiable-guard.cjs");
+    copyFileSync(bundle, copy);
+    const guard = serve(
+      port,
+      { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "checklist" },
+      (w) => ["node", copy, w],
+    );
+    const first = await until("the guard", 10_000, () => health(port));
+    writeFileSync(copy, "process.exit(3);\n");
+    Deno.kill(Number(first.pid), "SIGKILL");
+    const status = await Promise.race([
+      guard.status,
+      new Promise<null>((r) => setTimeout(() => r(null), 30_000)),
+    ]);
+    assert.ok(status, `the supervisor still respawns after 30 s:\n${guard.stderr()}`);
+    assert.is(status.code, 1);
+    assert.match(guard.stderr(), `died ${GIVE_UP_AFTER} times in a row`);
+    assert.is(
+      guard.stderr().match(/; starting it again on port/g)?.length,
+      GIVE_UP_AFTER - 1,
+      guard.stderr(),
+    );
+  },
+);
+
+g("deno: the supervisor itself, with a child script replaced after its first start", async () => {
+  const dir = tempLedger();
+  const script = join(dir, "child.js");
+  const runs = join(dir, "runs");
+  writeFileSync(
+    script,
+    `import { appendFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+appendFileSync(${JSON.stringify(runs)}, "1");
+const server = createServer((_, res) => res.end("{}")).listen(0, "127.0.0.1", () => {
+  console.error(\`fiable-guard serving on http://127.0.0.1:\${server.address().port} (arm checklist)\`);
+  writeFileSync(${
+      JSON.stringify(script)
+    }, \`import { appendFileSync } from "node:fs"; appendFileSync(\${JSON.stringify(${
+      JSON.stringify(runs)
+    })}, "1"); Deno.exit(3);\`);
+  setTimeout(() => Deno.exit(0), 2500);
+});
+`,
+  );
+  const code = await supervise({ script, port: 0, host: "127.0.0.1", env: { PATH: Deno.env.get("PATH") } });
+  assert.is(code, 1);
+  assert.is(readFileSync(runs, "utf8").length, GIVE_UP_AFTER, "the first child, then 4 that died young");
+});
+
+g.after(() => stopAll());
+g.run();

@@ -4,8 +4,8 @@ import * as assert from "uvu/assert";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { RULES } from "../rules/mod.ts";
-import { CHECKS } from "../rules/checks.ts";
-import { TOOLS } from "../rules/tools.ts";
+import { CHECKS } from "../rules/catalog/checks.ts";
+import { TOOLS } from "../rules/catalog/tools.ts";
 import { evidenceOf, renderMessage, type Rule } from "../lib/guard/engine/rule.ts";
 
 const RULES_DIR = join(fileURLToPath(new URL(".", import.meta.url)), "..", "rules");
@@ -24,13 +24,26 @@ export function inCatalog(id: string): boolean {
 
 for (const rule of RULES as Rule[]) {
   const s = suite(rule.meta.id);
-  rule.valid.forEach((c, i) =>
-    s(`valid ${i + 1}`, () => assert.is(rule.check(c.call, evidenceOf(c.evidence)), null))
-  );
-  rule.invalid.forEach((c, i) =>
-    s(`invalid ${i + 1}`, () => assert.equal(rule.check(c.call, evidenceOf(c.evidence)), c.data))
-  );
+  for (const c of rule.valid) {
+    s(`passes: ${c.name}`, () => assert.is(rule.check(c.call, evidenceOf(c.evidence)), null));
+  }
+  for (const c of rule.invalid) {
+    s(`fires: ${c.name}`, () => assert.equal(rule.check(c.call, evidenceOf(c.evidence)), c.data));
+  }
+  s("every example has a name of its own", () => {
+    const names = [...rule.valid, ...rule.invalid].map((c) => c.name);
+    assert.ok(names.every((n) => n.trim().length > 0), "an example has no name");
+    assert.is(new Set(names).size, names.length, `names repeat: ${names}`);
+  });
   s("has an invalid case", () => assert.ok(rule.invalid.length > 0));
+  s("every example's call is one of its triggers (the engine runs the rule on no other)", () => {
+    for (const c of [...rule.valid, ...rule.invalid]) {
+      assert.ok(
+        rule.meta.triggers.includes(c.call.tool),
+        `${c.call.tool} is not among ${rule.meta.triggers}`,
+      );
+    }
+  });
   s("every message slot is filled by its invalid data", () => {
     for (const c of rule.invalid) assert.not.match(renderMessage(rule.meta.message, c.data), /\{\w+\}/);
   });
@@ -43,7 +56,7 @@ for (const rule of RULES as Rule[]) {
 const catalog = suite("rules catalog");
 const TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
 
-catalog("every protects ID is in rules/checks.ts", () => {
+catalog("every protects ID is in rules/catalog/checks.ts", () => {
   for (const rule of RULES) {
     for (const id of rule.meta.protects) {
       assert.ok(inCatalog(id), `${rule.meta.id} protects unknown check ${id}`);

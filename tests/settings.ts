@@ -53,6 +53,15 @@ const MATCHES: [string[], string, boolean][] = [
   [["chi-bench-provider", "chi-bench-payer", "chi-bench-cm"], "mcp__chi-bench__triage_get", false],
   [["chi-bench-provider", "chi-bench-payer", "chi-bench-cm"], "mcp__healthverse__triage_get", false],
   [["hv.world"], "mcp__hv_world__triage_get", true],
+  // Spellings that end in `_`, hold `__`, or come from spaces and punctuation (Claude Code 2.1.219 and 2.1.332).
+  [["healthverse_"], "mcp__healthverse___triage_get", true],
+  [["healthverse_"], "mcp__healthverse__triage_get", false],
+  [["a__b"], "mcp__a__b__triage_get", true],
+  [["chi bench!"], "mcp__chi_bench___triage_get", true],
+  [[" healthverse"], "mcp___healthverse__triage_get", true],
+  [[" healthverse"], "mcp__healthverse__triage_get", false],
+  [[" "], "mcp_____triage_get", true],
+  [["-x"], "mcp__-x__triage_get", true],
 ];
 for (const [servers, tool, hit] of MATCHES) {
   s(`servers ${servers.join(",")}: ${tool} ${hit ? "matches" : "does not match"}`, () => {
@@ -64,11 +73,19 @@ for (const [servers, tool, hit] of MATCHES) {
   });
 }
 
-s("the matcher names each declared server once, in Claude Code's spelling; none is refused", () => {
-  assert.is(toolMatcher(["a", "b", "a", " c "]), "^mcp__(?:a|b|c)__");
+s("the matcher names each declared server once, exactly in Claude Code's spelling (nothing trimmed)", () => {
+  assert.is(toolMatcher(["a", "b", "a", " c "]), "^mcp__(?:a|b|_c_)__");
   assert.is(serverToolPrefix("hv world/1"), "hv_world_1");
-  assert.throws(() => toolMatcher([]), /no MCP server name/);
-  assert.throws(() => hookSettings({ ...BASE, mode: "command", servers: [""] }), /no MCP server name/);
+  assert.is(serverToolPrefix("héalth"), "h_alth");
+  assert.is(serverToolPrefix("claude.ai My  Drive!"), "claude_ai_My_Drive");
+});
+
+s("no server, or an empty name, is refused with one Cannot line", () => {
+  assert.throws(() => toolMatcher([]), /^Cannot write hook settings: no MCP server name\./);
+  assert.throws(
+    () => hookSettings({ ...BASE, mode: "command", servers: ["healthverse", ""] }),
+    /^Cannot write hook settings for MCP server "": it is empty\. Pass/,
+  );
 });
 
 s("http mode points every event at the resident guard", () => {

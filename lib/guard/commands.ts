@@ -5,7 +5,7 @@
 import process from "node:process";
 import { type CommandSpec, type OptionSpec, type Parsed, portNumber, runCli } from "../cli.ts";
 import { type Arm, ARMS } from "./engine/record.ts";
-import { DEFAULT_SERVERS, settingsJson } from "./config/claude_settings.ts";
+import { DEFAULT_SERVERS, settingsJson, unusableServer } from "./config/claude_settings.ts";
 import { EVENTS } from "./engine/hook.ts";
 
 const EVENT_LIST = Object.keys(EVENTS).join("|");
@@ -17,7 +17,7 @@ const SERVER_OPTION: OptionSpec = {
   value: "NAME",
   multiple: true,
   default: DEFAULT_SERVERS.join(","),
-  description: "an MCP server whose tools the hooks match",
+  description: "an MCP server whose tools the hooks match (--server=NAME for a name that starts with -)",
 };
 
 /** `guard.ts` without a subcommand: the hook events and the subcommands. */
@@ -63,6 +63,7 @@ export const SERVE_CLI: CommandSpec = {
     "restart-note": { type: "string", description: "why this guard was restarted", hidden: true },
     "down-since": { type: "string", description: "when the previous guard went down", hidden: true },
     session: { type: "string", description: "the session the restart is recorded in", hidden: true },
+    adopt: { type: "string", description: "a live server whose supervisor died, to watch", hidden: true },
   },
   args: "none",
   notes: [
@@ -132,8 +133,21 @@ export const SETTINGS_CLI: CommandSpec = {
   example: "deno run -A guard.ts settings --mode http --arm checklist --port 8787",
 };
 
+/** The declared servers; an unusable name is refused with one line, before anything starts or is written. */
 function servers(p: Parsed): string[] {
-  return p.given("server") ? p.strings("server") : [...DEFAULT_SERVERS];
+  const names = p.given("server") ? p.strings("server") : [...DEFAULT_SERVERS];
+  for (const name of names) {
+    const why = unusableServer(name);
+    if (why) {
+      throw p.error(
+        `--server ${
+          JSON.stringify(name)
+        } is unusable: ${why}. Pass the MCP server names the trial declares ` +
+          "(--server=NAME for a name that starts with -).",
+      );
+    }
+  }
+  return names;
 }
 
 function printSettings(p: Parsed): number {
@@ -184,8 +198,20 @@ async function runServe(p: Parsed): Promise<number> {
     // Loaded only here: a hook process never pays for the http server.
     const { serve } = await import("./resident/serve.ts");
     const restart = note ? { note, downSince: p.string("down-since"), session } : undefined;
+    // A supervised server replaces its supervisor if that dies first (lib/guard/resident/supervise.ts).
+    const onListen = async (bound: number, settings: { arm: Arm; ledgerDir: string }) => {
+      if (!process.env.FIABLE_SUPERVISOR_PID) return;
+      const { watchSupervisor } = await import("./resident/supervise.ts");
+      watchSupervisor({ script: process.argv[1], port: bound, host, ...settings, env: process.env });
+    };
     try {
-      await serve({ port, host, env: process.env, restart });
+      await serve({
+        port,
+        host,
+        env: process.env,
+        restart,
+        onListen: (bound, settings) => void onListen(bound, settings),
+      });
     } catch (err) {
       process.stderr.write(
         `Cannot serve on ${host}:${port}: ${(err as Error).message}. Use a free --port.\n`,
@@ -196,7 +222,8 @@ async function runServe(p: Parsed): Promise<number> {
   }
   const { supervise } = await import("./resident/supervise.ts");
   const firstArgs = note ? ["--restart-note", note, ...(session ? ["--session", session] : [])] : [];
-  return await supervise({ script: process.argv[1], port, host, env: process.env, firstArgs });
+  const adopt = Number(p.string("adopt")) || undefined;
+  return await supervise({ script: process.argv[1], port, host, env: process.env, firstArgs, adopt });
 }
 
 /** `guard.ts up …`: brings the resident guard up (or reuses it) and writes settings.json and harness.json. */

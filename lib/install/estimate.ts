@@ -42,13 +42,24 @@ export interface ReferenceTable {
   published: Published[];
 }
 
-/** What the estimate covers: arms × tasks per domain × attempts. */
+/** What the estimate covers: arms × tasks per domain × attempts, and the pilot. */
 export interface EstimatePlan {
   model: string;
   arms: number;
   attempts: number;
   /** Tasks per domain in the full run (the smoke run takes one per domain, one attempt). */
   tasks: Record<string, number>;
+  /** The pilot: its arms, on every task of one domain, with its attempts. */
+  pilot?: { arms: string[]; domain: string; attempts: number };
+}
+
+/** One stage's trials and its two estimates: the reference's tokens, and the published mean cost per trial. */
+export interface StageCost {
+  trials: number;
+  /** The reference's tokens at the model's prices; null when unknown. */
+  usd: number | null;
+  /** trials × the published mean cost per trial of the model's Claude Code packet; null without one. */
+  published: number | null;
 }
 
 /** The estimate and its basis, ready to print. */
@@ -57,8 +68,9 @@ export interface CostEstimate {
   why: string;
   price: Price | null;
   perTrial: Record<string, number | null>;
-  smoke: { trials: number; usd: number | null };
-  full: { trials: number; usd: number | null };
+  pilot: StageCost | null;
+  smoke: StageCost;
+  full: StageCost;
   published: Published | null;
 }
 
@@ -133,30 +145,66 @@ export function estimateCost(
     const d = ref.reference.domains[domain];
     perTrial[domain] = price && d ? cost(d, price) : null;
   }
-  const sum = (trialsOf: (domain: string) => number) => {
+  const rate = published.find((p) => p.model === plan.model && p.agent === "claude-code") ?? null;
+  const sum = (trialsOf: (domain: string) => number): StageCost => {
     let usd: number | null = 0, trials = 0;
     for (const domain of Object.keys(plan.tasks)) {
       const n = trialsOf(domain);
+      if (!n) continue;
       trials += n;
       usd = usd === null || perTrial[domain] === null ? null : usd + n * perTrial[domain]!;
     }
-    return { trials, usd };
+    return { trials, usd: price ? usd : null, published: rate ? rate.mean_cost_usd * trials : null };
   };
+  const pilot = plan.pilot;
   return {
     ...ref,
     price,
     perTrial,
+    pilot: pilot
+      ? sum((domain) => domain === pilot.domain ? pilot.arms.length * plan.tasks[domain] * pilot.attempts : 0)
+      : null,
     smoke: sum(() => plan.arms),
     full: sum((domain) => plan.arms * plan.tasks[domain] * plan.attempts),
-    published: published.find((p) => p.model === plan.model && p.agent === "claude-code") ?? null,
+    published: rate,
   };
+}
+
+/** The headline of a stage: the higher of its two estimates, then the lower (null when unknown). */
+export function headline(
+  c: StageCost,
+): { high: number | null; low: number | null; highIs: "tokens" | "published" } {
+  if (c.usd === null || c.published === null) {
+    return { high: c.usd ?? c.published, low: null, highIs: c.usd === null ? "published" : "tokens" };
+  }
+  return c.published >= c.usd
+    ? { high: c.published, low: c.usd, highIs: "published" }
+    : { high: c.usd, low: c.published, highIs: "tokens" };
 }
 
 function usd(value: number): string {
   return `$${Math.round(value).toLocaleString("en-US")}`;
 }
 
-/** The estimate as lines for the terminal and for the run script's header. */
+const BASIS = { tokens: "from the reference's tokens", published: "at the published rate" } as const;
+
+function stageLine(name: string, c: StageCost, what: string): string {
+  const h = headline(c);
+  if (h.high === null) return `  ${name} ${c.trials} trials (${what}) ≈ unknown`;
+  const other = h.highIs === "tokens" ? "published" : "tokens";
+  const low = h.low !== null
+    ? `; ≈ ${usd(h.low)} ${BASIS[other]}`
+    : c.usd === null
+    ? `; unknown ${BASIS.tokens}`
+    : "";
+  return `  ${name} ${c.trials} trials (${what}) ≈ ${usd(h.high)} ${BASIS[h.highIs]}${low}`;
+}
+
+/**
+ * The estimate as lines for the terminal and for the run script's header: per stage the higher of the two
+ * estimates first (the published packet's mean cost per trial, or the reference's tokens at the model's
+ * prices), then the lower, then the basis of each.
+ */
 export function estimateLines(e: CostEstimate, plan: EstimatePlan, pricesName: string): string[] {
   const total = Object.values(plan.tasks).reduce((a, b) => a + b, 0);
   const domains = Object.keys(plan.tasks).length;
@@ -170,34 +218,43 @@ export function estimateLines(e: CostEstimate, plan: EstimatePlan, pricesName: s
   const missing = Object.keys(plan.tasks).filter((d) => !e.reference.domains[d]);
   const lines = [
     `Cost estimate, before anything runs: ${plan.model} at $${p.input}/$${p.output}/$${p.cache} per 1M input/` +
-    `output/cache-read tokens (${pricesName}).`,
-    `  reference: mean token use per trial in ${e.reference.source} (recipe B), because ${e.why}.`,
-    `  per trial: ${
-      Object.entries(e.perTrial).map(([d, c]) => `${d} ${c === null ? "unknown" : `$${c.toFixed(2)}`}`).join(
-        ", ",
-      )
-    }`,
-    `  smoke: ${e.smoke.trials} trials (${plan.arms} arms × ${domains} domains × 1 task × 1 attempt) ≈ ${
-      e.smoke.usd === null ? "unknown" : usd(e.smoke.usd)
-    }`,
-    `  full:  ${e.full.trials} trials (${plan.arms} arms × ${total} tasks × ${plan.attempts} attempts) ≈ ${
-      e.full.usd === null ? "unknown" : usd(e.full.usd)
-    }`,
+    `output/cache-read tokens (${pricesName}); each stage's higher estimate first.`,
   ];
+  if (e.pilot && plan.pilot) {
+    const tasks = plan.tasks[plan.pilot.domain];
+    const attempts = `${plan.pilot.attempts} attempt${plan.pilot.attempts === 1 ? "" : "s"}`;
+    lines.push(
+      stageLine(
+        "pilot:",
+        e.pilot,
+        `${plan.pilot.arms.join(" vs ")} × ${tasks} ${plan.pilot.domain} tasks × ${attempts}`,
+      ),
+    );
+  }
+  lines.push(
+    stageLine("smoke:", e.smoke, `${plan.arms} arms × ${domains} domains × 1 task × 1 attempt`),
+    stageLine("full: ", e.full, `${plan.arms} arms × ${total} tasks × ${plan.attempts} attempts`),
+  );
+  if (e.published) {
+    lines.push(
+      `  published rate: the ${e.published.id} packet's $${e.published.mean_cost_usd.toFixed(2)} per trial ` +
+        `(${e.published.source}), the same model and harness. Guarded arms can cost more (blocked calls and ` +
+        "stop-gate rounds add turns); budget for the higher figure.",
+    );
+  }
+  lines.push(
+    `  reference's tokens: mean token use per trial in ${e.reference.source} (recipe B), because ${e.why}; ` +
+      `per trial: ${
+        Object.entries(e.perTrial).map(([d, c]) => `${d} ${c === null ? "unknown" : `$${c.toFixed(2)}`}`)
+          .join(", ")
+      }.`,
+  );
   if (missing.length) {
     lines.push(
       `  unknown for ${
         missing.join(", ")
       }: the reference has no trials with token counts there, so the cost ` +
         "is unknown, not $0. Pass --reference with trials that record tokens.",
-    );
-  }
-  if (e.published) {
-    const full = e.published.mean_cost_usd * e.full.trials;
-    lines.push(
-      `  the published ${e.published.id} packet reports $${e.published.mean_cost_usd.toFixed(2)} per trial ` +
-        `(${e.published.source}): at that rate the full run is ≈ ${usd(full)}. Guarded arms can cost more ` +
-        "(blocked calls and stop-gate rounds add turns); budget for the higher figure.",
     );
   }
   return lines;

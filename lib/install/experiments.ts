@@ -2,13 +2,15 @@
  * The pre-registered ablation as chi-bench experiment configs (flat `ExperimentConfig` YAML, harness.md §4):
  * one file per arm × domain, every arm in its own trials_dir (chi-bench's aggregator would merge arms that
  * share a model), identical model, timeouts, attempts and concurrency across arms; the smoke slices (one
- * task per domain per arm, one attempt) and the run script that stages smoke → verify → full ablation.
+ * task per domain per arm, one attempt), the pilot (stock vs critic on every provider task) and the run
+ * script that stages smoke → verify → pilot → verify → go / no-go → full ablation.
  * Protocol: docs/EVALUATION_PROTOCOL.md.
  */
 import { stringify } from "yaml";
 import type { Arm } from "../guard/engine/record.ts";
 import type { Desired } from "./plan.ts";
 import { registeredAmong } from "../results/protocol.ts";
+import { VERDICT_FILE } from "../results/pilot.ts";
 
 /** Benchmark domains and their chi-bench data folders. */
 export const DOMAINS = {
@@ -28,7 +30,17 @@ export const TRIALS_ROOT = "logs/experiments/fiable";
 /** The smoke run's configs and trials: one task per domain per arm, one attempt, apart from the ablation's. */
 export const SMOKE_DIR = `${EXPERIMENTS_DIR}/smoke`;
 export const SMOKE_TRIALS_ROOT = "logs/experiments/fiable-smoke";
-/** The staged run script: smoke → verify → full ablation. */
+/**
+ * The pilot (protocol v3): the provider domain only, stock against the full guard, every provider task, in its
+ * own configs and trials dirs; its trials never enter the ablation's analysis.
+ */
+export const PILOT_DIR = `${EXPERIMENTS_DIR}/pilot`;
+export const PILOT_TRIALS_ROOT = "logs/experiments/fiable-pilot";
+/** Where run.sh writes the pilot's aggregate (and its verdict file, lib/results/pilot.ts). */
+export const PILOT_RESULTS = `${PILOT_TRIALS_ROOT}/results`;
+export const PILOT_ARMS: Arm[] = ["stock", "critic"];
+export const PILOT_DOMAIN: Domain = "pa_provider";
+/** The staged run script: smoke → verify → pilot → verify → go/no-go → full ablation. */
 export const RUN_SCRIPT = `${EXPERIMENTS_DIR}/run.sh`;
 /** The Deno the run script runs fiable-agent's verify with (the project's pinned runtime). */
 export const DENO = "npx -y deno@2.9.6";
@@ -44,6 +56,8 @@ export interface ExperimentOptions {
   environment: "docker" | "modal";
   /** Pin the Claude Code version (agent kwarg `version`); default: whatever the image baked in. */
   claudeVersion?: string;
+  /** Attempts per task in the pilot (the protocol's pilot runs 1). */
+  pilotAttempts: number;
 }
 
 /** The protocol's defaults (chi-bench's table 1 settings, the same-model Opus 5 baseline). */
@@ -55,6 +69,7 @@ export const DEFAULT_EXPERIMENT: ExperimentOptions = {
   maxRetries: 2,
   agentTimeoutMultiplier: 2,
   environment: "docker",
+  pilotAttempts: 1,
 };
 
 /** One slice: the ExperimentConfig fields for an arm on a domain. */
@@ -91,9 +106,37 @@ export function smokeConfig(arm: Arm, domain: Domain, opts: ExperimentOptions): 
   };
 }
 
+/**
+ * The pilot slice for an arm: the ablation's provider config with the pilot's attempts (every task: no
+ * `n_tasks`), in its own trials dir and job.
+ */
+export function pilotConfig(arm: Arm, opts: ExperimentOptions): Record<string, unknown> {
+  return {
+    ...experimentConfig(arm, PILOT_DOMAIN, opts),
+    n_attempts: opts.pilotAttempts,
+    trials_dir: `${PILOT_TRIALS_ROOT}/${arm}/${PILOT_DOMAIN}`,
+    job_name: `fiable-pilot-${arm}-${PILOT_DOMAIN}`,
+  };
+}
+
 /** The config path for an arm on a domain (`smoke` for the smoke slice). */
 export function experimentPath(arm: Arm, domain: Domain, smoke = false): string {
   return `${smoke ? SMOKE_DIR : EXPERIMENTS_DIR}/${arm}_${domain}.yaml`;
+}
+
+/** The pilot's configs in the order it runs them (stock, then critic). */
+export function pilotOrder(): { arm: Arm; path: string; trials: string }[] {
+  return PILOT_ARMS.map((arm) => ({
+    arm,
+    path: `${PILOT_DIR}/${arm}_${PILOT_DOMAIN}.yaml`,
+    trials: `${PILOT_TRIALS_ROOT}/${arm}/${PILOT_DOMAIN}`,
+  }));
+}
+
+/** The aggregate command of the pilot, with its go/no-go verdict (`--pilot`) written into `out`. */
+export function pilotAggregateCommand(cb: string, out: string): string {
+  const arms = PILOT_ARMS.map((a) => `--arm ${a}=${cb}/${PILOT_TRIALS_ROOT}/${a}`).join(" ");
+  return `${DENO} task aggregate ${arms} --pilot --out ${out}`;
 }
 
 /** The protocol's order: domain by domain, the arms interleaved inside each domain. */
@@ -124,29 +167,38 @@ function index(opts: ExperimentOptions, estimate: string[]): string {
   const full = runOrder(opts).map((r) => `uv run cb experiment run -f ${r.path}`).join("\n");
   const verifySmoke = runOrder(opts, true).map((r) => `<chi-bench>/${trialsDir(r.arm, r.domain, true)}`)
     .join(" ");
+  const pilot = pilotOrder();
+  const attempts = `${opts.pilotAttempts} attempt${opts.pilotAttempts === 1 ? "" : "s"}`;
   return `# fiable-cc ablation (pre-registered)
 
 Written by fiable-agent \`install.ts experiments\` before any result exists; the protocol (hypotheses,
-arms, metrics, tests) is fiable-agent's docs/EVALUATION_PROTOCOL.md. Every file here shares model
-\`${opts.model}\`, ${opts.nAttempts} attempts, concurrency ${opts.concurrency}, max_retries ${opts.maxRetries} and
-agent_timeout_multiplier ${opts.agentTimeoutMultiplier}; only \`agent_kwargs.arm\` and the trials/job names differ.
-\`smoke/\` holds the same configs with one task per domain and one attempt, in their own trials dirs.
+arms, metrics, tests, the pilot's go / no-go rule) is fiable-agent's docs/EVALUATION_PROTOCOL.md. Every file
+here shares model \`${opts.model}\`, concurrency ${opts.concurrency}, max_retries ${opts.maxRetries} and
+agent_timeout_multiplier ${opts.agentTimeoutMultiplier}; only \`agent_kwargs.arm\`, the attempts and the
+trials/job names differ. \`smoke/\` holds the ablation's configs with one task per domain and one attempt;
+\`pilot/\` holds ${PILOT_ARMS.join(" and ")} on every ${PILOT_DOMAIN} task with ${attempts}; the ablation
+runs ${opts.nAttempts} attempts. Each has its own trials dirs.
 
 ${estimate.join("\n")}
 
 ## The staged run
 
-\`run.sh\` runs the smoke configs, verifies them with fiable-agent's \`deno task verify\` (every guarded
-trial has a ledger and full guard coverage, stock has no hooks), then the full ablation domain by domain
-with the arms interleaved, verifying each domain before the next. It stops at the first failed verify; a
-rerun resumes (Harbor keeps the finished trials of a job). From anywhere:
+\`run.sh\` runs the smoke configs and verifies them with fiable-agent's \`deno task verify\` (every guarded
+trial has a ledger and full guard coverage, stock has no hooks); then the pilot, its verify, and its
+aggregate with the go / no-go verdict; then, only on **go** (or with \`--force\`), the full ablation domain
+by domain with the arms interleaved, verifying each domain before the next. It stops at the first failed
+verify (exit 1) and before the full ablation on a no-go (exit 3); a rerun resumes (Harbor keeps the finished
+trials of a job). From anywhere:
 
 \`\`\`sh
-FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT}          # smoke, verify, full ablation
+FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT} pilot    # smoke, verify, pilot, verify, verdict
+FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT}          # the same, then the full ablation on go
+FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT} full     # verify smoke, the full ablation on go
 FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT} smoke    # the smoke run and its verify only
 \`\`\`
 
-\`FIABLE_AGENT_DIR\` defaults to \`../fiable-agent\` beside this chi-bench checkout.
+\`--force\` runs the full ablation whatever the pilot said. \`FIABLE_AGENT_DIR\` defaults to
+\`../fiable-agent\` beside this chi-bench checkout.
 
 ## By hand
 
@@ -157,7 +209,15 @@ ${smoke}
 ${DENO} task verify ${verifySmoke}
 \`\`\`
 
-Then, only when verify exits 0, the full ablation in this order:
+The pilot, its verify and its verdict (\`${VERDICT_FILE}\` holds one word: go, no-go or no-result):
+
+\`\`\`sh
+${pilot.map((r) => `uv run cb experiment run -f ${r.path}`).join("\n")}
+${DENO} task verify ${pilot.map((r) => `<chi-bench>/${r.trials}`).join(" ")}
+${pilotAggregateCommand("<chi-bench>", `<chi-bench>/${PILOT_RESULTS}`)}
+\`\`\`
+
+Then, only on go, the full ablation in this order:
 
 \`\`\`sh
 ${full}
@@ -171,7 +231,11 @@ ${aggregateCommand(opts, "<chi-bench>")}
 `;
 }
 
-/** The run script: POSIX sh, `set -eu`, smoke → verify → full ablation (verify after each domain). */
+/**
+ * The run script: POSIX sh, `set -eu`; smoke → verify → pilot → verify → go / no-go → full ablation (verify
+ * after each domain). Exit codes: 0 done, 1 a verify or aggregate failed, 2 bad usage, 3 stopped by the
+ * pilot's verdict.
+ */
 export function runScript(opts: ExperimentOptions, estimate: string[]): string {
   const runs = (smoke: boolean) =>
     (Object.keys(DOMAINS) as Domain[]).map((domain) => {
@@ -186,32 +250,48 @@ export function runScript(opts: ExperimentOptions, estimate: string[]): string {
   const smokeDirs = runOrder(opts, true).map((r) => `"$cb/${trialsDir(r.arm, r.domain, true)}"`).join(
     " \\\n  ",
   );
+  const pilot = pilotOrder();
+  const attempts = `${opts.pilotAttempts} attempt${opts.pilotAttempts === 1 ? "" : "s"}`;
   return `#!/bin/sh
-# fiable-cc pre-registered ablation, staged (fiable-agent docs/EVALUATION_PROTOCOL.md, addendum 2026-12-01):
+# fiable-cc pre-registered ablation, staged (fiable-agent docs/EVALUATION_PROTOCOL.md, addendum 2026-12-01
+# and protocol v3):
 #   1. smoke: one task per domain per arm, one attempt (${SMOKE_DIR}/);
 #   2. verify the smoke trials with fiable-agent's \`deno task verify\`, and stop unless the guard provably ran;
-#   3. the full ablation, domain by domain with the arms interleaved, verifying each domain before the next.
+#   3. pilot: ${
+    PILOT_ARMS.join(" vs ")
+  } on every ${PILOT_DOMAIN} task, ${attempts} (${PILOT_DIR}/); verify it; aggregate
+#      it with the protocol's go / no-go verdict;
+#   4. only on go (or with --force): the full ablation, domain by domain with the arms interleaved, verifying
+#      each domain before the next.
 # Written by fiable-agent install.ts experiments; regenerate it instead of editing.
 #
 ${estimate.map((l) => `# ${l}`.trimEnd()).join("\n")}
 #
 # From anywhere (the script finds the chi-bench root from its own path):
-#   FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT} [all|smoke|full]
-#     all    smoke, verify, then the full ablation (default)
-#     smoke  the smoke run and its verify only
-#     full   verify the smoke trials, then the full ablation
+#   FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT} [all|smoke|pilot|full] [--force]
+#     all      smoke, verify, pilot, verify, verdict, then the full ablation on go (default)
+#     smoke    the smoke run and its verify only
+#     pilot    smoke, verify, pilot, verify and the verdict; never the full ablation
+#     full     verify the smoke trials, then the full ablation on the pilot's go
+#     --force  run the full ablation whatever the pilot's verdict
+# Exit codes: 0 done (pilot: the verdict is go), 1 a verify or the pilot's aggregate failed, 2 bad usage,
+# 3 stopped before the full ablation by the pilot's verdict (no-go, no-result, or no pilot yet).
 # FIABLE_AGENT_DIR defaults to ../fiable-agent beside the chi-bench checkout. A rerun resumes: Harbor keeps
 # the finished trials of a job it has seen.
 set -eu
 
-stage=\${1:-all}
-case "$stage" in
-  all | smoke | full) ;;
-  *)
-    echo "Cannot run stage \\"$stage\\": it is unknown. Use one of all, smoke, full." >&2
-    exit 2
-    ;;
-esac
+stage=all
+force=0
+for arg in "$@"; do
+  case "$arg" in
+    all | smoke | pilot | full) stage=$arg ;;
+    --force) force=1 ;;
+    *)
+      echo "Cannot run stage \\"$arg\\": it is unknown. Use one of all, smoke, pilot, full (and --force)." >&2
+      exit 2
+      ;;
+  esac
+done
 cb=$(cd "$(dirname "$0")/../../.." && pwd)
 fiable=\${FIABLE_AGENT_DIR:-$cb/../fiable-agent}
 if [ ! -f "$fiable/verify.ts" ]; then
@@ -242,8 +322,33 @@ ${runs(true).split("\n").map((l) => `  ${l}`).join("\n")}
 fi
 verify ${smokeDirs}
 if [ "$stage" = smoke ]; then
-  echo "Smoke run verified. Start the ablation with: sh $0 full"
+  echo "Smoke run verified. Start the pilot with: sh $0 pilot"
   exit 0
+fi
+
+if [ "$stage" != full ]; then
+${pilot.map((r) => `  run ${r.path}`).join("\n")}
+  verify ${pilot.map((r) => `"$cb/${r.trials}"`).join(" ")}
+  echo "==> aggregate the pilot"
+  if ! (cd "$fiable" && ${
+    pilotAggregateCommand("$cb", `"$cb/${PILOT_RESULTS}"`).replace(/=\$cb\/(\S+)/g, '="$cb/$1"')
+  }); then
+    echo "Stopped: the pilot's aggregate failed (listed above). Fix it and rerun $0 pilot; finished trials are kept." >&2
+    exit 1
+  fi
+fi
+verdict=$(cat "$cb/${PILOT_RESULTS}/${VERDICT_FILE}" 2>/dev/null || echo "none (no pilot has run)")
+if [ "$verdict" = go ]; then
+  echo "Pilot verdict: go."
+  if [ "$stage" = pilot ]; then
+    echo "Start the full ablation with: sh $0 full"
+    exit 0
+  fi
+elif [ "$stage" = pilot ] || [ "$force" = 0 ]; then
+  echo "Stopped before the full ablation: the pilot's verdict is $verdict (the go / no-go rule of docs/EVALUATION_PROTOCOL.md, protocol v3; the reason is in $cb/${PILOT_RESULTS}/summary.md). To run it anyway: sh $0 full --force" >&2
+  exit 3
+else
+  echo "Pilot verdict: $verdict; running the full ablation anyway (--force)."
 fi
 
 ${runs(false)}
@@ -277,11 +382,25 @@ export function experimentFiles(opts: ExperimentOptions, estimate: string[] = []
       });
     }
   }
+  for (const { arm, path } of pilotOrder()) {
+    const header =
+      `# fiable-cc pilot (protocol v3): arm ${arm}, every ${PILOT_DOMAIN} task, ${opts.pilotAttempts} ` +
+      `attempt${opts.pilotAttempts === 1 ? "" : "s"}.\n` +
+      "# Protocol: fiable-agent docs/EVALUATION_PROTOCOL.md; its trials never enter the ablation's analysis.\n" +
+      "# Regenerate with install.ts experiments instead of editing.\n" +
+      `# Run: uv run cb experiment run -f ${path}\n`;
+    out.push({
+      path,
+      bytes: enc.encode(header + stringify(pilotConfig(arm, opts), { lineWidth: 0 })),
+      owned: true,
+      why: `pilot, arm ${arm} × ${PILOT_DOMAIN}`,
+    });
+  }
   out.push({
     path: RUN_SCRIPT,
     bytes: enc.encode(runScript(opts, estimate)),
     owned: true,
-    why: "staged run: smoke → verify → full ablation",
+    why: "staged run: smoke → verify → pilot → verify → go / no-go → full ablation",
   });
   out.push({
     path: `${EXPERIMENTS_DIR}/README.md`,

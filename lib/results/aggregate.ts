@@ -38,6 +38,7 @@ import { readFacts, wantsCalls } from "./trial_facts.ts";
 import { packetProblemsUnder } from "./packet.ts";
 import type { ProblemKind } from "./severity.ts";
 import { CORRECTION, type Pair } from "./protocol.ts";
+import { PILOT, type PilotVerdict, pilotVerdict } from "./pilot.ts";
 
 /** One arm: a name and the trial roots it reads (plus optional replay ledger dirs). */
 export interface ArmInput {
@@ -54,6 +55,8 @@ export interface AggregateOptions {
   control?: string;
   /** Comparisons besides (or instead of) --control; `family: true` marks the corrected family. */
   compare?: (Pair & { family?: boolean })[];
+  /** The protocol's pilot: compare critic with stock and give the go / no-go verdict (lib/results/pilot.ts). */
+  pilot?: boolean;
   iters?: number;
   seed?: number;
   /** Count tool calls from trajectories (default true). */
@@ -171,6 +174,8 @@ export interface AggregateResult {
   comparisons: Comparison[];
   /** The multiplicity correction and the overall comparisons it covers (`arm:control`); null for one. */
   correction: { method: typeof CORRECTION; family: string[] } | null;
+  /** The pilot's verdict, with `pilot`; null otherwise. */
+  pilot: PilotVerdict | null;
   problems: Problem[];
   unpriced_models: string[];
 }
@@ -465,7 +470,8 @@ export function aggregateArms(arms: ArmInput[], opts: AggregateOptions = {}): Ag
       `Cannot compare against control "${opts.control}": no such arm. Use one of ${names.join(", ")}.`,
     );
   }
-  for (const p of opts.compare ?? []) {
+  const asked = [...opts.compare ?? [], ...opts.pilot ? [PILOT] : []];
+  for (const p of asked) {
     const unknown = [p.arm, p.control].find((a) => !names.includes(a));
     if (unknown !== undefined) {
       throw new Error(
@@ -541,7 +547,12 @@ export function aggregateArms(arms: ArmInput[], opts: AggregateOptions = {}): Ag
     outcomes.set(arm.name, perDomain);
   }
   const marked = new Set(rows.filter((r) => r.domain === "overall" && r.integrity?.marked).map((r) => r.arm));
-  const { comparisons, correction } = compareAll(pairsOf(names, opts), outcomes, boot, marked);
+  const { comparisons, correction } = compareAll(
+    pairsOf(names, { ...opts, compare: asked }),
+    outcomes,
+    boot,
+    marked,
+  );
   return {
     recipe,
     iters: boot.iters,
@@ -551,6 +562,7 @@ export function aggregateArms(arms: ArmInput[], opts: AggregateOptions = {}): Ag
     rows,
     comparisons,
     correction,
+    pilot: opts.pilot ? pilotVerdict(comparisons) : null,
     problems,
     unpriced_models: [...new Set(rows.flatMap((r) => r.unpriced_models))].sort(),
   };

@@ -407,6 +407,14 @@ export function toMarkdown(result: AggregateResult): string {
     out.push(`| ${cells.join(" | ")} |`);
   }
   out.push("");
+  if (result.pilot) {
+    out.push(
+      "## Pilot verdict (docs/EVALUATION_PROTOCOL.md, protocol v3)",
+      "",
+      `**${result.pilot.verdict}**: ${md(result.pilot.reason)}`,
+      "",
+    );
+  }
   out.push(...comparisonSection(result));
   const guarded = result.rows.filter((r) => r.domain === "overall" && r.guard);
   if (guarded.length) {

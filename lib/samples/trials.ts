@@ -11,7 +11,7 @@ import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { decide, DEFAULT_BOUNDS, type GuardEvent } from "../guard/engine/decide.ts";
 import type { Arm, LedgerRecord } from "../guard/engine/record.ts";
-import { CHECKS } from "../../rules/checks.ts";
+import { CHECKS } from "../../rules/catalog/checks.ts";
 import { prng as rngOf } from "../results/stats.ts";
 
 /** One tool call the scripted agent makes: registered tool name, arguments, and what the simulator answers. */

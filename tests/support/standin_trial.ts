@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { main as installMain } from "../../install.ts";
 import type { Arm, LedgerRecord } from "../../lib/guard/engine/record.ts";
 import { alive } from "../../lib/guard/resident/resident.ts";
-import { TOOLS } from "../../rules/tools.ts";
+import { TOOLS } from "../../rules/catalog/tools.ts";
 import { chiBenchFixture } from "./chibench_fixture.ts";
 import { freePort, testBundle } from "./guard_process.ts";
 import { readAllLedgers } from "./e2e/bed.ts";

@@ -120,6 +120,8 @@ export interface GuardedTrialOptions {
   trajectory?: "ok" | "truncated" | "none" | "no-ids";
   /** Write result.json (default true). */
   result?: boolean;
+  /** The verified reward (default 1). */
+  reward?: number;
 }
 
 const PLANS = new Set(["plan", "checklist", "critic"]);
@@ -149,7 +151,13 @@ export function writeGuardedTrial(root: string, o: GuardedTrialOptions): string 
     }),
   );
   if (o.result !== false) {
-    writeTrial(root, { task, domain, id: basename(dir).split("__")[1], agent: "fiable-cc" });
+    writeTrial(root, {
+      task,
+      domain,
+      id: basename(dir).split("__")[1],
+      agent: "fiable-cc",
+      reward: o.reward,
+    });
   }
   const steps: Record<string, unknown>[] = [{ step_id: 1, source: "user", message: "# ⚕️ MD Review" }];
   steps.push({

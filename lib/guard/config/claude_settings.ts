@@ -36,18 +36,38 @@ export interface HookSettingsOptions {
 /** The server name most leaderboard tasks declare, used when a trial declares none. */
 export const DEFAULT_SERVERS: readonly string[] = ["healthverse"];
 
-/** A server name as Claude Code spells it in tool names: each character outside `[A-Za-z0-9_-]` becomes `_`. */
+/**
+ * A server name as Claude Code spells it in tool names (its own function, the same in every pinned CLI): each
+ * character outside `[A-Za-z0-9_-]` becomes `_`, nothing is trimmed (` hv` → `_hv`); a `claude.ai ` connector's
+ * runs of `_` collapse and lose their ends. tests/e2e/server_names.ts checks it against the real CLI.
+ */
 export function serverToolPrefix(server: string): string {
-  return server.replace(/[^A-Za-z0-9_-]/g, "_");
+  const spelled = server.replace(/[^A-Za-z0-9_-]/g, "_");
+  return server.startsWith("claude.ai ") ? spelled.replace(/_+/g, "_").replace(/^_|_$/g, "") : spelled;
+}
+
+/** Why no tool of a server name can be matched, or null when one can: an empty name has no spelling. */
+export function unusableServer(server: string): string | null {
+  return server ? null : "it is empty";
 }
 
 /**
  * The tool-event matcher for the declared servers: `^mcp__a__` or `^mcp__(?:a|b)__`, a JavaScript RegExp to
  * Claude Code (it holds `^`), anchored, so a name alone (`mcp__healthverse`) or another server's tools never
- * match.
+ * match. Each name is spelled as Claude Code spells it (`serverToolPrefix`), which needs no escaping. Throws
+ * one `Cannot …` line for an unusable name (`unusableServer`) or none at all.
  */
 export function toolMatcher(servers: readonly string[] = DEFAULT_SERVERS): string {
-  const names = [...new Set(servers.map((s) => serverToolPrefix(s.trim())).filter(Boolean))];
+  for (const server of servers) {
+    const why = unusableServer(server);
+    if (why) {
+      throw new Error(
+        `Cannot write hook settings for MCP server ${JSON.stringify(server)}: ${why}. ` +
+          "Pass the server names the trial declares (e.g. healthverse).",
+      );
+    }
+  }
+  const names = [...new Set(servers.map(serverToolPrefix))];
   if (!names.length) {
     throw new Error(
       "Cannot write hook settings: no MCP server name. Pass the names the trial declares (e.g. healthverse).",

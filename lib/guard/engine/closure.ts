@@ -28,7 +28,7 @@ const CM_CASE_CLOSED = [
 ] as const;
 
 /**
- * The verifier checks each obligation protects (checks.md §10 P3, U6, U7, C3), quoted from rules/checks.ts:
+ * The verifier checks each obligation protects (checks.md §10 P3, U6, U7, C3), quoted from rules/catalog/checks.ts:
  * the existence, status, audit and trace checks that closing it writes. Code and care-plan structure checks
  * stay out. Closing UM-DETERMINATION needs the review decision determination_finalize
  * takes as its source, so it protects that decision's existence and audit too; an obligation whose closing

@@ -1,5 +1,5 @@
 /** Tool-name normalisation: every harness spelling of a healthverse tool → its registered `namespace.method`. */
-import { type ToolInfo, TOOLS } from "../../../rules/tools.ts";
+import { type ToolInfo, TOOLS } from "../../../rules/catalog/tools.ts";
 
 const BY_FLAT = new Map<string, ToolInfo>();
 const BY_NAME = new Map<string, ToolInfo>();
@@ -9,27 +9,38 @@ for (const tool of TOOLS) {
   BY_FLAT.set(tool.name.replace(".", "__"), tool);
 }
 
-/**
- * Claude Code's `mcp__<server>__` for any server name (tasks name theirs `healthverse`, `chi-bench`,
- * `chi-bench-provider`, …; a server name never holds `__`), and hermes' `mcp_<server>_` for the names seen.
- * What follows the prefix must still be a catalog tool, so another server's tools stay unknown.
- */
-const PREFIXES = [/^mcp__(?:[A-Za-z0-9-]|_(?!_))+__/, /^mcp_(?:healthverse|chi_bench)_/];
+/** hermes' `mcp_<server>_` for the server names seen. */
+const HERMES = /^mcp_(?:healthverse|chi_bench)_/;
+/** Claude Code's `mcp__<server>__<tool>`: a server spelled with one character at least, then a tool. */
+const CLAUDE_CODE = /^mcp__[^]+__[^]/;
 
 /** True for a Claude Code MCP tool name of any server (`mcp__<server>__<tool>`). */
 export function isMcpToolName(raw: string): boolean {
-  return PREFIXES[0].test(raw.trim());
+  return CLAUDE_CODE.test(raw.trim());
+}
+
+function catalogName(name: string): string | null {
+  return (BY_NAME.get(name) ?? BY_FLAT.get(name))?.name ?? null;
 }
 
 /**
  * The registered `namespace.method` for a tool name in any harness spelling, or null when it is not a
  * healthverse tool (Bash, Read, ToolSearch, …). Looks names up; never splits on `_`, because namespaces
- * contain underscores (`payer_letter_center`, `p2p_session`).
+ * contain underscores (`payer_letter_center`, `p2p_session`). Claude Code spells a server name with each
+ * character outside `[A-Za-z0-9_-]` as `_` (`chi bench!` → `chi_bench_`), so a server's spelling may itself
+ * hold `__` or end in `_` (`mcp__a__b__…`, `mcp__healthverse___…`): the tool is what follows the first `__`
+ * after which a catalog tool stands. The hook matcher lets only the trial's declared servers reach the guard.
  */
 export function normalizeToolName(raw: string): string | null {
-  let name = raw.trim();
-  for (const prefix of PREFIXES) name = name.replace(prefix, "");
-  return (BY_NAME.get(name) ?? BY_FLAT.get(name))?.name ?? null;
+  const name = raw.trim();
+  if (name.startsWith("mcp__")) {
+    for (let at = name.indexOf("__", 6); at >= 0; at = name.indexOf("__", at + 1)) {
+      const found = catalogName(name.slice(at + 2));
+      if (found) return found;
+    }
+    return null;
+  }
+  return catalogName(name.replace(HERMES, ""));
 }
 
 /** The catalog entry for a registered or sanitised tool name, or undefined. */

@@ -44,8 +44,9 @@ export interface ExampleEvidence {
   denied?: { rule: string; tool: string; case?: string | null }[];
 }
 
-/** A rule example: a call and the evidence it is made against. */
+/** A rule example: what the case shows (the tester's title for it), a call and the evidence it is made against. */
 export interface Example {
+  name: string;
   call: Call;
   evidence: ExampleEvidence;
 }

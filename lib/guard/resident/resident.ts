@@ -19,6 +19,7 @@ import process from "node:process";
 import { parseLedger, saveRecord } from "../ledger/ledger.ts";
 import { type Arm, type LedgerRecord } from "../engine/record.ts";
 import { bySession, guardRecord, missedCalls, transcriptCalls } from "./gap.ts";
+import { newChallenge, proves, trialKey } from "./key.ts";
 
 /** What `GET /health` answers. */
 export interface Health {
@@ -30,6 +31,8 @@ export interface Health {
   pid?: number;
   /** Its supervisor's pid, or null when it runs unsupervised. */
   supervisor?: number | null;
+  /** The answer to the probe's challenge (lib/guard/resident/key.ts). */
+  proof?: string;
 }
 
 /** The pid file of the resident guard's supervisor, in the ledger dir. */
@@ -41,14 +44,18 @@ export const TRANSCRIPTS_FILE = "guard-transcripts.json";
 /** The largest transcript read to count missed calls. */
 const MAX_TRANSCRIPT = 64 * 1024 * 1024;
 
-/** The health answer of a resident guard on 127.0.0.1:port, or null when nothing answers in time. */
-export async function healthOf(port: number, timeoutMs = 1000): Promise<Health | null> {
+/**
+ * The health answer of a resident guard on 127.0.0.1:port, or null when nothing answers in time; with a
+ * challenge, the guard answers it (`proof`, lib/guard/resident/key.ts).
+ */
+export async function healthOf(port: number, timeoutMs = 1000, challenge?: string): Promise<Health | null> {
   // A referenced timer, not AbortSignal.timeout (unreferenced in Node): a peer that accepts and never
   // answers must not let a short-lived process's event loop run dry mid-probe.
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: controller.signal });
+    const query = challenge ? `?challenge=${challenge}` : "";
+    const res = await fetch(`http://127.0.0.1:${port}/health${query}`, { signal: controller.signal });
     const body = await res.json();
     return body && body.ok === true && typeof body.arm === "string" ? body as Health : null;
   } catch {
@@ -58,10 +65,43 @@ export async function healthOf(port: number, timeoutMs = 1000): Promise<Health |
   }
 }
 
-/** True when the health answer is this arm's guard writing this ledger. */
-export function isOurs(health: Health | null, arm: string, ledgerDir: string): boolean {
-  return health !== null && health.arm === arm &&
-    (health.ledger === undefined || health.ledger === ledgerDir);
+/** The guard a trial expects on its port: its arm, its ledger dir and that dir's key. */
+export interface Expected {
+  arm: string;
+  ledgerDir: string;
+  key: string;
+}
+
+/** The guard this trial expects for the arm and ledger dir (the dir's key is made when it has none). */
+export function expectedGuard(arm: string, ledgerDir: string): Expected {
+  return { arm, ledgerDir, key: trialKey(ledgerDir) };
+}
+
+/** Why a guard that answered is not this trial's: another arm, another ledger dir, or no proof. */
+export function foreign(health: Health, expected: { arm: string; ledgerDir: string }): string {
+  if (health.arm !== expected.arm) return `arm ${health.arm}`;
+  if (health.ledger !== expected.ledgerDir) {
+    return health.ledger === undefined ? "no ledger dir named" : `ledger ${health.ledger}`;
+  }
+  return "it cannot prove it holds this ledger dir's key";
+}
+
+/** What a probe found: the health answer (null: nothing answered) and whether it proved to be the expected guard. */
+export interface Probe {
+  health: Health | null;
+  ours: boolean;
+}
+
+/**
+ * Probes the port with a fresh challenge. Only a guard that answers it for the expected arm and ledger dir is
+ * ours: any other listener (another trial's guard, an older guard, an impostor copying a health answer) is not.
+ */
+export async function probe(port: number, expected: Expected, timeoutMs = 1000): Promise<Probe> {
+  const challenge = newChallenge();
+  const health = await healthOf(port, timeoutMs, challenge);
+  const ours = health !== null && health.arm === expected.arm && health.ledger === expected.ledgerDir &&
+    proves(health.proof, { ...expected, challenge });
+  return { health, ours };
 }
 
 /** The argv that runs a guard subcommand with the running runtime: `node <bundle> …` or `deno run -A <guard.ts> …`. */
@@ -106,6 +146,10 @@ export interface StartOptions {
   restartNote?: string;
   /** A session that gets the restart record even when it has no records yet. */
   session?: string;
+  /** The host to bind (default 127.0.0.1). */
+  host?: string;
+  /** A live server (pid) the new supervisor adopts instead of starting one (its own supervisor died). */
+  adopt?: number;
 }
 
 /** A started resident guard: its (supervisor's) pid, and whether that process has exited since. */
@@ -117,6 +161,8 @@ export interface Started {
 /** Starts `serve` detached (its own session, stdio to guard-serve.log) and writes guard.pid. */
 export function startResident(options: StartOptions): Started {
   const args = ["serve", "--port", String(options.port)];
+  if (options.host) args.push("--host", options.host);
+  if (options.adopt) args.push("--adopt", String(options.adopt));
   if (options.restartNote) args.push("--restart-note", options.restartNote);
   if (options.session) args.push("--session", options.session);
   const [cmd, ...rest] = guardArgv(options.script, args);
@@ -155,17 +201,16 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** Polls until this arm's guard answers, the started process is gone, or the time is up. */
+/** Polls until the expected guard answers, the started process is gone, or the time is up. */
 export async function waitHealthy(
   port: number,
-  arm: string,
-  ledgerDir: string,
+  expected: Expected,
   options: { ms: number; started?: Started },
 ): Promise<Health | null> {
   const end = Date.now() + options.ms;
   while (Date.now() < end) {
-    const health = await healthOf(port, 500);
-    if (isOurs(health, arm, ledgerDir)) return health;
+    const found = await probe(port, expected, 500);
+    if (found.ours) return found.health;
     if (options.started?.exited()) return null;
     await new Promise((r) => setTimeout(r, 100));
   }

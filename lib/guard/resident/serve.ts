@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { isEventWord, neutralReply } from "../engine/hook.ts";
+import type { Arm } from "../engine/record.ts";
 import { sessionOf } from "../engine/failed.ts";
 import { engineConfig, eventSettings, loadSettings } from "../config/guard_settings.ts";
 import { inputCollector } from "../input.ts";
@@ -11,6 +12,7 @@ import { runEvent } from "../event.ts";
 import { recordRestart, rememberTranscript, type RestartInfo, transcriptOf } from "./resident.ts";
 import { sessionLimits, SessionStore } from "./sessions.ts";
 import { bindRefusal, refusal, TOKEN_ENV } from "./access.ts";
+import { answerChallenge, trialKey } from "./key.ts";
 import { type WarmReport, warmUp } from "./warm.ts";
 
 /** How often held sessions are checked for release (ended, idle). */
@@ -57,8 +59,8 @@ export interface ServeOptions {
   port: number;
   host: string;
   env: Record<string, string | undefined>;
-  /** Called once listening, with the bound port (tests pass port 0). */
-  onListen?: (port: number) => void;
+  /** Called once listening, with the bound port (tests pass port 0) and the settings it serves with. */
+  onListen?: (port: number, settings: { arm: Arm; ledgerDir: string }) => void;
   /** Set when this guard replaces one that ran before: recorded in the ledger before it listens. */
   restart?: RestartInfo;
 }
@@ -81,7 +83,15 @@ export async function serve(options: ServeOptions): Promise<void> {
   const resumed = options.restart && settings.arm !== "stock"
     ? [...new Set(recordRestart(settings.ledgerDir, settings.arm, options.restart).map((r) => r.session))]
     : [];
-  const supervisor = Number(options.env.FIABLE_SUPERVISOR_PID) || null;
+  // The ledger dir's key, so a probe can tell this guard from any other listener (lib/guard/resident/key.ts).
+  let key: string | null = null;
+  try {
+    key = trialKey(settings.ledgerDir);
+  } catch (err) {
+    process.stderr.write(
+      `fiable-guard: no guard key (${(err as Error).message}); up will not reuse this guard\n`,
+    );
+  }
   const store = new SessionStore({
     ledgerDir: settings.ledgerDir,
     limits,
@@ -89,12 +99,14 @@ export async function serve(options: ServeOptions): Promise<void> {
   });
   /** The decision path's warm-up once it has run (null before, and for the stock arm). */
   let warmed: WarmReport | null = null;
-  const health = () => ({
+  const health = (url: string) => ({
     ok: true,
     arm: settings.arm,
     ledger: settings.ledgerDir,
+    proof: answerChallenge(url, key, settings.arm, settings.ledgerDir),
     pid: process.pid,
-    supervisor,
+    // Read at each answer: a supervisor that died is replaced by one that adopts this server (supervise.ts).
+    supervisor: Number(options.env.FIABLE_SUPERVISOR_PID) || null,
     held: store.size(),
     warm: warmed,
     ...memoryMb(),
@@ -112,17 +124,18 @@ export async function serve(options: ServeOptions): Promise<void> {
   }, SWEEP_MS);
   sweep.unref?.();
   const server = createServer((req, res) => {
-    const word = (req.url ?? "").replace(/^\/hook\//, "").replace(/\?.*$/, "");
+    const path = (req.url ?? "").replace(/\?.*$/, "");
+    const word = path.replace(/^\/hook\//, "");
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
-    const denied = refusal(req.headers, { boundHost: options.host, token, path: req.url ?? "" });
+    const denied = refusal(req.headers, { boundHost: options.host, token, path });
     if (denied) {
       req.resume();
       return send(denied.status, { error: denied.error });
     }
-    if (req.method === "GET" && req.url === "/health") return send(200, health());
+    if (req.method === "GET" && path === "/health") return send(200, health(req.url ?? ""));
     if (req.method === "POST" && word === "session-end") return endSession(req, send);
     if (req.method !== "POST" || !isEventWord(word)) {
       return send(404, { error: `Cannot route ${req.method} ${req.url}: use POST /hook/<event>.` });
@@ -208,7 +221,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     server.on("error", reject);
     server.listen(options.port, options.host, () => {
       const port = (server.address() as AddressInfo).port;
-      options.onListen?.(port);
+      options.onListen?.(port, settings);
       process.stderr.write(`fiable-guard serving on http://${options.host}:${port} (arm ${settings.arm})\n`);
       warm(resumed);
     });

@@ -10,11 +10,12 @@ import type { Arm } from "../engine/record.ts";
 import { DEFAULT_SERVERS, type HookMode, settingsJson } from "../config/claude_settings.ts";
 import {
   alive,
+  expectedGuard,
+  foreign,
   type Health,
-  healthOf,
-  isOurs,
   ledgerDirRecords,
   PID_FILE,
+  probe,
   recordedPid,
   startResident,
   stopResident,
@@ -66,14 +67,18 @@ export async function bringUp(options: UpOptions): Promise<UpResult> {
   const { port, arm, ledgerDir } = options;
   mkdirSync(ledgerDir, { recursive: true });
   const servers = options.servers.length ? options.servers : [...DEFAULT_SERVERS];
-  let health: Health | null = await healthOf(port, 1000);
+  const expected = expectedGuard(arm, ledgerDir);
+  const found = await probe(port, expected, 1000);
+  let health: Health | null = found.health;
   let reused = false;
   let note: string | undefined;
-  if (isOurs(health, arm, ledgerDir)) {
+  if (found.ours) {
     reused = true;
     note = `reused the resident guard (pid ${health!.pid ?? "?"})`;
   } else if (health) {
-    note = `port ${port} answers for arm ${health.arm}; command hooks`;
+    note = `port ${port} answers, but not as this trial's guard (${
+      foreign(health, expected)
+    }); command hooks`;
     health = null;
   } else {
     const started = startResident({
@@ -84,7 +89,7 @@ export async function bringUp(options: UpOptions): Promise<UpResult> {
       env: options.env,
       restartNote: restartNote(ledgerDir),
     });
-    health = await waitHealthy(port, arm, ledgerDir, { ms: options.waitMs, started });
+    health = await waitHealthy(port, expected, { ms: options.waitMs, started });
     if (!health) {
       stopResident(started.pid);
       rmSync(join(ledgerDir, PID_FILE), { force: true });

@@ -56,6 +56,8 @@ export interface BedOptions {
   /** Test-only guard fault: FIABLE_FAULT and optionally FIABLE_FAULT_EVENT. */
   fault?: { kind: "crash" | "hang" | "slow"; event?: string };
   timeoutMs?: number;
+  /** The Claude Code version (default: the bed's, `CLAUDE_CODE_VERSION`). */
+  claudeVersion?: string;
 }
 
 /** What one run produced. */
@@ -185,6 +187,7 @@ export async function runBed(options: BedOptions): Promise<BedRun> {
       settings,
       env: options.mode === "command" ? guardEnv : {},
       timeoutMs: options.timeoutMs ?? 45_000,
+      version: options.claudeVersion,
     });
     const { records, corrupt } = readAllLedgers(ledgerDir);
     return {

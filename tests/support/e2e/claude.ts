@@ -78,6 +78,8 @@ export interface ClaudeOptions {
   env?: Record<string, string>;
   /** Kill the run after this long (ms). */
   timeoutMs?: number;
+  /** The Claude Code version (default: the bed's, `CLAUDE_CODE_VERSION`). */
+  version?: string;
 }
 
 /** The outcome of a run: exit code, output, the stream-json events and the config dir it used. */
@@ -120,7 +122,7 @@ export function claudeEnv(options: ClaudeOptions, configDir: string): Record<str
 
 /** Runs `claude -p` once with a fresh config dir (removed afterwards); kills it on timeout. */
 export async function runClaude(options: ClaudeOptions): Promise<ClaudeResult> {
-  const bin = await ensureClaude();
+  const bin = await ensureClaude(options.version);
   const configDir = mkdtempSync(join(tmpdir(), "fiable-e2e-cc-"));
   const workDir = mkdtempSync(join(tmpdir(), "fiable-e2e-ws-"));
   try {

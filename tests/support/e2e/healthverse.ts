@@ -13,7 +13,7 @@ import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { type ToolInfo, TOOLS } from "../../../rules/tools.ts";
+import { type ToolInfo, TOOLS } from "../../../rules/catalog/tools.ts";
 
 /** A seat whose server the stub plays. */
 export type StubSeat = "provider" | "payer" | "cm";
