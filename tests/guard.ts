@@ -284,12 +284,18 @@ for (const runtime of await runtimes()) {
     assert.is(new Set(records.map((r) => r.tool_use_id)).size, 32);
   });
 
-  s("a corrupt ledger line is skipped, not fatal", async () => {
-    const dir = tempLedger();
-    writeFileSync(join(dir, "s15.jsonl"), '{"v":1,"event":"pre","decis\n');
-    const run = await runGuard(runtime, "pre", pre("s15", ...SUBMIT), env(dir));
-    assert.is(decision(run), "deny");
-  });
+  s(
+    "a corrupt ledger line is skipped, not fatal, and what it held may be missing: rules from absence record",
+    async () => {
+      const dir = tempLedger();
+      writeFileSync(join(dir, "s15.jsonl"), '{"v":1,"event":"pre","decis\n');
+      const run = await runGuard(runtime, "pre", pre("s15", ...SUBMIT), env(dir));
+      assert.is(decision(run), "allow");
+      const last = parseLedger(readFileSync(join(dir, "s15.jsonl"), "utf8")).records.at(-1)!;
+      assert.is(last.decision, "shadow");
+      assert.match(last.note ?? "", "evidence degraded");
+    },
+  );
 
   s.run();
 }

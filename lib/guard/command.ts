@@ -12,6 +12,7 @@ import { sessionOf } from "./engine/failed.ts";
 import { eventSettings, loadSettings } from "./config/guard_settings.ts";
 import { type BoundedInput, inputCollector } from "./input.ts";
 import { runEvent } from "./event.ts";
+import { lockLedger, tryLock } from "./ledger/lock.ts";
 
 /** Stdin under a bound: an oversized input is drained, keeping its head and tail (see `inputCollector`). */
 async function readStdin(): Promise<BoundedInput> {
@@ -63,21 +64,30 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
       if (record && folded && checkpoints) checkpointIfDue(settings.ledgerDir, record.session, folded);
     },
     interrupt,
+    lock: (session) => lockLedger(settings.ledgerDir, session, LOCK_WAIT_MS),
   });
   await live;
   host.exit(0);
 }
 
+/** How long a deny waits for the session's ledger lock (another parallel call deciding and recording). */
+const LOCK_WAIT_MS = 500;
+
 /**
  * After the reply: a new checkpoint when this process folded `CHECKPOINT_EVERY` records or more from the ledger
- * itself, so the next hook reads only what comes after. Never fails the hook (a checkpoint is only a shortcut).
+ * itself, so the next hook reads only what comes after; under the session's ledger lock, when it is free, so
+ * concurrent writers never race. Never fails the hook (a checkpoint is only a shortcut).
  */
 function checkpointIfDue(dir: string, session: string, loaded: LoadedEvidence): void {
   if (loaded.bytes === null || loaded.folded < CHECKPOINT_EVERY) return;
+  const unlock = tryLock(dir, session);
+  if (typeof unlock !== "function") return;
   try {
     writeCheckpoint(dir, session, { ...loaded, bytes: loaded.bytes });
   } catch {
     // Unwritable (a full disk, a read-only folder): the next hook reads the ledger again, nothing more.
+  } finally {
+    unlock();
   }
 }
 

@@ -14,6 +14,7 @@ import { engineConfig, type GuardSettings } from "./config/guard_settings.ts";
 import { isJudged } from "./engine/judges/mod.ts";
 import { normalizeToolName } from "./engine/names.ts";
 import { saveRecord } from "./ledger/ledger.ts";
+import type { LockResult } from "./ledger/lock.ts";
 import { type BoundedInput, MAX_INPUT } from "./input.ts";
 import { readRecentText, TRANSCRIPT_WAIT_MS } from "./transcript.ts";
 
@@ -120,6 +121,20 @@ async function maybeFault(word: EventWord, budgetMs: number): Promise<void> {
   if (fault === "slow") await new Promise((resolve) => setTimeout(resolve, budgetMs + 500));
 }
 
+/**
+ * A deny that could not take the session's ledger lock in time (another call held it): allowed and recorded
+ * as `shadow`, a would-be deny, since the budget it would spend could not be counted.
+ */
+function unlockedDeny(word: EventWord, record: LedgerRecord): EventOutcome {
+  const note =
+    "the session's ledger lock stayed busy: the deny was not enforced, as its budget could not be " +
+    "counted";
+  return {
+    reply: neutralReply(word),
+    record: { ...record, decision: "shadow", note: [record.note, note].filter(Boolean).join(" ") },
+  };
+}
+
 /** What a transport gives an event's lifecycle (`runEvent`), and how it answers. */
 export interface EventIO {
   /** The event's settings (see `eventSettings`). */
@@ -138,6 +153,12 @@ export interface EventIO {
   saved?(record: LedgerRecord | null, written: number | null, text: string): void;
   /** Resolves with a reason to answer at once (command mode: a termination signal). */
   interrupt?: Promise<string>;
+  /**
+   * Command mode: the session's ledger lock (lib/guard/ledger/lock.ts). A deny spends the block budget, so it
+   * is decided again and saved under the lock: parallel calls with one signature cannot each fold the ledger
+   * before the others append. The resident guard needs none (it handles a session's events one at a time).
+   */
+  lock?(session: string): Promise<LockResult>;
 }
 
 /**
@@ -158,25 +179,35 @@ export async function runEvent(word: EventWord, io: EventIO): Promise<{ live: Pr
       () => resolve(`time budget of ${settings.decisionMs} ms overrun; allowed`),
     );
   });
+  let size = 0;
+  let note: string | undefined;
   const decided = (async (): Promise<EventOutcome> => {
-    let size = 0;
     try {
       ({ text, size } = await io.input());
     } catch {
       text = "";
     }
     const checked = io.check ? await io.check(text) : undefined;
-    const note = [io.note, checked].filter(Boolean).join(" ") || undefined;
+    note = [io.note, checked].filter(Boolean).join(" ") || undefined;
     return await handle(word, text, settings, { evidence: io.evidence, note, size, started });
   })();
   const first = await Promise.race([decided, expired, ...io.interrupt ? [io.interrupt] : []]);
   cancel();
-  const outcome: EventOutcome = typeof first !== "string" ? first : {
+  let outcome: EventOutcome = typeof first !== "string" ? first : {
     reply: neutralReply(word),
     record: settings.arm === "stock" ? null : failedRecord(word, text, settings.arm, first),
   };
+  let unlock: (() => void) | undefined;
+  if (outcome.record?.decision === "deny" && io.lock) {
+    const held = await io.lock(outcome.record.session);
+    if (typeof held === "function") {
+      unlock = held;
+      outcome = await handle(word, text, settings, { evidence: io.evidence, note, size, started });
+    } else if (held === "busy") outcome = unlockedDeny(word, outcome.record);
+  }
   // Saved before the reply leaves, so a reader that saw the reply also sees the record.
   const written = outcome.record ? saveRecord(settings.ledgerDir, outcome.record) : null;
+  unlock?.();
   io.send(outcome.reply);
   io.saved?.(outcome.record, written, text);
   if (!outcome.record || !settings.liveUrl || !settings.liveToken) return { live: null };

@@ -7,6 +7,7 @@ import type { Arm, LedgerRecord } from "./record.ts";
 import { normalizeToolName } from "./names.ts";
 import { redactText } from "./secrets.ts";
 import { extractIds } from "./ids.ts";
+import { topLevelString } from "./raw_json.ts";
 
 /** An error record for the ledger: the guard failed open on this event. */
 export function errorRecord(
@@ -64,7 +65,10 @@ export function failedRecord(
   return record;
 }
 
-/** The session id in raw hook text, found without parsing (for records about input that did not parse). */
+/**
+ * The session id in raw hook text, read without parsing it (for records about input that did not parse, and
+ * to route an http body before it is parsed): the top-level `session_id`, whatever its length or escapes.
+ */
 export function sessionOf(text: string): string {
-  return /"session_id"\s*:\s*"([^"]{1,200})"/.exec(text.slice(0, 64 * 1024))?.[1] ?? "unknown-session";
+  return topLevelString(text, "session_id") || "unknown-session";
 }

@@ -15,13 +15,23 @@
 import { decodeEvidence, encodeEvidence, type EvidenceJson } from "./checkpoint_format.ts";
 import { type Evidence, foldLedger, foldRecord, foldsToNothing } from "../engine/evidence.ts";
 import { host, joinPath } from "../runtime/host.ts";
-import { LEDGER_READ, ledgerFileName, legacyFileName, readLedger, sessionRecords } from "./ledger.ts";
+import {
+  corruptNote,
+  degradedMarker,
+  isLost,
+  LEDGER_READ,
+  ledgerFileName,
+  LOST_NOTE,
+  readLedger,
+  sessionFiles,
+  sessionRecords,
+} from "./ledger.ts";
 
 /**
  * The checkpoint format and fold semantics. Bump it whenever `foldRecord` or `Evidence` changes: an older
  * checkpoint is then ignored (tests/checkpoint.ts fails on a change to the fold's sources until it is bumped).
  */
-export const FOLD_VERSION = 3;
+export const FOLD_VERSION = 4;
 
 /** Records folded from the ledger since the last checkpoint before command mode writes a new one. */
 export const CHECKPOINT_EVERY = 32;
@@ -81,9 +91,8 @@ function decode(bytes: Uint8Array): string {
  * from the whole ledger. Fails like `readLedger` when the ledger is unreadable.
  */
 export function loadEvidence(dir: string, session: string, useCheckpoint = true): LoadedEvidence {
-  const name = ledgerFileName(session);
-  const file = joinPath(dir, name);
-  if (useCheckpoint && legacyFileName(session) === name) {
+  const file = joinPath(dir, ledgerFileName(session));
+  if (useCheckpoint && sessionFiles(dir, session).length === 1) {
     try {
       const resumed = resume(dir, file, session);
       if (resumed) return resumed;
@@ -125,12 +134,21 @@ function resume(dir: string, file: string, session: string): LoadedEvidence | nu
   const ev = decodeEvidence(header.ev, (start, n) => host.readBytes(dataPath, start, n));
   const tail = span.subarray(lastLength);
   const whole = tail.lastIndexOf(10) + 1;
-  const { records } = sessionRecords(decode(tail.subarray(0, whole)), session, foldsToNothing);
+  const { records, corrupt } = sessionRecords(decode(tail.subarray(0, whole)), session, foldsToNothing);
+  // A last line with no newline yet: being written by another process, or cut short. Read like a full read
+  // reads it, and no checkpoint is made from this load.
+  const rest = whole < tail.length ? sessionRecords(decode(tail.subarray(whole)), session) : null;
+  if (rest) records.push(...rest.records);
   for (const r of records) foldRecord(ev, r);
+  const arm = records[0]?.arm ?? "shadow";
+  if (corrupt || rest?.corrupt) {
+    foldRecord(ev, degradedMarker(session, arm, corruptNote(corrupt + (rest?.corrupt ?? 0))));
+  }
+  if (isLost(dir, session)) foldRecord(ev, degradedMarker(session, arm, LOST_NOTE));
   return {
     ev,
     records: header.records + records.length,
-    bytes: header.bytes + whole,
+    bytes: rest ? null : header.bytes + whole,
     folded: records.length,
     from: { data: header.data, ...(header.previous ? { previous: header.previous } : {}) },
   };

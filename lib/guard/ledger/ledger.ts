@@ -35,17 +35,23 @@ export function legacyFileName(session: string): string {
 
 /**
  * Appends one record as one line with a single write (O_APPEND), so concurrent hook processes never interleave;
- * returns the bytes written.
+ * returns the bytes written. Never through a symbolic link, and never onto a half line a failed write left
+ * (`Host.appendLine`).
  */
 export function appendRecord(dir: string, record: LedgerRecord): number {
   // Created `rw-r--r--` under Deno as under Node (Deno's default create mode ignores the umask).
   host.makeDir(dir);
-  return host.appendText(joinPath(dir, ledgerFileName(record.session)), JSON.stringify(record) + "\n");
+  return host.appendLine(joinPath(dir, ledgerFileName(record.session)), JSON.stringify(record) + "\n");
+}
+
+/** The file beside a session's ledger that says a record of it was lost (`markLost`). */
+export function lostFileName(session: string): string {
+  return ledgerFileName(session).replace(/\.jsonl$/, ".lost");
 }
 
 /**
  * Writes a record to the ledger, or to stderr when the ledger cannot be written; the bytes written, or null
- * when the record did not reach the ledger.
+ * when the record did not reach the ledger (the session's evidence is then marked degraded: `markLost`).
  */
 export function saveRecord(dir: string, record: LedgerRecord): number | null {
   try {
@@ -53,7 +59,34 @@ export function saveRecord(dir: string, record: LedgerRecord): number | null {
   } catch (err) {
     host.writeErr(`fiable-guard: cannot write the ledger in ${dir}: ${(err as Error).message}\n`);
     host.writeErr(JSON.stringify(record) + "\n");
+    markLost(dir, record, (err as Error).message);
     return null;
+  }
+}
+
+/**
+ * Leaves a trace that a record of the session did not reach its ledger, so every later read of the session is
+ * degraded and rules that reason from absence do not block on what was lost: a `degraded` record in the ledger
+ * or, when that cannot be written either, an empty `<ledger>.lost` file beside it (an empty file needs no data
+ * block, so it is created on a full disk). Nothing at all on a file system that refuses both (read-only): the
+ * resident guard then keeps the mark in memory (lib/guard/resident/sessions.ts). Never throws.
+ */
+export function markLost(dir: string, record: LedgerRecord, why: string): void {
+  const what = `${record.event}${record.tool ? ` ${record.tool}` : ""}${
+    record.tool_use_id ? ` (${record.tool_use_id})` : ""
+  }`;
+  const note = `the guard could not write its ${what} record to the ledger (${why.slice(0, 200)}); ` +
+    "evidence degraded";
+  try {
+    appendRecord(dir, { ...degradedMarker(record.session, record.arm, note), t: new Date().toISOString() });
+    return;
+  } catch {
+    // The ledger still cannot be written: the marker file instead.
+  }
+  try {
+    host.createNew(joinPath(dir, lostFileName(record.session)), "");
+  } catch {
+    // Already marked (EEXIST), or nothing can be created here.
   }
 }
 
@@ -88,17 +121,18 @@ export const LEDGER_READ = { max: 8 * 1024 * 1024, head: 1024 * 1024, tail: 7 * 
 
 /**
  * A file's text, or its head and tail (lines cut at either edge dropped) when it exceeds `LEDGER_READ.max`;
- * `bytes` is the file's size when what was read ends on a whole line and nothing was appended meanwhile.
+ * `bytes` is the file's size when what was read ends on a whole line and nothing was appended meanwhile. A
+ * symbolic link is refused (`Host.readRange`).
  */
 function readBounded(file: string): { head: string; tail: string; skipped: number; bytes: number | null } {
   const size = host.fileSize(file);
   const whole = (text: string) => (text === "" || text.endsWith("\n")) && host.fileSize(file) === size;
   if (size <= LEDGER_READ.max) {
-    const head = host.readText(file);
+    const head = host.readRange(file, 0, size);
     return { head, tail: "", skipped: 0, bytes: whole(head) ? size : null };
   }
   const headText = host.readRange(file, 0, LEDGER_READ.head);
-  const tailText = host.readTail(file, LEDGER_READ.tail);
+  const tailText = host.readRange(file, size - LEDGER_READ.tail, LEDGER_READ.tail);
   return {
     head: headText.slice(0, headText.lastIndexOf("\n") + 1),
     tail: tailText.slice(tailText.indexOf("\n") + 1),
@@ -137,15 +171,35 @@ export interface ReadLedger extends ParsedLedger {
   bytes: number | null;
 }
 
+/** True when a file is there (a missing file, or one that cannot be checked, is not). */
+function exists(file: string): boolean {
+  try {
+    host.fileSize(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Reads a session's ledger: its own records only (another session's file name may have collided in older
- * versions, which are still read). A ledger over `LEDGER_READ.max` bytes is read in part: a `degraded` marker
- * stands where its middle was, so rules that reason from absence do not block on what was not read. `skip` as
- * for `parseLedger`.
+ * The file names a session's records are read from: its own, and the name versions before 2026-12 gave it
+ * when that differs and a file is there (ids with unsafe characters).
  */
-export function readLedger(dir: string, session: string, skip?: (line: string) => boolean): ReadLedger {
+export function sessionFiles(dir: string, session: string): string[] {
   const name = ledgerFileName(session);
   const legacy = legacyFileName(session);
+  return legacy !== name && exists(joinPath(dir, legacy)) ? [legacy, name] : [name];
+}
+
+/**
+ * Reads a session's ledger: its own records only (another session's file name may have collided in older
+ * versions, which are still read). Where evidence may be missing, a `degraded` marker (in memory, never
+ * written) makes rules that reason from absence record instead of block: a ledger over `LEDGER_READ.max` bytes
+ * is read in part (the marker stands where its middle was); a line that is not a record (a write cut short)
+ * was skipped; a record was lost (the session's `.lost` file, `markLost`). `skip` as for `parseLedger`.
+ */
+export function readLedger(dir: string, session: string, skip?: (line: string) => boolean): ReadLedger {
+  const files = sessionFiles(dir, session);
   const records: LedgerRecord[] = [];
   let corrupt = 0;
   let bytes: number | null = null;
@@ -154,27 +208,50 @@ export function readLedger(dir: string, session: string, skip?: (line: string) =
     corrupt += parsed.corrupt;
     records.push(...parsed.records);
   };
-  for (const file of legacy !== name ? [legacy, name] : [name]) {
+  for (const file of files) {
     const part = readIfAny(joinPath(dir, file));
     keep(part.head);
-    if (part.skipped) records.push(skippedMarker(session, records[0]?.arm ?? "shadow", part.skipped));
+    if (part.skipped) {
+      records.push(degradedMarker(
+        session,
+        records[0]?.arm ?? "shadow",
+        `ledger over ${LEDGER_READ.max} bytes: ${part.skipped} bytes in its middle were not read; evidence degraded`,
+        "gap",
+      ));
+    }
     keep(part.tail);
-    bytes = legacy === name ? part.bytes : null;
+    bytes = files.length === 1 ? part.bytes : null;
   }
+  const arm = records[0]?.arm ?? "shadow";
+  if (corrupt) records.push(degradedMarker(session, arm, corruptNote(corrupt)));
+  if (isLost(dir, session)) records.push(degradedMarker(session, arm, LOST_NOTE));
   return { records, corrupt, bytes };
 }
 
-/** The in-memory record standing for a ledger's unread middle (never written). */
-function skippedMarker(session: string, arm: Arm, skipped: number): LedgerRecord {
-  return {
-    v: 1,
-    t: "",
-    session,
-    event: "guard",
-    arm,
-    decision: "gap",
-    degraded: true,
-    note:
-      `ledger over ${LEDGER_READ.max} bytes: ${skipped} bytes in its middle were not read; evidence degraded`,
-  };
+/** True when a record of the session was lost and only the `.lost` file says so (`markLost`). */
+export function isLost(dir: string, session: string): boolean {
+  return exists(joinPath(dir, lostFileName(session)));
+}
+
+/** The note of the marker for lines that were not records. */
+export function corruptNote(lines: number): string {
+  return `${lines} ledger line${
+    lines > 1 ? "s" : ""
+  } not a record (a write cut short?) skipped; evidence degraded`;
+}
+
+/** The note of the marker for a lost record. */
+export const LOST_NOTE = "a record of this session could not be written to its ledger; evidence degraded";
+
+/**
+ * A record standing for evidence that may be missing (`degraded`): in memory for what a read skipped, or
+ * written for a record that was lost. `decision` "gap" for a ledger read in part, else "error".
+ */
+export function degradedMarker(
+  session: string,
+  arm: Arm,
+  note: string,
+  decision: "gap" | "error" = "error",
+): LedgerRecord {
+  return { v: 1, t: "", session, event: "guard", arm, decision, degraded: true, note };
 }

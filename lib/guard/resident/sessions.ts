@@ -100,6 +100,8 @@ export class SessionStore {
   #held = new Map<string, Held>();
   #records = 0;
   #known = new Set<string>();
+  /** Sessions a record of which did not reach the ledger: loaded degraded whatever the ledger says. */
+  #lost = new Set<string>();
   #dir: string;
   #now: () => number;
   #checkpoints: boolean;
@@ -134,6 +136,8 @@ export class SessionStore {
       return held.ev;
     }
     const loaded = loadEvidence(this.#dir, session, this.#checkpoints);
+    // The ledger may not say so itself (a file system that refused the marker too: `markLost`).
+    if (this.#lost.has(session)) loaded.ev.degraded = true;
     if (this.#known.has(session)) this.releases.rebuilt++;
     if (this.#known.size >= 100_000) this.#known.clear();
     this.#known.add(session);
@@ -153,11 +157,16 @@ export class SessionStore {
 
   /**
    * Folds a record the guard has just saved to the ledger, `written` the bytes that took (null when it did
-   * not reach the ledger: no checkpoint of this session is written then). A session not held is left alone: its
+   * not reach the ledger: no checkpoint of this session is written then, and the session is loaded degraded
+   * from then on, as its ledger lacks the record). A session not held is left alone: its
    * ledger already has the record, and the next `evidence` call folds it from there. `stopped` marks a
    * main-agent Stop, after which the session is released unless another event comes within `endedMs`.
    */
   fold(record: LedgerRecord, stopped = false, written: number | null = null): void {
+    if (written === null) {
+      if (this.#lost.size >= 100_000) this.#lost.clear();
+      this.#lost.add(record.session);
+    }
     const held = this.#held.get(record.session);
     if (!held) return;
     foldRecord(held.ev, record);

@@ -1,4 +1,12 @@
 /** What the guard's hook path needs from its runtime (lib/guard/runtime/host.ts picks the implementation). */
+
+/** 16 random hex digits: a temp file's name no other process can guess. */
+export function randomName(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join(
+    "",
+  );
+}
+
 /** The three signals Claude Code ends a hook with. */
 export type HookSignal = "SIGTERM" | "SIGINT" | "SIGHUP";
 
@@ -10,26 +18,42 @@ export interface Host {
   args: string[];
   /** A file's whole text (UTF-8); throws what the file system throws. */
   readText(path: string): string;
-  /** The last `bytes` bytes of a file as text; throws what the file system throws. */
+  /** The last `bytes` bytes of a file as text (a transcript); throws what the file system throws. */
   readTail(path: string, bytes: number): string;
-  /** `bytes` bytes of a file from byte `start` as text (fewer at its end); throws what the file system throws. */
+  /**
+   * `bytes` bytes of a ledger-dir file from byte `start` as text (fewer at its end); refuses a symbolic link or
+   * anything but a regular file (`ELOOP`, `EFTYPE`); throws what the file system throws.
+   */
   readRange(path: string, start: number, bytes: number): string;
-  /** `bytes` bytes of a file from byte `start` (fewer at its end); throws what the file system throws. */
+  /** `bytes` bytes of a ledger-dir file from byte `start` (fewer at its end); refuses what `readRange` refuses. */
   readBytes(path: string, start: number, bytes: number): Uint8Array;
   /**
-   * Replaces a file's whole content, mode 0644: written to a temp file beside it and renamed into place, so a
-   * reader sees the old content or the new, never a part; throws what the file system throws.
+   * Replaces a file's whole content, mode 0644: written to a temp file beside it, created exclusively under an
+   * unpredictable name, and renamed into place (a link at the path is replaced, never followed), so a reader
+   * sees the old content or the new, never a part; throws what the file system throws, leaving no temp file.
    */
   writeWhole(path: string, data: string | Uint8Array): void;
+  /**
+   * Creates a file that does not exist yet, mode 0644, holding `data`: `EEXIST` when anything is at the path,
+   * a symbolic link included (a lock, a marker).
+   */
+  createNew(path: string, data: string | Uint8Array): void;
   /** Removes a file; throws what the file system throws. */
   removeFile(path: string): void;
   /** A file's size in bytes; throws what the file system throws (`ENOENT` when it is missing). */
   fileSize(path: string): number;
+  /** When a file (a link itself, not followed) was last modified, ms since the epoch; throws like `fileSize`. */
+  modifiedAt(path: string): number;
+  /** The names in a directory; throws what the file system throws. */
+  listDir(path: string): string[];
   /**
-   * Appends text with one write to a file opened O_APPEND, creating the file (not its directory) with mode
-   * 0644 under both runtimes (Deno's default create mode is 0666 whatever the umask). Returns the bytes written.
+   * Appends one line (`text` ends with a newline) with one write to a file opened O_APPEND, creating the file
+   * (not its directory) exclusively with mode 0644 under both runtimes (Deno's default create mode is 0666
+   * whatever the umask). Refuses a symbolic link or anything but a regular file (`ELOOP`, `EFTYPE`), never
+   * following one. A file that does not end with a newline (a write cut short) gets one first, in the same
+   * write, so a line is never joined to a half line. Returns the bytes written.
    */
-  appendText(path: string, text: string): number;
+  appendLine(path: string, text: string): number;
   /** Creates a directory and its parents; no error when it exists. */
   makeDir(path: string): void;
   /** Hands each chunk of stdin to `push` until its end; none when stdin is closed or absent. */

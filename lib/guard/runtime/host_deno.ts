@@ -1,5 +1,5 @@
 /** The guard's host under Deno: Deno's own API only, so a hook process never starts Deno's node-compat layer. */
-import type { HookSignal, Host } from "./host_api.ts";
+import { type HookSignal, type Host, randomName } from "./host_api.ts";
 
 /** Writes all of `bytes` to a Deno writer (a pipe may take a large write in parts). */
 function writeAll(writer: { writeSync(p: Uint8Array): number }, bytes: Uint8Array): void {
@@ -7,9 +7,43 @@ function writeAll(writer: { writeSync(p: Uint8Array): number }, bytes: Uint8Arra
   while (written < bytes.length) written += writer.writeSync(bytes.subarray(written));
 }
 
-/** `bytes` bytes of a file from byte `start` (fewer when the file ends first). */
-function readBytes(path: string, start: number, bytes: number): Uint8Array {
-  const file = Deno.openSync(path, { read: true });
+/** An error with a file-system code, as Deno's own carry them. */
+function fsError(code: string, message: string): Error {
+  return Object.assign(new Error(`${code}: ${message}`), { code });
+}
+
+/**
+ * The regular file at `path`, opened without going through a symbolic link (Deno has no O_NOFOLLOW: the path
+ * is checked first, and the file opened is checked to be the one checked, so a link swapped in between is
+ * refused too); `ELOOP` for a link, `EFTYPE` for anything but a regular file. Returns null when nothing is at
+ * the path.
+ */
+function openRegular(path: string, options: Deno.OpenOptions): Deno.FsFile | null {
+  let before: Deno.FileInfo;
+  try {
+    before = Deno.lstatSync(path);
+  } catch (err) {
+    if ((err as { code?: string }).code === "ENOENT") return null;
+    throw err;
+  }
+  if (before.isSymlink) throw fsError("ELOOP", `a symbolic link, open '${path}'`);
+  if (!before.isFile) throw fsError("EFTYPE", `not a regular file, open '${path}'`);
+  const file = Deno.openSync(path, options);
+  const after = file.statSync();
+  if (after.ino === before.ino && after.dev === before.dev) return file;
+  file.close();
+  throw fsError("ELOOP", `replaced while opened, open '${path}'`);
+}
+
+/** The regular file at `path` (see `openRegular`); `ENOENT` when there is none. */
+function openExisting(path: string, options: Deno.OpenOptions): Deno.FsFile {
+  const file = openRegular(path, options);
+  if (file) return file;
+  throw fsError("ENOENT", `no such file or directory, open '${path}'`);
+}
+
+/** `bytes` bytes of an open file from byte `start` (fewer when the file ends first); closes the file. */
+function readClosing(file: Deno.FsFile, start: number, bytes: number): Uint8Array {
   try {
     file.seekSync(start, Deno.SeekMode.Start);
     const buffer = new Uint8Array(bytes);
@@ -25,9 +59,28 @@ function readBytes(path: string, start: number, bytes: number): Uint8Array {
   }
 }
 
-/** `bytes` bytes of a file from byte `start`, decoded as UTF-8 (fewer when the file ends first). */
-function readRange(path: string, start: number, bytes: number): string {
-  return new TextDecoder().decode(readBytes(path, start, bytes));
+/** `bytes` bytes of a file from byte `start` (fewer when the file ends first); refuses links (`openRegular`). */
+function readBytes(path: string, start: number, bytes: number): Uint8Array {
+  return readClosing(openExisting(path, { read: true }), start, bytes);
+}
+
+/** Creates `path` exclusively (a link at the path is `EEXIST`, never followed) and writes `data` to it. */
+function createNew(path: string, data: string | Uint8Array): void {
+  const file = Deno.openSync(path, { write: true, createNew: true, mode: 0o644 });
+  try {
+    writeAll(file, typeof data === "string" ? new TextEncoder().encode(data) : data);
+  } finally {
+    file.close();
+  }
+}
+
+/** Removes a file if it is there. */
+function removeQuietly(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch {
+    // Never created, or already gone.
+  }
 }
 
 /** The Deno host (touches `Deno` only when a method is called, so the Node bundle can carry it). */
@@ -49,28 +102,59 @@ export function denoHost(): Host {
     args: Deno.args,
     readText: (path) => Deno.readTextFileSync(path),
     readTail(path, bytes) {
-      const size = Deno.statSync(path).size;
-      return readRange(path, size - Math.min(size, bytes), bytes);
+      const file = Deno.openSync(path, { read: true });
+      let size: number;
+      try {
+        size = file.statSync().size;
+      } catch (err) {
+        file.close();
+        throw err;
+      }
+      return new TextDecoder().decode(readClosing(file, size - Math.min(size, bytes), Math.min(size, bytes)));
     },
-    readRange,
+    readRange: (path, start, bytes) => new TextDecoder().decode(readBytes(path, start, bytes)),
     readBytes,
     writeWhole(path, data) {
-      const temp = `${path}.${Deno.pid}.tmp`;
-      Deno.writeFileSync(temp, typeof data === "string" ? encoder.encode(data) : data, { mode: 0o644 });
-      Deno.renameSync(temp, path);
+      const temp = `${path}.${randomName()}.tmp`;
+      try {
+        createNew(temp, data);
+        Deno.renameSync(temp, path);
+      } catch (err) {
+        if ((err as { code?: string }).code !== "EEXIST") removeQuietly(temp);
+        throw err;
+      }
     },
+    createNew,
     removeFile: (path) => Deno.removeSync(path),
     fileSize: (path) => Deno.statSync(path).size,
-    appendText(path, text) {
-      // One write of the whole line on an O_APPEND descriptor, as node:fs appendFileSync does.
-      const file = Deno.openSync(path, { append: true, create: true, mode: 0o644 });
-      const bytes = encoder.encode(text);
+    modifiedAt: (path) => Deno.lstatSync(path).mtime?.getTime() ?? 0,
+    listDir: (path) => Array.from(Deno.readDirSync(path), (entry) => entry.name),
+    appendLine(path, text) {
+      // A new file is created exclusively (a link swapped in meanwhile is EEXIST), an existing one checked.
+      let file = openRegular(path, { read: true, append: true });
+      if (!file) {
+        try {
+          file = Deno.openSync(path, { read: true, append: true, createNew: true, mode: 0o644 });
+        } catch (err) {
+          if ((err as { code?: string }).code !== "EEXIST") throw err;
+          file = openExisting(path, { read: true, append: true });
+        }
+      }
       try {
+        const size = file.statSync().size;
+        const last = new Uint8Array(1);
+        let cut = false;
+        if (size > 0) {
+          file.seekSync(size - 1, Deno.SeekMode.Start);
+          cut = file.readSync(last) === 1 && last[0] !== 10;
+        }
+        // One write of the whole line on an O_APPEND descriptor (at the end, wherever the read left off).
+        const bytes = encoder.encode(cut ? `\n${text}` : text);
         writeAll(file, bytes);
+        return bytes.length;
       } finally {
         file.close();
       }
-      return bytes.length;
     },
     makeDir: (path) => Deno.mkdirSync(path, { recursive: true }),
     async readStdin(push) {

@@ -4,21 +4,22 @@
  * a hook process has no other use for (≈ 6 ms of its start-up, issue 20).
  */
 import {
-  appendFileSync,
   closeSync,
+  constants,
   fstatSync,
+  lstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
   renameSync,
   statSync,
   unlinkSync,
-  writeFileSync,
   writeSync,
 } from "node:fs";
 import process from "node:process";
-import type { HookSignal, Host } from "./host_api.ts";
+import { type HookSignal, type Host, randomName } from "./host_api.ts";
 
 /** The error code of a file-system error, or "". */
 function codeOf(err: unknown): string {
@@ -83,9 +84,35 @@ function writeFd(fd: 1 | 2, text: string): void {
   }
 }
 
-/** `bytes` bytes of a file from byte `start` (or its last `bytes` when `start` is "tail"). */
-function readBytes(path: string, start: number | "tail", bytes: number): Uint8Array {
-  const fd = openSync(path, "r");
+const { O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_RDWR, O_WRONLY } = constants;
+
+/** An error with a file-system code, as node:fs throws them. */
+function fsError(code: string, message: string): Error {
+  return Object.assign(new Error(`${code}: ${message}`), { code });
+}
+
+/**
+ * A descriptor for a regular file at `path`, opened without following a symbolic link (`ELOOP`) and without
+ * blocking on a FIFO; anything but a regular file is closed again and refused (`EFTYPE`).
+ */
+function openRegular(path: string, flags: number): number {
+  const fd = openSync(path, flags | O_NOFOLLOW | O_NONBLOCK, 0o644);
+  if (fstatSync(fd).isFile()) return fd;
+  closeSync(fd);
+  throw fsError("EFTYPE", `not a regular file, open '${path}'`);
+}
+
+/** Writes all of `bytes` to a descriptor (a write may take them in parts). */
+function writeAllFd(fd: number, bytes: Uint8Array): void {
+  for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written);
+}
+
+/**
+ * `bytes` bytes of a file from byte `start` (or its last `bytes` when `start` is "tail"); a ledger-dir read
+ * (`follow` false) refuses links and anything but a regular file.
+ */
+function readBytes(path: string, start: number | "tail", bytes: number, follow = false): Uint8Array {
+  const fd = follow ? openSync(path, "r") : openRegular(path, O_RDONLY);
   try {
     const size = fstatSync(fd).size;
     const from = start === "tail" ? size - Math.min(size, bytes) : start;
@@ -102,9 +129,23 @@ function readBytes(path: string, start: number | "tail", bytes: number): Uint8Ar
   }
 }
 
-/** `bytes` bytes of a file from byte `start` (or its last `bytes` when `start` is "tail"), as UTF-8. */
-function readRange(path: string, start: number | "tail", bytes: number): string {
-  return new TextDecoder().decode(readBytes(path, start, bytes));
+/** Removes a file if it is there. */
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Never created, or already gone.
+  }
+}
+
+/** Creates `path` exclusively (never through a link) and writes `data` to it. */
+function createNew(path: string, data: string | Uint8Array): void {
+  const fd = openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
+  try {
+    writeAllFd(fd, typeof data === "string" ? new TextEncoder().encode(data) : data);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The Node host. */
@@ -113,20 +154,36 @@ export function nodeHost(): Host {
     env: process.env,
     args: process.argv.slice(2),
     readText: (path) => readFileSync(path, "utf8"),
-    readTail: (path, bytes) => readRange(path, "tail", bytes),
-    readRange: (path, start, bytes) => readRange(path, start, bytes),
+    readTail: (path, bytes) => new TextDecoder().decode(readBytes(path, "tail", bytes, true)),
+    readRange: (path, start, bytes) => new TextDecoder().decode(readBytes(path, start, bytes)),
     readBytes: (path, start, bytes) => readBytes(path, start, bytes),
     writeWhole(path, data) {
-      const temp = `${path}.${process.pid}.tmp`;
-      writeFileSync(temp, data, { mode: 0o644 });
-      renameSync(temp, path);
+      const temp = `${path}.${randomName()}.tmp`;
+      try {
+        createNew(temp, data);
+        renameSync(temp, path);
+      } catch (err) {
+        if (codeOf(err) !== "EEXIST") removeQuietly(temp);
+        throw err;
+      }
     },
+    createNew,
     removeFile: (path) => unlinkSync(path),
     fileSize: (path) => statSync(path).size,
-    appendText(path, text) {
-      const bytes = new TextEncoder().encode(text);
-      appendFileSync(path, bytes, { mode: 0o644 });
-      return bytes.length;
+    modifiedAt: (path) => lstatSync(path).mtimeMs,
+    listDir: (path) => readdirSync(path),
+    appendLine(path, text) {
+      const fd = openRegular(path, O_RDWR | O_APPEND | O_CREAT);
+      try {
+        const size = fstatSync(fd).size;
+        const last = new Uint8Array(1);
+        const cut = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 10;
+        const bytes = new TextEncoder().encode(cut ? `\n${text}` : text);
+        writeAllFd(fd, bytes);
+        return bytes.length;
+      } finally {
+        closeSync(fd);
+      }
     },
     makeDir: (path) => void mkdirSync(path, { recursive: true }),
     async readStdin(push) {

@@ -1,0 +1,109 @@
+/**
+ * The hook path's file I/O under both hosts (lib/guard/runtime/): in the ledger dir nothing is written or read
+ * through a symbolic link, files are created exclusively under unpredictable temp names, and an append never
+ * joins a half line (issue 32).
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { denoHost } from "../lib/guard/runtime/host_deno.ts";
+import { nodeHost } from "../lib/guard/runtime/host_node.ts";
+import type { Host } from "../lib/guard/runtime/host_api.ts";
+
+const fresh = () => mkdtempSync(join(tmpdir(), "fiable-host-"));
+
+/** Throws with `code`. */
+function refused(run: () => unknown, code: string): void {
+  try {
+    run();
+  } catch (err) {
+    assert.is((err as { code?: string }).code, code, String(err));
+    return;
+  }
+  assert.unreachable(`not refused (${code})`);
+}
+
+for (
+  const [name, host, pid] of [["deno", denoHost(), Deno.pid], ["node", nodeHost(), process.pid]] as [
+    string,
+    Host,
+    number,
+  ][]
+) {
+  const s = suite(`host (${name})`);
+
+  s("appendLine creates a file 0644, appends whole lines, and starts a new line after a half one", () => {
+    const file = join(fresh(), "a.jsonl");
+    assert.is(host.appendLine(file, "one\n"), 4);
+    writeFileSync(file, readFileSync(file, "utf8") + "half");
+    assert.is(host.appendLine(file, "two\n"), 5);
+    assert.is(readFileSync(file, "utf8"), "one\nhalf\ntwo\n");
+    assert.is(Deno.statSync(file).mode! & 0o777, 0o644);
+  });
+
+  s("appendLine refuses a link (its target untouched, a dangling one never created) and a directory", () => {
+    const dir = fresh();
+    const target = join(dir, "target");
+    writeFileSync(target, "T");
+    symlinkSync(target, join(dir, "linked.jsonl"));
+    refused(() => host.appendLine(join(dir, "linked.jsonl"), "x\n"), "ELOOP");
+    assert.is(readFileSync(target, "utf8"), "T");
+    symlinkSync(join(dir, "nowhere"), join(dir, "dangling.jsonl"));
+    assert.throws(() => host.appendLine(join(dir, "dangling.jsonl"), "x\n"));
+    assert.not.ok(existsSync(join(dir, "nowhere")));
+    Deno.mkdirSync(join(dir, "dir.jsonl"));
+    assert.throws(() => host.appendLine(join(dir, "dir.jsonl"), "x\n"));
+  });
+
+  s("readBytes and readRange refuse a link; readTail (a transcript) follows one", () => {
+    const dir = fresh();
+    writeFileSync(join(dir, "target"), "secret");
+    symlinkSync(join(dir, "target"), join(dir, "link"));
+    refused(() => host.readBytes(join(dir, "link"), 0, 6), "ELOOP");
+    refused(() => host.readRange(join(dir, "link"), 0, 6), "ELOOP");
+    assert.is(host.readTail(join(dir, "link"), 3), "ret");
+    assert.is(host.readRange(join(dir, "target"), 2, 3), "cre");
+  });
+
+  s("writeWhole never writes through a link at the temp name a pid made predictable", () => {
+    const dir = fresh();
+    const target = join(dir, "victim");
+    writeFileSync(target, "V");
+    const path = join(dir, "s.fold.json");
+    symlinkSync(target, `${path}.${pid}.tmp`);
+    host.writeWhole(path, "header");
+    assert.is(readFileSync(path, "utf8"), "header");
+    assert.is(readFileSync(target, "utf8"), "V");
+    assert.equal(readdirSync(dir).sort(), ["s.fold.json", `s.fold.json.${pid}.tmp`, "victim"].sort());
+  });
+
+  s("writeWhole replaces a link at the path itself (the link, not its target)", () => {
+    const dir = fresh();
+    writeFileSync(join(dir, "victim"), "V");
+    symlinkSync(join(dir, "victim"), join(dir, "s.fold.json"));
+    host.writeWhole(join(dir, "s.fold.json"), "header");
+    assert.is(readFileSync(join(dir, "victim"), "utf8"), "V");
+    assert.is(readFileSync(join(dir, "s.fold.json"), "utf8"), "header");
+  });
+
+  s("writeWhole that fails leaves no temp file behind", () => {
+    const dir = fresh();
+    Deno.mkdirSync(join(dir, "s.fold.json"));
+    writeFileSync(join(dir, "s.fold.json", "x"), "");
+    assert.throws(() => host.writeWhole(join(dir, "s.fold.json"), "header"));
+    assert.equal(readdirSync(dir), ["s.fold.json"]);
+  });
+
+  s("createNew refuses anything at the path, a dangling link included", () => {
+    const dir = fresh();
+    host.createNew(join(dir, "a.lock"), "t");
+    refused(() => host.createNew(join(dir, "a.lock"), "u"), "EEXIST");
+    symlinkSync(join(dir, "nowhere"), join(dir, "b.lock"));
+    refused(() => host.createNew(join(dir, "b.lock"), "u"), "EEXIST");
+    assert.not.ok(existsSync(join(dir, "nowhere")));
+  });
+
+  s.run();
+}

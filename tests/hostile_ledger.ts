@@ -1,0 +1,249 @@
+/**
+ * The ledger under faults and hostile files, as Claude Code runs the guard (one process per event, and the
+ * resident guard over http), under Deno and the Node bundle (issue 32): a write that fails or is cut short,
+ * corrupt lines, parallel calls spending one block budget, session ids a raw-text scan misroutes, and
+ * symbolic links in the ledger dir. Each case is a reproduction: it failed before its fix.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { ledgerFileName, lostFileName, parseLedger, readLedger } from "../lib/guard/ledger/ledger.ts";
+import { type LedgerRecord } from "../lib/guard/engine/record.ts";
+import { checkpointName } from "../lib/guard/ledger/checkpoint.ts";
+import {
+  type GuardRun,
+  runGuard,
+  type Runtime,
+  runtimes,
+  serveGuard,
+  tempLedger,
+} from "./support/guard_process.ts";
+import { post, pre } from "./support/payloads.ts";
+
+const QUEUE_CASE = "CASE-0A1B2C3D";
+
+/** The queue result that returns a case id (the only place the session sees it). */
+const queue = (session: string, id = "toolu_q") =>
+  post(session, "payer_intake_hub_list_intake_queue", {}, { result: [{ case_id: QUEUE_CASE }] }, id);
+
+/** The legitimate next call on that case: GLOBAL-02 denies it when the queue result is not in the evidence. */
+const dispose = (session: string, id = "toolu_d") =>
+  pre(session, "triage_set_disposition", { case_id: QUEUE_CASE }, id);
+
+function permission(run: GuardRun): string | undefined {
+  return (run.reply().hookSpecificOutput as { permissionDecision?: string } | undefined)?.permissionDecision;
+}
+
+/** The session's last record: an allowed call whose GLOBAL-02 hit (if any) was recorded, not enforced. */
+function notDenied(run: GuardRun, dir: string, session: string): LedgerRecord {
+  assert.is(run.code, 0, run.stderr);
+  assert.is(permission(run), "allow", JSON.stringify(run.reply()));
+  const last = readLedger(dir, session).records.filter((r) => r.event === "pre").at(-1)!;
+  assert.ok(last, `no pre record for ${session}`);
+  assert.is.not(last.decision, "deny", JSON.stringify(last));
+  return last;
+}
+
+/** The runtime under a shell that caps the size of any file it writes (`ulimit -f`, 512-byte blocks). */
+function capped(runtime: Runtime, blocks: number): Runtime {
+  return {
+    name: runtime.name,
+    argv: (word) => ["sh", "-c", `trap "" XFSZ; ulimit -f ${blocks}; exec "$@"`, "sh", ...runtime.argv(word)],
+  };
+}
+
+for (const runtime of await runtimes()) {
+  const s = suite(`hostile ledger (${runtime.name})`);
+  const env = (dir: string, extra: Record<string, string> = {}) => ({
+    FIABLE_LEDGER_DIR: dir,
+    FIABLE_CC_ARM: "checklist",
+    ...extra,
+  });
+
+  s(
+    "the next call is allowed when the deny would come only from a missing post (control: it is denied)",
+    async () => {
+      const dir = tempLedger();
+      const run = await runGuard(runtime, "pre", dispose("control"), env(dir));
+      assert.is(
+        permission(run),
+        "deny",
+        "GLOBAL-02 no longer denies an unseen case: the cases below prove nothing",
+      );
+    },
+  );
+
+  s(
+    "a post whose append fails (a directory at the ledger path) marks the session; its id is not denied later",
+    async () => {
+      const dir = tempLedger();
+      const ledger = join(dir, ledgerFileName("failed-write"));
+      mkdirSync(ledger);
+      const posted = await runGuard(runtime, "post", queue("failed-write"), env(dir));
+      assert.is(posted.code, 0, posted.stderr);
+      assert.match(posted.stderr, "cannot write the ledger");
+      assert.ok(existsSync(join(dir, lostFileName("failed-write"))), readdirSync(dir).join(", "));
+      // The ledger can be written again (the directory is gone): the post is not in it, the mark is.
+      rmdirSync(ledger);
+      const last = notDenied(
+        await runGuard(runtime, "pre", dispose("failed-write"), env(dir)),
+        dir,
+        "failed-write",
+      );
+      assert.ok(last.rules?.some((h) => h.id === "GLOBAL-02"), JSON.stringify(last));
+    },
+  );
+
+  s(
+    "a write cut short by a full disk: the next record starts its own line, and the session reads degraded",
+    async () => {
+      const dir = tempLedger();
+      const session = "cut-write";
+      // The ledger ends 100 bytes before a 512-byte block: the post's line is cut there (the file-size limit
+      // stands in for a full disk), and so is the marker the guard then tries to append.
+      const first = JSON.stringify({
+        v: 1,
+        t: "2026-12-03T00:00:00.000Z",
+        session,
+        event: "prompt",
+        arm: "checklist",
+        decision: "record",
+        prompt: "",
+      });
+      const pad = 4 * 512 - 100 - first.length - 1;
+      writeFileSync(
+        join(dir, ledgerFileName(session)),
+        first.replace('"prompt":""', `"prompt":"${"p".repeat(pad)}"`) + "\n",
+      );
+      assert.is(statSync(join(dir, ledgerFileName(session))).size, 4 * 512 - 100);
+      const posted = await runGuard(capped(runtime, 4), "post", queue(session), env(dir));
+      assert.is(posted.code, 0, posted.stderr);
+      assert.is(statSync(join(dir, ledgerFileName(session))).size, 4 * 512, "the write was not cut short");
+      // Space again: the next call is not denied on the lost post, and its record is a whole line of its own.
+      notDenied(await runGuard(runtime, "pre", dispose(session), env(dir)), dir, session);
+      const text = readFileSync(join(dir, ledgerFileName(session)), "utf8");
+      const lines = text.split("\n").filter(Boolean);
+      assert.is(lines.length, 3, text.slice(-400));
+      assert.is(parseLedger(text).corrupt, 1);
+      assert.is(JSON.parse(lines[2]).event, "pre");
+    },
+  );
+
+  s("a corrupt line a reader skips degrades the session, on a full read and after a checkpoint", async () => {
+    for (const checkpointed of [false, true]) {
+      const dir = tempLedger();
+      const session = `corrupt-${checkpointed}`;
+      const file = join(dir, ledgerFileName(session));
+      // 40 earlier calls; with checkpoints on, the next hook folds them and writes the session's checkpoint.
+      const earlier = Array.from({ length: 40 }, (_, i) => ({
+        v: 1,
+        t: "2026-12-03T00:00:00.000Z",
+        session,
+        event: "post",
+        arm: "checklist",
+        decision: "record",
+        tool: "payer_intake_hub.list_intake_queue",
+        tool_use_id: `toolu_e${i}`,
+        input: {},
+        result: { result: [] },
+      }));
+      writeFileSync(file, earlier.map((r) => JSON.stringify(r) + "\n").join(""));
+      const settings = env(dir, { FIABLE_CHECKPOINT: checkpointed ? "1" : "0" });
+      await runGuard(
+        runtime,
+        "pre",
+        pre(session, "payer_intake_hub_list_intake_queue", {}, "toolu_s"),
+        settings,
+      );
+      assert.is(existsSync(join(dir, checkpointName(session))), checkpointed);
+      // What is left of the queue post after a crash mid-line, then a line written after it.
+      writeFileSync(file, readFileSync(file, "utf8") + queue(session).slice(0, 90) + "\n");
+      notDenied(await runGuard(runtime, "pre", dispose(session), settings), dir, session);
+    }
+  });
+
+  s("4 parallel calls with one signature get at most the 2 denies of the block budget", async () => {
+    for (let round = 0; round < 3; round++) {
+      const dir = tempLedger();
+      const session = `parallel-${round}`;
+      const runs = await Promise.all(
+        [0, 1, 2, 3].map((k) => runGuard(runtime, "pre", dispose(session, `toolu_p${k}`), env(dir))),
+      );
+      const denied = runs.filter((r) => permission(r) === "deny").length;
+      const records = readLedger(dir, session).records;
+      assert.is(records.filter((r) => r.decision === "deny").length, denied);
+      assert.ok(denied <= 2, `round ${round}: ${denied} denies`);
+      assert.ok(denied >= 1, `round ${round}: no deny at all`);
+      assert.is(records.length, 4);
+      assert.not.ok(readdirSync(dir).some((f) => f.endsWith(".lock")), "a lock was left behind");
+    }
+  });
+
+  for (const session of ['quoted"id', "q".repeat(250), 'both"' + "z".repeat(240)]) {
+    s(
+      `session id ${
+        JSON.stringify(session.slice(0, 9))
+      }… (${session.length}): an unparsed post's mark reaches its ledger`,
+      async () => {
+        const dir = tempLedger();
+        // Over the 1 MB parse limit: recorded from the raw text, under the session read from it.
+        const big = post(session, "payer_intake_hub_list_intake_queue", {}, {
+          result: [{ case_id: QUEUE_CASE }],
+          extra: "y".repeat(1_100_000),
+        }, "toolu_big");
+        assert.is((await runGuard(runtime, "post", big, env(dir))).code, 0);
+        const records = readLedger(dir, session).records;
+        assert.is(records.length, 1, readdirSync(dir).join(", "));
+        assert.equal([records[0].degraded, records[0].session], [true, session]);
+        assert.equal(readdirSync(dir).filter((f) => f.endsWith(".jsonl")), [ledgerFileName(session)]);
+        notDenied(await runGuard(runtime, "pre", dispose(session), env(dir)), dir, session);
+      },
+    );
+  }
+
+  s("http mode: session-end releases the session it names, a long or quoted id included", async () => {
+    const dir = tempLedger();
+    const server = await serveGuard(runtime, { ...env(dir), FIABLE_SUPERVISE: "0" });
+    try {
+      const held = async () => (await (await fetch(`${server.url}/health`)).json()).held.sessions;
+      const ids = ['end"one', "e".repeat(300), "end-plain"];
+      for (const id of ids) {
+        await (await fetch(`${server.url}/hook/post`, { method: "POST", body: queue(id) })).text();
+      }
+      assert.is(await held(), 3);
+      for (const [k, id] of ids.entries()) {
+        const body = JSON.stringify({ session_id: id, hook_event_name: "SessionEnd", reason: "other" });
+        await (await fetch(`${server.url}/hook/session-end`, { method: "POST", body })).text();
+        assert.is(await held(), 2 - k, id.slice(0, 10));
+      }
+    } finally {
+      server.stop();
+    }
+  });
+
+  s("a ledger that is a symbolic link is never written through: its target is untouched", async () => {
+    const dir = tempLedger();
+    const target = join(tempLedger(), "target.txt");
+    writeFileSync(target, "not a ledger\n");
+    symlinkSync(target, join(dir, ledgerFileName("linked")));
+    const run = await runGuard(runtime, "pre", pre("linked", "chart_search_patients", {}), env(dir));
+    assert.is(permission(run), "allow");
+    assert.is(readFileSync(target, "utf8"), "not a ledger\n");
+    const dangling = join(tempLedger(), "nothing-here");
+    symlinkSync(dangling, join(dir, ledgerFileName("dangling")));
+    await runGuard(runtime, "post", queue("dangling"), env(dir));
+    assert.not.ok(existsSync(dangling), "the guard created the link's target");
+  });
+
+  s.run();
+}
