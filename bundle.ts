@@ -61,6 +61,11 @@ export function guardLoader(bundle: string, hash: string): string {
     readFileSync(NODE_LOADER, "utf8") + `\nrunBundle(${JSON.stringify(bundle)}, ${JSON.stringify(hash)});\n`;
 }
 
+/** The hash a guard file for Node was written with (it names the code cache), from the file's text. */
+export function guardHash(text: string): string | undefined {
+  return /, "([0-9a-f]+)"\);\n$/.exec(text.slice(-100))?.[1];
+}
+
 /**
  * Bundles guard_node.ts into `out`: the CommonJS bundle, minified (compile time grows with its size), inside
  * its code-cache loader (`guardLoader`).
