@@ -8,7 +8,7 @@
  * Nothing here touches a file, a ledger or a real session's evidence; it decides on its own evidence and
  * throws the outcomes away. Any error ends the warm-up and is reported to the caller, never to a session.
  */
-import { decodeEvidence, encodeEvidence } from "../ledger/checkpoint_format.ts";
+import { decodeEvidence, encodeEvidence, stateInts } from "../ledger/checkpoint_format.ts";
 import { decideOn, type EngineConfig, type GuardEvent } from "../engine/decide.ts";
 import { emptyEvidence, type Evidence, foldRecord } from "../engine/evidence.ts";
 import type { Arm, LedgerRecord } from "../engine/record.ts";
@@ -84,8 +84,8 @@ function warmSteps(config: EngineConfig, repeat: number): (() => void)[] {
   }
   work.push(() => (encoded = encodeEvidence(folded)));
   work.push(() => {
-    const { json, data } = encoded!;
-    restored = decodeEvidence(json, (start, bytes) => data.subarray(start, start + bytes));
+    const { json, state, contents } = encoded!;
+    restored = decodeEvidence(json, stateInts(state), (start, n) => contents.subarray(start, start + n)).ev;
   });
   for (let i = 0; i < events.length; i += DECIDE_STEP) {
     work.push(() => {

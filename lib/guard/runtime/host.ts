@@ -26,6 +26,7 @@ function missingHost(): Host {
     modifiedAt: missing,
     listDir: missing,
     appendLine: missing,
+    append: missing,
     createNew: missing,
     makeDir: missing,
     readStdin: missing,

@@ -54,6 +54,8 @@ export interface Host {
    * write, so a line is never joined to a half line. Returns the bytes written.
    */
   appendLine(path: string, text: string): number;
+  /** Appends bytes as they are (a checkpoint's contents), refusing what `appendLine` refuses and creating alike. */
+  append(path: string, data: Uint8Array): void;
   /** Creates a directory and its parents; no error when it exists. */
   makeDir(path: string): void;
   /** Hands each chunk of stdin to `push` until its end; none when stdin is closed or absent. */

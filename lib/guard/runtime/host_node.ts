@@ -185,6 +185,15 @@ export function nodeHost(): Host {
         closeSync(fd);
       }
     },
+    append(path, data) {
+      const fd = openRegular(path, O_WRONLY | O_APPEND | O_CREAT);
+      try {
+        writeAllFd(fd, data);
+      } finally {
+        closeSync(fd);
+      }
+    },
+
     makeDir: (path) => void mkdirSync(path, { recursive: true }),
     async readStdin(push) {
       const { chunks, rest } = readStdinSync();
