@@ -1,7 +1,8 @@
 /**
  * The trace table: which verifier checks each contract rule (and each closure-gate obligation) protects,
- * then every deterministic check the v1.0.0 verifier emits with its protectors, and the totals against the
- * catalog's `preventable = yes` count and the original design's 42.
+ * then every deterministic check the v1.0.0 verifier emits with its protectors and the calls that doom it
+ * (lib/guard/engine/doom.ts: a block after them is too late), and the totals against the catalog's
+ * `preventable = yes` count and the original design's 42.
  *
  *   deno task coverage          # text
  *   deno task coverage --json   # for machines
@@ -9,6 +10,7 @@
 import { type CheckInfo, CHECKS } from "./rules/catalog/checks.ts";
 import { RULES } from "./rules/mod.ts";
 import { GATE_PROTECTS } from "./lib/guard/engine/closure.ts";
+import { type DoomCall, doomOf } from "./lib/guard/engine/doom.ts";
 import { type CommandSpec, runCli } from "./lib/cli.ts";
 
 /** The command line. */
@@ -60,6 +62,10 @@ export interface CoverageRow {
   stage: string;
   preventable: string;
   by: string[];
+  /** The calls that doom it once executed (lib/guard/engine/doom.ts); empty: only the stop. */
+  doomedBy: string[];
+  /** Those calls doom it only when one of these checks failed too. */
+  doomWith: string[];
 }
 
 /** The whole report. */
@@ -102,6 +108,8 @@ export function coverageReport(protectors: Protector[], checks: readonly CheckIn
     stage: c.stage,
     preventable: c.preventable,
     by: protectors.filter((p) => p.checks.includes(c.id)).map((p) => p.id),
+    doomedBy: (doomOf(c.id)?.by ?? []).map(doomCallText),
+    doomWith: [...doomOf(c.id)?.withFailed ?? []],
   }));
   const yes = rows.filter((r) => r.preventable === "yes");
   return {
@@ -118,13 +126,22 @@ export function coverageReport(protectors: Protector[], checks: readonly CheckIn
   };
 }
 
+/** A dooming call as text: `auth.finalize_provider_determination(final_action=do_not_submit)`, `#2` for the nth. */
+export function doomCallText(by: DoomCall): string {
+  const when = Object.entries(by.when ?? {}).map(([k, v]) => `${k}=${v.join("|")}`).join(", ");
+  return `${by.tool}${when ? `(${when})` : ""}${by.nth ? ` #${by.nth}` : ""}`;
+}
+
 /** The report as text: rule → checks, then check → protectors, then totals. */
 export function renderCoverage(report: CoverageReport): string {
   const lines = ["Rule → protected checks"];
   for (const p of report.protectors) lines.push(`  ${p.id.padEnd(22)} ${p.checks.join(", ")}`);
-  lines.push("", "v1.0.0 deterministic check → protectors (preventable)");
+  lines.push("", "v1.0.0 deterministic check → protectors (preventable); doomed by");
   for (const r of report.rows) {
     lines.push(`  ${r.id.padEnd(52)} ${r.preventable.padEnd(7)} ${r.by.length ? r.by.join(", ") : "none"}`);
+    const doom = r.doomedBy.length ? r.doomedBy.join(" or ") : "the stop only";
+    const also = r.doomWith.length ? ` (only when ${r.doomWith.join(" or ")} failed too)` : "";
+    lines.push(`  ${"".padEnd(52)} doomed by ${doom}${also}`);
   }
   const t = report.totals;
   lines.push(

@@ -9,6 +9,7 @@
 import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { type Arm, ARMS } from "./lib/guard/engine/record.ts";
+import type { FireCounts } from "./lib/trajectories/verdict.ts";
 import {
   DEFAULT_ARMS,
   type PacketSummary,
@@ -121,56 +122,69 @@ function counts(s: ReplaySummary): string {
     `${s.not_observable} not observable`;
 }
 
+/** A protector's by-packet cell: fires in failed / … in time / … too late / fires in passed. */
+function cell(r: FireCounts): string {
+  return `${r.fires_failed}/${r.in_time}/${r.too_late}/${r.fires_passed}`;
+}
+
+function rescueLine(s: ReplaySummary): string {
+  const e = s.rescue_estimate;
+  const any = s.rescue_ignoring_time;
+  return `rescue estimate (blocks in time): upper ${e.upper}, strict ${e.strict} of ${s.failed} failed ` +
+    `(counting blocks after the doom too: upper ${any.upper}, strict ${any.strict})`;
+}
+
 /** The human table for one arm. */
 export function formatSummary(arm: Arm, s: ReplaySummary): string {
   const lines = [
     `arm ${arm}: ${counts(s)}`,
     "",
-    "| rule | fires in failed | … protected check failed | fires in passed |",
-    "|---|---:|---:|---:|",
+    "| rule | fires in failed | … protected check failed | … in time | … too late | fires in passed |",
+    "|---|---:|---:|---:|---:|---:|",
   ];
-  for (const [id, r] of Object.entries(s.by_rule)) {
+  const row = (label: string, r: FireCounts) =>
     lines.push(
-      `| ${id} | ${pad(r.fires_failed, 3)} | ${pad(r.fires_failed_protected, 3)} | ${
-        pad(r.fires_passed, 3)
-      } |`,
+      `| ${label} | ${pad(r.fires_failed, 3)} | ${pad(r.fires_failed_protected, 3)} | ${
+        pad(r.in_time, 3)
+      } | ` +
+        `${pad(r.too_late, 3)} | ${pad(r.fires_passed, 3)} |`,
     );
-  }
-  const c = s.closure_gate;
-  lines.push(`| closure gate | ${pad(c.fires_failed, 3)} | | ${pad(c.fires_passed, 3)} |`);
+  for (const [id, r] of Object.entries(s.by_rule)) row(id, r);
+  row("closure gate", s.closure_gate);
   lines.push("");
   lines.push(`trials blocked: ${s.trials_blocked.failed} failed, ${s.trials_blocked.passed} passed`);
-  lines.push(
-    `rescue estimate: upper ${s.rescue_estimate.upper}, strict ${s.rescue_estimate.strict} of ${s.failed} failed`,
-  );
+  lines.push(rescueLine(s));
   return lines.join("\n");
 }
 
 /**
- * One arm, one column per packet: each rule's fires as `failed/protected/passed` (trials), then the gate,
- * blocked trials and the rescue bound, so a rule that holds only on the packets it was tuned on shows.
+ * One arm, one column per packet: each rule's fires as `failed/in time/too late/passed` (trials; in time +
+ * too late = fires in failed trials with a protected check failed), then the gate, blocked trials and the
+ * rescue estimate, so a rule that holds only on the packets it was tuned on, or whose blocks all come too
+ * late, shows.
  */
 export function formatByPacket(arm: Arm, packets: PacketSummary[]): string {
   const rows = packets.map((p) => ({ name: p.name, s: p.summary[arm]! })).filter((p) => p.s);
   const lines = [
-    `arm ${arm} by packet (cells: fires in failed / … protected check failed / fires in passed):`,
+    `arm ${arm} by packet (cells: fires in failed / … protected check failed, block in time / … too late / ` +
+    "fires in passed):",
   ];
   rows.forEach((p, i) => lines.push(`  P${i + 1} ${p.name}: ${counts(p.s)}`));
   lines.push("", `| rule | ${rows.map((_, i) => `P${i + 1}`).join(" | ")} |`);
   lines.push(`|---|${rows.map(() => "---:").join("|")}|`);
   const ids = [...new Set(rows.flatMap((p) => Object.keys(p.s.by_rule)))].sort();
   for (const id of ids) {
-    const cells = rows.map((p) => {
-      const r = p.s.by_rule[id];
-      return r ? `${r.fires_failed}/${r.fires_failed_protected}/${r.fires_passed}` : "·";
-    });
-    lines.push(`| ${id} | ${cells.join(" | ")} |`);
+    lines.push(`| ${id} | ${rows.map((p) => p.s.by_rule[id] ? cell(p.s.by_rule[id]) : "·").join(" | ")} |`);
   }
-  const row = (label: string, cell: (s: ReplaySummary) => string) =>
-    lines.push(`| ${label} | ${rows.map((p) => cell(p.s)).join(" | ")} |`);
-  row("closure gate", (s) => `${s.closure_gate.fires_failed}/–/${s.closure_gate.fires_passed}`);
-  row("trials blocked", (s) => `${s.trials_blocked.failed}/–/${s.trials_blocked.passed}`);
-  row("rescue upper, strict", (s) => `${s.rescue_estimate.upper}, ${s.rescue_estimate.strict}`);
+  const row = (label: string, value: (s: ReplaySummary) => string) =>
+    lines.push(`| ${label} | ${rows.map((p) => value(p.s)).join(" | ")} |`);
+  row("closure gate", (s) => cell(s.closure_gate));
+  row("trials blocked (failed/passed)", (s) => `${s.trials_blocked.failed}/${s.trials_blocked.passed}`);
+  row("rescue in time (upper, strict)", (s) => `${s.rescue_estimate.upper}, ${s.rescue_estimate.strict}`);
+  row(
+    "… counting late blocks too",
+    (s) => `${s.rescue_ignoring_time.upper}, ${s.rescue_ignoring_time.strict}`,
+  );
   return lines.join("\n");
 }
 

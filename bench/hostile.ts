@@ -1,13 +1,24 @@
 /**
  * The guard's wall time on hostile input, per runtime, against that runtime's floor measured in the same run
  * (`deno run` of an empty file, `node -e 1`): a 100 MB tool_input, a 100 MB result, an unbroken 7 MB token,
- * a 5,000-deep result, a 60,000-key input, and a pre on a 100 MB ledger. Inputs are given as a file on stdin,
- * so the figure is the guard's, not the writer's. Every case must answer within the 1.5 s decision budget.
+ * a 5,000-deep result, a 60,000-key input, and a pre on a 100 MB ledger; for the Node bundle also a code-cache
+ * path that is a FIFO or a link to /dev/zero (planted again before each run: the loader replaces it with a real
+ * cache). Inputs are given as a file on stdin, so the figure is the guard's, not the writer's. Every case must
+ * answer within the 1.5 s decision budget.
  *
  * Usage: deno run -A bench/hostile.ts [--runs 5]
  */
 import { spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  copyFileSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleGuard } from "../bundle.ts";
@@ -156,8 +167,10 @@ async function measure(p: Parsed): Promise<number> {
     })`,
   );
   let over = 0;
+  let nodeFloor = 0;
   for (const runtime of runtimes) {
     const floor = await series(() => timeProcess(runtime.floor, {}));
+    if (runtime.name === "node") nodeFloor = floor;
     console.log(
       `  ${runtime.name}: floor (${runtime.floor.slice(0, 2).join(" ").replace(Deno.execPath(), "deno")} …) ${
         fmt(floor)
@@ -172,6 +185,34 @@ async function measure(p: Parsed): Promise<number> {
         `    ${c.name.padEnd(26)} ${fmt(ms).padStart(8)}  (${fmt(ms - floor)} above the floor)${verdict}`,
       );
     }
+  }
+  // The Node loader's code cache: a hostile thing at its path, planted again before each run.
+  const cacheDir = mkdtempSync(join(dir, "cache-"));
+  const guard = join(cacheDir, "fiable-guard.cjs");
+  copyFileSync(bundle, guard);
+  const hash = readFileSync(guard, "utf8").match(/BUNDLE_HASH = "([0-9a-f]+)"/)?.[1];
+  // The node binary's version and architecture (Deno's own `process.version` is not node's).
+  const nodeTag = new TextDecoder().decode(
+    new Deno.Command("node", { args: ["-p", 'process.version + "-" + process.arch'] }).outputSync().stdout,
+  ).trim();
+  const cachePath = join(cacheDir, `fiable-guard-${hash}-${nodeTag}.v8cache`);
+  const plants: [string, () => void][] = [
+    ["code cache is a FIFO", () => void new Deno.Command("mkfifo", { args: [cachePath] }).outputSync()],
+    ["code cache links /dev/zero", () => symlinkSync("/dev/zero", cachePath)],
+  ];
+  const plain = cases[0];
+  for (const [name, plant] of plants) {
+    const env = { FIABLE_LEDGER_DIR: plain.ledger, FIABLE_CC_ARM: "checklist" };
+    const ms = await series(() => {
+      rmSync(cachePath, { force: true });
+      plant();
+      return timeProcess(["node", guard, plain.word], env, plain.stdin);
+    });
+    const verdict = ms - nodeFloor < BUDGET_MS ? "" : "  OVER BUDGET";
+    if (verdict) over++;
+    console.log(
+      `  node: ${name.padEnd(26)} ${fmt(ms).padStart(8)}  (${fmt(ms - nodeFloor)} above the floor)${verdict}`,
+    );
   }
   console.log(`  load after: ${loadavg()[0].toFixed(1)}`);
   Deno.removeSync(dir, { recursive: true });

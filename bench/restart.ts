@@ -1,12 +1,15 @@
 /**
  * How long the resident guard is down after `kill -9` of its server (supervisor respawn until `/health`
- * answers again, with a 500-record session ledger to fold back in), and how long the SessionStart check
- * takes to start a guard that is not running (the hook's wall time). Node bundle, as in a trial.
+ * answers again, with a 500-record session ledger to fold back in); with its supervisor killed first, how long
+ * until a new supervisor adopts the server and how long the server is then down after its own `kill -9`; how
+ * long a supervisor whose guard file was replaced by one that cannot start takes to give up; and how long the
+ * SessionStart check takes to start a guard that is not running (the hook's wall time). Node bundle, as in a
+ * trial.
  *
  * Usage: deno run -A bench/restart.ts [--runs 20]
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,7 +26,7 @@ function freePort(): Promise<number> {
   });
 }
 
-async function health(port: number): Promise<{ pid: number } | null> {
+async function health(port: number): Promise<{ pid: number; supervisor: number | null } | null> {
   try {
     return await (await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(300) }))
       .json();
@@ -48,7 +51,8 @@ function median(values: number[]): number {
 export const CLI: CommandSpec = {
   name: "bench restart",
   summary:
-    "How long the resident guard is down after kill -9 of its server, and the SessionStart restart's wall time.",
+    "How long the resident guard is down after kill -9 of its server or its supervisor, when a supervisor gives " +
+    "up, and the SessionStart restart's wall time.",
   usage: ["deno run -A bench/restart.ts [--runs 20]"],
   options: {
     runs: numberOption(20, "kill -9 and restart rounds"),
@@ -92,6 +96,50 @@ async function measure(p: Parsed): Promise<number> {
     supervisor.kill("SIGTERM");
   }
 
+  // The supervisor killed first: a new supervisor adopts the server, then restarts it when it dies.
+  const adopt: number[] = [];
+  const adoptedDown: number[] = [];
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  for (let i = 0; i < Math.min(runs, 5); i++) {
+    const p = await freePort();
+    const first = spawn("node", [bundle, "serve", "--port", String(p)], {
+      env: { ...env, FIABLE_LEDGER_DIR: ledgerDir() },
+      stdio: "ignore",
+    });
+    let h = null;
+    while (!(h = await health(p))) await sleep(20);
+    Deno.kill(first.pid!, "SIGKILL");
+    const t0 = performance.now();
+    while (!(h = await health(p)) || !h.supervisor || h.supervisor === first.pid) await sleep(5);
+    adopt.push(performance.now() - t0);
+    const killed = h.pid;
+    Deno.kill(killed, "SIGKILL");
+    const t1 = performance.now();
+    while (!(h = await health(p)) || h.pid === killed) await sleep(5);
+    adoptedDown.push(performance.now() - t1);
+    Deno.kill(h.supervisor!, "SIGTERM");
+  }
+
+  // A guard file replaced mid-trial by one that cannot start: from its server's kill -9 until the supervisor exits.
+  const giveUp: number[] = [];
+  for (let i = 0; i < Math.min(runs, 3); i++) {
+    const p = await freePort();
+    const copy = join(mkdtempSync(join(tmpdir(), "fiable-bench-")), "fiable-guard.cjs");
+    copyFileSync(bundle, copy);
+    const sup = spawn("node", [copy, "serve", "--port", String(p)], {
+      env: { ...env, FIABLE_LEDGER_DIR: ledgerDir() },
+      stdio: "ignore",
+    });
+    const exited = new Promise((r) => sup.on("exit", r));
+    let h = null;
+    while (!(h = await health(p))) await sleep(20);
+    writeFileSync(copy, "process.exit(3);\n");
+    Deno.kill(h.pid, "SIGKILL");
+    const t0 = performance.now();
+    await exited;
+    giveUp.push(performance.now() - t0);
+  }
+
   const start: number[] = [];
   const payload = JSON.stringify({
     session_id: "bench-session",
@@ -121,6 +169,13 @@ async function measure(p: Parsed): Promise<number> {
   }
   const fmt = (xs: number[]) => `median ${Math.round(median(xs))} ms, max ${Math.round(Math.max(...xs))} ms`;
   console.log(`guard down after kill -9 of the server (${down.length} runs): ${fmt(down)}`);
+  console.log(
+    `supervisor killed first, until another adopts the server (${adopt.length} runs): ${fmt(adopt)}`,
+  );
+  console.log(`then the adopted server down after kill -9 (${adoptedDown.length} runs): ${fmt(adoptedDown)}`);
+  console.log(
+    `guard file that cannot start, until the supervisor gives up (${giveUp.length} runs): ${fmt(giveUp)}`,
+  );
   console.log(`SessionStart hook starting a guard that was down (${start.length} runs): ${fmt(start)}`);
   return 0;
 }

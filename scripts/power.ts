@@ -19,7 +19,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findTrials, readTrial, type TrialSummary } from "../lib/results/trials.ts";
-import { mcnemarExact, prng } from "../lib/results/stats.ts";
+import { mcnemarExact, prng, type TaskOutcome } from "../lib/results/stats.ts";
+import { taskOutcomes } from "../lib/results/aggregate.ts";
 import { DEFAULT_EXPERIMENT, PILOT_ARMS, PILOT_DOMAIN } from "../lib/install/experiments.ts";
 import { estimateCost, headline, pickReference, type ReferenceTable } from "../lib/install/estimate.ts";
 import { parsePrices } from "../lib/results/cost.ts";
@@ -50,12 +51,8 @@ export const DESIGN = {
   reference: 0.07,
 };
 
-/** One task's runs over the packets. */
-export interface TaskRuns {
-  task: string;
-  c: number;
-  n: number;
-}
+/** One task's runs over the packets: n scored, c passed. */
+export type TaskRuns = TaskOutcome;
 
 /** Every packet in the sets (a folder with a results.csv) and its scored trials. */
 function packetTrials(sets: string[]): { id: string; trials: TrialSummary[] }[] {
@@ -70,16 +67,9 @@ function packetTrials(sets: string[]): { id: string; trials: TrialSummary[] }[] 
   return out;
 }
 
-/** Passes and scored runs per task, sorted by task. */
+/** Passes and scored runs per task, sorted by task (aggregate's own per-task outcomes). */
 function runsByTask(trials: TrialSummary[]): TaskRuns[] {
-  const by = new Map<string, TaskRuns>();
-  for (const t of trials) {
-    const o = by.get(t.task) ?? { task: t.task, c: 0, n: 0 };
-    o.n++;
-    if (t.passed) o.c++;
-    by.set(t.task, o);
-  }
-  return [...by.values()].sort((a, b) => a.task < b.task ? -1 : 1);
+  return taskOutcomes(trials.map((t) => ({ task: t.task, passed: t.passed === true })));
 }
 
 /** Per-task passes and scored runs over every packet in the sets, sorted by task. */

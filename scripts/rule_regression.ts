@@ -1,8 +1,10 @@
 /**
  * Rule regression on real packets: replays every trial through the guard (lib/trajectories/replay.ts, checklist arm)
- * and compares what it catches with a committed baseline. A catch is a rule that fired in a failed trial
- * where a check it protects failed, or the closure gate firing in a failed trial; a rule change that loses
- * one of the baseline's catches is a regression. Fires in passing trials are listed per packet.
+ * and compares what it catches with a committed baseline. A catch is a rule, or the closure gate, that fired
+ * in a failed trial where a check it protects failed, at or before that check's doom (lib/guard/engine/doom.ts:
+ * in time, lib/trajectories/verdict.ts); a fire after the doom is recorded as too late, not as a catch. A
+ * rule change that loses one of the baseline's catches is a regression. Fires in passing trials are listed
+ * per packet.
  *
  *   deno run -A scripts/rule_regression.ts [roots…] [--baseline FILE] [--write] [--headers] [--json]
  *
@@ -16,7 +18,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Arm } from "../lib/guard/engine/record.ts";
-import { checkMatches, packetName, type ReplayReport, replayTrees } from "../lib/trajectories/replay.ts";
+import { packetName, type ReplayReport, replayTrees } from "../lib/trajectories/replay.ts";
+import { armVerdict } from "../lib/trajectories/verdict.ts";
 import { RULES } from "../rules/mod.ts";
 import { type CommandSpec, type Parsed, runCli } from "../lib/cli.ts";
 
@@ -29,11 +32,12 @@ export const EXTRA = join(ROOT, "..", "shared", "leaderboard-extra");
 export const BASELINE = join(ROOT, "tests", "support", "rule_baseline.json");
 const ARM: Arm = "checklist";
 
-/** One trial in a snapshot: its verdict, the rules that fired, and the catches (see the header). */
+/** One trial in a snapshot: its verdict, the rules that fired, the catches and the fires too late (see the header). */
 export interface TrialFires {
   passed: boolean;
   fires: string[];
   caught: string[];
+  late: string[];
 }
 
 /** Per-trial fires keyed `<packet>/<domain>/<trial>`, with the arm they were replayed on. */
@@ -45,21 +49,20 @@ export interface Snapshot {
 /** The closure gate's row name in a snapshot. */
 export const CLOSURE = "closure";
 
-/** The snapshot of a replay report: every observable trial's fires and catches on the arm. */
+/** The snapshot of a replay report: every observable trial's fires, catches and late fires on the arm. */
 export function snapshot(report: ReplayReport, arm: Arm = ARM): Snapshot {
   const trials: Record<string, TrialFires> = {};
   for (const t of report.trials) {
-    const r = t.arms[arm];
-    if (!r || t.observable === false) continue;
-    const fires = Object.keys(r.rules).sort();
-    const caught = t.passed
-      ? []
-      : fires.filter((id) => t.failedChecks.some((c) => r.rules[id].checks.some((p) => checkMatches(p, c))));
-    if (r.closure.length) {
-      fires.push(CLOSURE);
-      if (!t.passed) caught.push(CLOSURE);
-    }
-    trials[`${packetName(t.packet ?? "")}/${t.domain}/${t.name}`] = { passed: t.passed, fires, caught };
+    const v = armVerdict(t, arm);
+    if (!v) continue;
+    const fires = Object.entries(v.rules).sort(([a], [b]) => a.localeCompare(b));
+    if (v.gate) fires.push([CLOSURE, v.gate]);
+    trials[`${packetName(t.packet ?? "")}/${t.domain}/${t.name}`] = {
+      passed: t.passed,
+      fires: fires.map(([id]) => id),
+      caught: fires.filter(([, f]) => f.timing === "in time").map(([id]) => id),
+      late: fires.filter(([, f]) => f.timing === "too late").map(([id]) => id),
+    };
   }
   return { arm, trials: Object.fromEntries(Object.entries(trials).sort(([a], [b]) => a.localeCompare(b))) };
 }
@@ -85,17 +88,26 @@ export function passingFires(snap: Snapshot): Record<string, string[]> {
 }
 
 /**
- * A snapshot as JSON text, one trial per line: `"<trial>": "failed PP-05* UM-09"` (a `*` marks a catch).
- * Strings keep `deno fmt` from spreading each trial over five lines.
+ * A snapshot as JSON text, one trial per line: `"<trial>": "failed PP-05* UM-09 PP-03~"` (a `*` marks a
+ * catch, a `~` a fire too late to catch). Strings keep `deno fmt` from spreading each trial over five lines.
  */
 export function snapshotJson(snap: Snapshot): string {
   const rows = Object.entries(snap.trials).map(([k, t]) => {
-    const fires = t.fires.map((f) => t.caught.includes(f) ? `${f}*` : f);
+    const fires = t.fires.map((f) => t.caught.includes(f) ? `${f}*` : t.late.includes(f) ? `${f}~` : f);
     return `    ${JSON.stringify(k)}: ${
       JSON.stringify([t.passed ? "passed" : "failed", ...fires].join(" "))
     }`;
   });
   return `{\n  "arm": ${JSON.stringify(snap.arm)},\n  "trials": {\n${rows.join(",\n")}\n  }\n}\n`;
+}
+
+/** Fires too late, per rule: the failed trials. */
+export function lateFires(snap: Snapshot): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [trial, t] of Object.entries(snap.trials)) {
+    for (const rule of t.late) (out[rule] ??= []).push(trial);
+  }
+  return out;
 }
 
 /** Per rule, the passing trials it fired in, counted per packet (the first part of a snapshot key). */
@@ -164,8 +176,9 @@ export function readSnapshot(path: string): Snapshot {
     const [verdict, ...fires] = String(row).split(" ").filter(Boolean);
     trials[key] = {
       passed: verdict === "passed",
-      fires: fires.map((f) => f.replace(/\*$/, "")),
+      fires: fires.map((f) => f.replace(/[*~]$/, "")),
       caught: fires.filter((f) => f.endsWith("*")).map((f) => f.slice(0, -1)),
+      late: fires.filter((f) => f.endsWith("~")).map((f) => f.slice(0, -1)),
     };
   }
   return { arm: data.arm ?? ARM, trials };
@@ -236,13 +249,20 @@ async function regress(p: Parsed): Promise<number> {
   const baseline = readSnapshot(baselinePath);
   const lost = lostCatches(baseline, current);
   const passing = passingFires(current);
+  const late = lateFires(current);
   if (json) {
-    console.log(JSON.stringify({ lost, passing }, null, 1));
+    console.log(JSON.stringify({ lost, passing, late }, null, 1));
   } else {
     const count = (s: Snapshot) => Object.values(s.trials).reduce((n, t) => n + t.caught.length, 0);
-    console.log(`catches in failed trials: baseline ${count(baseline)}, now ${count(current)}`);
+    console.log(
+      `catches in failed trials (blocks in time): baseline ${count(baseline)}, now ${count(current)}`,
+    );
     console.log(lost.length ? `LOST (${lost.length}):` : "lost: none");
     for (const l of lost) console.log(`  ${l.rule}  ${l.trial}`);
+    console.log("fires too late (after the doom of a check they protect; not catches):");
+    for (const [rule, trials] of Object.entries(late).sort()) {
+      console.log(`  ${rule} ×${trials.length}: ${trials.join(", ")}`);
+    }
     console.log("fires in passing trials:");
     for (const [rule, trials] of Object.entries(passing).sort()) {
       console.log(`  ${rule} ×${trials.length}: ${trials.join(", ")}`);

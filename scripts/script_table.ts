@@ -47,6 +47,7 @@ export const ENTRIES: readonly Entry[] = [
   { file: "bench/handbook.ts", table: false },
   { file: "bench/hostile.ts", table: false },
   { file: "bench/latency.ts", table: false },
+  { file: "bench/redact.ts", table: false },
   { file: "bench/replay.ts", table: false },
   { file: "bench/resident.ts", table: false },
   { file: "bench/restart.ts", table: false },

@@ -72,6 +72,11 @@ s("the real trace protects more than the original design's 42", () => {
   assert.match(text, /^Rule → protected checks/);
   assert.match(text, /Totals: \d+ rules; \d+ of 90 v1\.0\.0 deterministic checks protected\./);
   assert.match(text, /md\.signed_off\s+partly\s+UM-05/);
+  assert.match(
+    text,
+    /packet_absent\s+partly\s+PP-02, PP-03\n\s+doomed by docs\.create_submission_bundle or auth/,
+  );
+  assert.match(text, /case_created .*\n\s+doomed by cases\.create_from_order #2\n/);
 });
 
 s.run();

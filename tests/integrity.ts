@@ -44,8 +44,11 @@ function trial(o: Partial<GuardedTrialOptions> & { arm: string }) {
   return { root, dir, t: verifyTrees([root]).arms[0].trials[0] };
 }
 
-/** Runs verify.ts's main in-process: its exit code and what it printed. */
-async function verify(args: string[]): Promise<{ code: number; out: string; err: string }> {
+/** Runs an entry's main in-process: its exit code and what it printed. */
+async function captured(
+  main: (args: string[]) => Promise<number>,
+  args: string[],
+): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [], err: string[] = [];
   const { log, error } = console;
   console.log = (...a: unknown[]) => out.push(a.join(" "));
@@ -57,6 +60,9 @@ async function verify(args: string[]): Promise<{ code: number; out: string; err:
     console.error = error;
   }
 }
+
+/** verify.ts in-process. */
+const verify = (args: string[]) => captured(main, args);
 
 // The verdict table: each case, the trial's verdict, its coverage, a phrase of its problem, verify's exit code.
 const CASES: [
@@ -460,23 +466,8 @@ s("a leaderboard-like trial (no config.json, no ledger) is unguarded: no coverag
   assert.equal([t.kind, t.verdict, t.coverage, t.problems], ["unguarded", "n/a", null, []]);
 });
 
-/** Runs aggregate.ts's main in-process (outputs into a temp dir): its exit code and what it printed. */
-async function aggregate(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [], err: string[] = [];
-  const { log, error } = console;
-  console.log = (...a: unknown[]) => out.push(a.join(" "));
-  console.error = (...a: unknown[]) => err.push(a.join(" "));
-  try {
-    return {
-      code: await aggregateMain([...args, "--out", fresh()]),
-      out: out.join("\n"),
-      err: err.join("\n"),
-    };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
+/** aggregate.ts in-process, its outputs into a temp dir. */
+const aggregate = (args: string[]) => captured(aggregateMain, [...args, "--out", fresh()]);
 
 const PACKET_HEAD = "benchmark,dataset_version,submission_id,team,agent,model,domain,pass_at_1,n_trials," +
   "n_tasks,mean_cost_usd,mean_walltime_s,submitted_at";

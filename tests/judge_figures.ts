@@ -8,12 +8,19 @@ const s = suite("judge figures");
 
 const FINALIZE: FiredCall = {
   step: 9,
+  at: 9,
   id: "t9",
   tool: "auth.finalize_provider_determination",
   decision: "deny",
 };
-const BUNDLE: FiredCall = { step: 7, id: "t7", tool: "docs.create_submission_bundle", decision: "deny" };
-const MD: FiredCall = { step: 4, id: "t4", tool: "review.submit_md_case_decision", decision: "allow" };
+const BUNDLE: FiredCall = {
+  step: 7,
+  at: 7,
+  id: "t7",
+  tool: "docs.create_submission_bundle",
+  decision: "deny",
+};
+const MD: FiredCall = { step: 4, at: 4, id: "t4", tool: "review.submit_md_case_decision", decision: "allow" };
 
 function arm(extra: Partial<ArmResult> = {}): ArmResult {
   return { rules: {}, closure: [], blocked: false, firstBlock: null, ledger: null, votes: {}, ...extra };
@@ -52,6 +59,25 @@ const TRIALS: TrialReplay[] = [
       votes: { "self-consistency": [FINALIZE] },
     }),
   }),
+  // The same judge after the bundle that doomed packet_absent (call 5): too late, no rescue.
+  {
+    ...trial("pkt-a/bundled_first", false, [
+      "provider_pre_submission.final_action",
+      "provider_pre_submission.packet_absent",
+    ], {
+      checklist: arm(),
+      critic: arm({
+        blocked: true,
+        rules: {
+          "CRITIC-01": { checks: [...SC_CHECKS, "provider_pre_submission.packet_absent"], calls: [FINALIZE] },
+        },
+        votes: { "self-consistency": [FINALIZE] },
+      }),
+    }),
+    doom: {
+      "provider_pre_submission.packet_absent": { at: 5, step: 5, tool: "docs.create_submission_bundle" },
+    },
+  },
   // A passing trial the shadow judge objected in: recorded, never blocked.
   trial("pkt-b/p2p_right", true, [], { checklist: arm(), critic: arm({ votes: { "p2p-contract": [MD] } }) }),
   // The shadow judge in a failed trial the checklist already blocks (UM-09).
@@ -117,24 +143,36 @@ s(
   },
 );
 
-s("per judge: fires in failed, with a protected check failed, in passed, and what it adds alone", () => {
-  const r = judgeReport(TRIALS, (t) => t.dir.split("/")[2]);
-  const [sc, p2p] = r.judges;
-  assert.equal(
-    [sc.id, sc.fires_failed, sc.fires_failed_protected, sc.fires_passed, sc.only_it_blocks, sc.rescue_added],
-    ["CRITIC-01", 1, 1, 0, 1, { upper: 1, strict: 1 }],
-  );
-  assert.equal(
-    [p2p.id, p2p.fires_failed, p2p.fires_failed_protected, p2p.fires_passed, p2p.only_it_blocks, p2p.passing],
-    ["CRITIC-02", 1, 1, 1, 0, ["pkt-b/p2p_right"]],
-  );
-  // UM-09 alone leaves md.signed_off unexplained; the p2p judge protects it, so enforcing it would add a rescue.
-  assert.equal(p2p.rescue_added, { upper: 1, strict: 1 });
-});
+s(
+  "per judge: fires in failed, with a protected check failed (in time, too late), in passed, what it adds alone",
+  () => {
+    const r = judgeReport(TRIALS, (t) => t.dir.split("/")[2]);
+    const [sc, p2p] = r.judges;
+    assert.equal(
+      [sc.id, sc.fires_failed, sc.fires_failed_protected, sc.in_time, sc.too_late, sc.fires_passed],
+      ["CRITIC-01", 2, 2, 1, 1, 0],
+    );
+    // Only the block before the doom is a rescue.
+    assert.equal([sc.only_it_blocks, sc.rescue_added], [2, { upper: 1, strict: 1 }]);
+    assert.equal(
+      [
+        p2p.id,
+        p2p.fires_failed,
+        p2p.fires_failed_protected,
+        p2p.fires_passed,
+        p2p.only_it_blocks,
+        p2p.passing,
+      ],
+      ["CRITIC-02", 1, 1, 1, 0, ["pkt-b/p2p_right"]],
+    );
+    // UM-09 alone leaves md.signed_off unexplained; the p2p judge protects it, so enforcing it would add a rescue.
+    assert.equal(p2p.rescue_added, { upper: 1, strict: 1 });
+  },
+);
 
 s("critic − checklist: the trials only the critic arm blocks, and its rescue increment", () => {
   assert.equal(judgeReport(TRIALS).delta, {
-    trials_blocked: { failed: 1, passed: 0 },
+    trials_blocked: { failed: 2, passed: 0 },
     rescue_estimate: { upper: 1, strict: 1 },
   });
 });
@@ -143,22 +181,23 @@ s("no checklist arm: fires are still counted, increments are not", () => {
   const only = TRIALS.map((t) => ({ ...t, arms: { critic: t.arms.critic } }));
   const r = judgeReport(only);
   assert.is(r.delta, null);
-  assert.is(r.judges[0].fires_failed, 1);
+  assert.is(r.judges[0].fires_failed, 2);
   assert.equal(r.judges[0].rescue_added, { upper: 0, strict: 0 });
 });
 
 s("per packet: grouped by the packet folder, in name order", () => {
   const by = judgeReportByPacket(TRIALS, (t) => t.dir.split("/")[2]);
   assert.equal(Object.keys(by), ["pkt-a", "pkt-b"]);
-  assert.equal([by["pkt-a"].trials, by["pkt-b"].passed, by["pkt-b"].judges[1].fires_passed], [1, 1, 1]);
+  assert.equal([by["pkt-a"].trials, by["pkt-b"].passed, by["pkt-b"].judges[1].fires_passed], [2, 1, 1]);
   const text = formatJudgeReport(judgeReport(TRIALS), by);
-  assert.match(text, "| CRITIC-01 self-consistency | enforced | 1 | 1 | 0 | 0 | 1 | +1 / +1 |");
-  assert.match(text, "| CRITIC-02 p2p-contract | shadow | 1 | 1 | 1 | 0 | 0 | +1 / +1 |");
+  assert.match(text, "| CRITIC-01 self-consistency | enforced | 2 | 2 | 1 | 1 | 0 | 0 | 2 | +1 / +1 |");
+  assert.match(text, "| CRITIC-02 p2p-contract | shadow | 1 | 1 | 1 | 0 | 1 | 0 | 0 | +1 / +1 |");
   assert.match(
     text,
-    "critic − checklist: trials blocked +1 failed, 0 passed; rescue estimate upper +1, strict +1",
+    "critic − checklist: trials blocked +2 failed, 0 passed; rescue estimate (in time) upper +1, strict +1",
   );
-  assert.match(text, "| pkt-b | 2 (1) | 0/0/0/0 | 1/1/1/0 | 0 / 0 | 0 / 0 |");
+  assert.match(text, "| pkt-a | 2 (0) | 2/1/1/0/0 | 0/0/0/0/0 | +2 / 0 | +1 / +1 |");
+  assert.match(text, "| pkt-b | 2 (1) | 0/0/0/0/0 | 1/1/0/1/0 | 0 / 0 | 0 / 0 |");
 });
 
 s.run();

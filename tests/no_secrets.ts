@@ -1,5 +1,6 @@
 /**
- * No secret reaches anything fiable writes: credentials of every common shape are planted in prompts, tool
+ * No secret reaches anything fiable writes: credentials of every common shape (the ones below, and every
+ * shape of `tests/support/credentials.ts`: secretlint's preset, gitleaks' and #32's) are planted in prompts, tool
  * inputs (plain, under secret-named keys, in rule-quoted arguments), results, errors, a crashed post and an
  * oversized one; the guard runs under Deno and the Node bundle, then replay, aggregate and the dashboard's
  * transcript run end to end on a one-trial packet. Every file written and every reply is searched: zero hits.
@@ -16,6 +17,7 @@ import { claudeV12, mcpJson, PROMPTS, writeTrials } from "./support/atif_fixture
 import { replayTrees } from "../lib/trajectories/replay.ts";
 import { main as aggregateMain } from "../aggregate.ts";
 import { createApp } from "../dashboard/server.tsx";
+import { CREDENTIALS } from "./support/credentials.ts";
 
 /** Credential-shaped values (made up), one per kind. */
 const SECRETS: Record<string, string> = {
@@ -32,12 +34,17 @@ const SECRETS: Record<string, string> = {
 };
 /** A plain-looking value that is secret only by its key (`auth`, `Authorization`, `cookie`). */
 const BY_KEY = "session-value-for-member-portal";
-const ALL = Object.values(SECRETS).join(" and ");
+/** Each planted value as it is planted (a key with its name, URL or PEM lines) and the part that must not leak. */
+const PLANTED: { kind: string; text: string; secret: string }[] = [
+  ...Object.entries(SECRETS).map(([kind, value]) => ({ kind, text: value, secret: value })),
+  ...CREDENTIALS.map((c) => ({ kind: c.name, text: c.text, secret: c.secret })),
+];
+const ALL = PLANTED.map((p) => p.text).join(" and ");
 
 /** Every way a secret could show: as planted, upper-cased (ids are normalised), or a 12-character piece of it. */
 function leaksIn(text: string): string[] {
   const found: string[] = [];
-  for (const [kind, value] of Object.entries(SECRETS)) {
+  for (const { kind, secret: value } of PLANTED) {
     const piece = value.slice(Math.floor(value.length / 2) - 6, Math.floor(value.length / 2) + 6);
     for (const form of [value, value.toUpperCase(), piece]) if (text.includes(form)) found.push(kind);
   }
@@ -76,7 +83,7 @@ const RESULT = { case: { id: "CASE-ACT-001" }, token: BY_KEY, api_key: SECRETS.o
 const s = suite("no secrets");
 
 s("the leak check itself finds every planted kind", () => {
-  assert.is(leaksIn(`${ALL} ${BY_KEY}`).length, Object.keys(SECRETS).length + 1);
+  assert.is(leaksIn(`${ALL} ${BY_KEY}`).length, new Set(PLANTED.map((p) => p.kind)).size + 1);
   assert.is(leaksIn(SECRETS.github.toUpperCase()).length, 1);
 });
 

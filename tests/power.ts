@@ -21,6 +21,7 @@ import {
   PILOT_POWER,
   pilotDigest,
   pilotRuns,
+  POWER,
   powerCurve,
   PROTOCOL,
   rescue,
@@ -75,15 +76,19 @@ s("power is about 2.5% with no effect and near 1 with a large one (3 attempts)",
   assert.ok(curve(0.3).power <= curve(0.6).power);
 });
 
-s("the protocol's power section is what scripts/power.ts generates from the real packets", () => {
-  const body = currentBody(readFileSync(PROTOCOL, "utf8"));
-  assert.ok(body, "docs/EVALUATION_PROTOCOL.md has no power markers");
+/**
+ * A generated section of the protocol: its body digest matches its text (never edited by hand) and, with the
+ * real packets beside the repo, its inputs digest is the one the script computes now (not stale).
+ */
+function sectionIsCurrent(name: "power" | "pilot-power", inputs: () => string): void {
+  const body = currentBody(readFileSync(PROTOCOL, "utf8"), name === "power" ? POWER : PILOT_POWER);
+  assert.ok(body, `docs/EVALUATION_PROTOCOL.md has no ${name} markers`);
   const lines = body!.split("\n");
-  const recorded = /^<!-- power:body sha256=([0-9a-f]{64}) -->$/.exec(lines.at(-1)!)?.[1];
+  const recorded = new RegExp(`^<!-- ${name}:body sha256=([0-9a-f]{64}) -->$`).exec(lines.at(-1)!)?.[1];
   assert.is(
     recorded,
     bodyDigest(lines.slice(0, -1).join("\n")),
-    "the power section was edited by hand: run `deno run -A scripts/power.ts`",
+    `the ${name} section was edited by hand: run \`deno run -A scripts/power.ts\``,
   );
   if (!PACKET_SETS.some(existsSync)) {
     console.warn(
@@ -92,9 +97,14 @@ s("the protocol's power section is what scripts/power.ts generates from the real
     return;
   }
   assert.ok(
-    body!.includes(`<!-- power:inputs sha256=${inputsDigest(taskRuns().tasks)} -->`),
-    "the power section is stale (packets, design or scripts/power.ts changed): run `deno run -A scripts/power.ts`",
+    body!.includes(`<!-- ${name}:inputs sha256=${inputs()} -->`),
+    `the ${name} section is stale (packets, prices, reference, design or scripts/power.ts changed): run ` +
+      "`deno run -A scripts/power.ts`",
   );
+}
+
+s("the protocol's power section is what scripts/power.ts generates from the real packets", () => {
+  sectionIsCurrent("power", () => inputsDigest(taskRuns().tasks));
 });
 
 s(
@@ -121,30 +131,14 @@ s(
 );
 
 s("the protocol's pilot section is what scripts/power.ts generates from the real packets", () => {
-  const body = currentBody(readFileSync(PROTOCOL, "utf8"), PILOT_POWER);
-  assert.ok(body, "docs/EVALUATION_PROTOCOL.md has no pilot-power markers");
-  const lines = body!.split("\n");
-  const recorded = /^<!-- pilot-power:body sha256=([0-9a-f]{64}) -->$/.exec(lines.at(-1)!)?.[1];
-  assert.is(
-    recorded,
-    bodyDigest(lines.slice(0, -1).join("\n")),
-    "the pilot section was edited by hand: run `deno run -A scripts/power.ts`",
-  );
-  if (!PACKET_SETS.some(existsSync)) {
-    console.warn(
-      `skipped the inputs check: ${PACKET_SETS.join(", ")} absent (needs ../shared beside the repo)`,
-    );
-    return;
-  }
-  const run = pilotRuns();
-  assert.equal(run.baseline.map((b) => b.packet), [
-    "2026-05-28-claude-opus-4-8",
-    "2026-07-06-sonnet-5-claude-code",
-  ]);
-  assert.ok(
-    body!.includes(`<!-- pilot-power:inputs sha256=${pilotDigest(run.tasks, run.baseline)} -->`),
-    "the pilot section is stale (packets, prices, reference, design or scripts/power.ts changed): run `deno run -A scripts/power.ts`",
-  );
+  sectionIsCurrent("pilot-power", () => {
+    const run = pilotRuns();
+    assert.equal(run.baseline.map((b) => b.packet), [
+      "2026-05-28-claude-opus-4-8",
+      "2026-07-06-sonnet-5-claude-code",
+    ]);
+    return pilotDigest(run.tasks, run.baseline);
+  });
 });
 
 s.run();

@@ -79,6 +79,7 @@ s("--json keys are exactly the issue's shape", async () => {
     "closure_gate",
     "trials_blocked",
     "rescue_estimate",
+    "rescue_ignoring_time",
   ]);
 });
 
@@ -89,7 +90,7 @@ s(
     const ledgers = join(out, "checklist", "packet");
     assert.equal(readdirSync(join(out, "checklist")), ["packet"]);
     const files = readdirSync(ledgers).sort();
-    assert.is(files.length, 8);
+    assert.is(files.length, 9);
     for (const f of files) {
       const { records, corrupt } = parseLedger(readFileSync(join(ledgers, f), "utf8"));
       assert.is(corrupt, 0);
@@ -135,12 +136,39 @@ s(
         `SELECT arm, count(*) AS n, count(DISTINCT trial) AS trials
        FROM read_parquet(${sqlString(join(out, "decisions.parquet"))}) GROUP BY arm`,
       );
-      assert.equal(by.map((r) => [r.arm, Number(r.n), Number(r.trials)]), [["checklist", records, 8]]);
+      assert.equal(by.map((r) => [r.arm, Number(r.n), Number(r.trials)]), [["checklist", records, 9]]);
     } finally {
       duck.close();
     }
   },
 );
+
+/** The SQL blocks of the README's verdicts recipe: the rule table, then the rescue estimate. */
+function readmeRecipe(): string[] {
+  const readme = readFileSync(join(import.meta.dirname ?? ".", "..", "README.md"), "utf8");
+  const at = readme.indexOf("<!-- recipe: verdicts");
+  assert.ok(at >= 0, "the README has no verdicts recipe");
+  return [...readme.slice(at).matchAll(/```sql\n([\s\S]*?)```/g)].slice(0, 2).map((m) => m[1]);
+}
+
+s("verdicts.parquet: the README's DuckDB recipe gives replay's rule table and rescue estimate", async () => {
+  const duck = await connect();
+  if ("why" in duck) throw new Error(duck.why);
+  const file = sqlString(join(out, "verdicts.parquet"));
+  const [rules, rescue] = readmeRecipe().map((sql) => sql.replaceAll("'verdicts.parquet'", file));
+  try {
+    const rows = await duck.all<Record<string, bigint | string>>(rules);
+    const table = Object.fromEntries(rows.map(({ arm: _, rule, ...n }) => [
+      rule,
+      Object.fromEntries(Object.entries(n).map(([k, v]) => [k, Number(v)])),
+    ]));
+    assert.equal(table, { ...FIXTURE_ANSWER.by_rule, "closure gate": FIXTURE_ANSWER.closure_gate });
+    const [r] = await duck.all<{ upper: bigint; strict: bigint }>(rescue);
+    assert.equal({ upper: Number(r.upper), strict: Number(r.strict) }, FIXTURE_ANSWER.rescue_estimate);
+  } finally {
+    duck.close();
+  }
+});
 
 s(
   "DuckDB unavailable: the ledgers and summary.json are written, the Parquet summary is skipped with why",
@@ -153,7 +181,7 @@ s(
       duckdb: () => Promise.reject(new Error("no native binding for this platform")),
     });
     assert.ok(existsSync(join(dir, "summary.json")));
-    assert.is(readdirSync(join(dir, "checklist", "packet")).length, 8);
+    assert.is(readdirSync(join(dir, "checklist", "packet")).length, 9);
     assert.not.ok(existsSync(join(dir, "decisions.parquet")));
     assert.equal(report.columnar, {
       skipped: "DuckDB cannot load here (no native binding for this platform)",
@@ -211,8 +239,8 @@ s("--by-packet: a column per packet, and by_packet in --json", async () => {
     "0",
   ]);
   assert.match(table.stdout, /arm checklist by packet/);
-  assert.match(table.stdout, /P1 packet: 9 trials, 5 passed, 3 failed, 1 unreadable, 1 not observable/);
-  assert.match(table.stdout, /\| closure gate \| 2\/–\/0 \|/);
+  assert.match(table.stdout, /P1 packet: 10 trials, 5 passed, 4 failed, 1 unreadable, 1 not observable/);
+  assert.match(table.stdout, /\| closure gate \| 3\/1\/1\/0 \|/);
   assert.match(table.stdout, /not observable \(1; counted in no fire, block or rescue figure\)/);
   const json = await captured([packet, "--arm", "checklist", "--no-ledgers", "--by-packet", "--json"]);
   const parsed = JSON.parse(json.stdout);
@@ -224,9 +252,9 @@ s("several packets: the per-packet table is printed without asking, one column e
   const second = join(root, "packet2");
   writeTrials(second, fixtureTrials().slice(0, 1));
   const { stdout } = await captured([packet, second, "--arm", "checklist", "--no-ledgers", "--workers", "0"]);
-  assert.match(stdout, /P1 packet: 9 trials/);
+  assert.match(stdout, /P1 packet: 10 trials/);
   assert.match(stdout, /P2 packet2: 1 trials, 0 passed, 1 failed/);
-  assert.match(stdout, /\| PP-01 \| 1\/1\/0 \| 1\/1\/0 \|/);
+  assert.match(stdout, /\| PP-01 \| 1\/1\/0\/0 \| 1\/1\/0\/0 \|/);
 });
 
 s("packetOf: the folder with results.csv or submission.json, else the given root, else the parent", () => {

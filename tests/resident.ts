@@ -650,7 +650,7 @@ g(
     ]);
     assert.ok(status, `the supervisor still respawns after 30 s:\n${guard.stderr()}`);
     assert.is(status.code, 1);
-    assert.match(guard.stderr(), `died ${GIVE_UP_AFTER} times in a row`);
+    assert.match(guard.stderr(), `of each of its last ${GIVE_UP_AFTER - 1} restarts (last: code 3)`);
     assert.is(
       guard.stderr().match(/; starting it again on port/g)?.length,
       GIVE_UP_AFTER - 1,

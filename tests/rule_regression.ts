@@ -30,9 +30,14 @@ s.after(() => rmSync(dir, { recursive: true, force: true }));
 const SNAP: Snapshot = {
   arm: "checklist",
   trials: {
-    "p/pa_provider/a": { passed: false, fires: ["PP-01", "PP-05"], caught: ["PP-01"] },
-    "p/pa_um/b": { passed: true, fires: ["UM-08"], caught: [] },
-    "p/cm/c": { passed: false, fires: ["closure"], caught: ["closure"] },
+    "p/pa_provider/a": {
+      passed: false,
+      fires: ["PP-01", "PP-03", "PP-05"],
+      caught: ["PP-01"],
+      late: ["PP-03"],
+    },
+    "p/pa_um/b": { passed: true, fires: ["UM-08"], caught: [], late: [] },
+    "p/cm/c": { passed: false, fires: ["closure"], caught: ["closure"], late: [] },
   },
 };
 
@@ -40,15 +45,15 @@ s("snapshotJson ↔ readSnapshot round trip, one trial per line", () => {
   const file = join(dir, "snap.json");
   writeFileSync(file, snapshotJson(SNAP));
   assert.equal(readSnapshot(file), SNAP);
-  assert.match(readFileSync(file, "utf8"), /"p\/pa_provider\/a": "failed PP-01\* PP-05",\n/);
+  assert.match(readFileSync(file, "utf8"), /"p\/pa_provider\/a": "failed PP-01\* PP-03~ PP-05",\n/);
 });
 
 s("a catch the current snapshot lacks is lost; a new fire is not", () => {
   const now: Snapshot = {
     arm: "checklist",
     trials: {
-      "p/pa_provider/a": { passed: false, fires: ["PP-05", "UM-09"], caught: ["UM-09"] },
-      "p/pa_um/b": { passed: true, fires: [], caught: [] },
+      "p/pa_provider/a": { passed: false, fires: ["PP-05", "UM-09"], caught: ["UM-09"], late: [] },
+      "p/pa_um/b": { passed: true, fires: [], caught: [], late: [] },
     },
   };
   assert.equal(lostCatches(SNAP, now), [

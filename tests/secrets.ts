@@ -1,7 +1,13 @@
-/** Secret detection and redaction. */
+/**
+ * Secret detection and redaction: credentials by their shapes (the seven #32 found leaking, PEM keys whole),
+ * and never an identifier the simulator issues, a file name, a path or a slug (every id format of the tool
+ * catalog, generated). The preset-wide check against secretlint is `tests/secretlint.ts`.
+ */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { redact, redactText, secretKind } from "../lib/guard/engine/secrets.ts";
+import { extractIds } from "../lib/guard/engine/ids.ts";
+import { CREDENTIALS, ISSUE_32, pemKey } from "./support/credentials.ts";
 
 const s = suite("secrets");
 
@@ -13,7 +19,8 @@ const VALUES: [string, string | null][] = [
   ["AKIAABCDEFGHIJKLMNOP", "AWS access key"],
   ["Q2xhdWRlIGlzIGFuIEFJIGFzc2lzdGFudCBtYWRlIGJ5IEFudGhyb3BpYw9x", "high-entropy token"],
   ["eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtZW1iZXIifQ.c2lnbmF0dXJlX29mX3RoZV90b2tlbg", "JSON web token"],
-  ["token 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b here", "hex token"],
+  ["sha 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b here", "hex token"],
+  ["token 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b here", "keyed credential"],
   ["sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z", "OpenAI key"],
   ["github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "GitHub token"],
   ["a".repeat(5000), "long token"],
@@ -23,10 +30,179 @@ const VALUES: [string, string | null][] = [
   ["REF-CM_AFIB_MODERATE_ANXIOUS_001", null],
   ["500c35f1-889d-41e7-a8f9-504f862944d2", null],
   ["Member meets criteria 1, 2 and 3 of the lumbar MRI policy.", null],
+  ["CM-CASE-CM_COMPLEX_HF_AFIB_CKD_HARD_REFUSES_001", null],
+  ["DOC-CM_METABOLIC_SYNDROME_HARD_REFUSES_001-006", null],
+  ["TIC-Commercial-Advance-Notification-PA-Requirements-1-2026", null],
+  ["/logs/artifacts/workspaces/CASE-0EAA0F45/provider/documents/DOC-BUNDLE-c77bc09c__bundle.pdf", null],
+  ["/provider/workspace/artifacts/WSA-FS-1a2b3c4d5e6f/content", null],
+  ["task-utilization-management-policy-497", null],
 ];
 for (const [value, kind] of VALUES) {
   s(`${value.slice(0, 24)} → ${kind}`, () => assert.is(secretKind(value), kind));
 }
+
+/** Seeded ids in every format of the tool catalog (χ-Bench tools.md §4), with long task keys. */
+function catalogIds(): string[] {
+  let a = 33;
+  const rand = () => (a = (Math.imul(a, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const pick = (alphabet: string, n: number) =>
+    Array.from({ length: n }, () => alphabet[Math.floor(rand() * alphabet.length)]).join("");
+  const HEXU = "0123456789ABCDEF";
+  const HEXL = "0123456789abcdef";
+  const WORDS = [
+    "CM",
+    "AFIB",
+    "COMPLEX",
+    "HF",
+    "CKD",
+    "HARD",
+    "REFUSES",
+    "MODERATE",
+    "ANXIOUS",
+    "POST",
+    "STROKE",
+  ];
+  const key = () =>
+    Array.from({ length: 4 + Math.floor(rand() * 5) }, () => WORDS[Math.floor(rand() * 11)]).join("_") +
+    `_00${Math.floor(rand() * 9)}`;
+  const ids: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    const k = key();
+    ids.push(
+      `CASE-${pick(HEXU, 8)}`,
+      `CASE-ACT-00${i % 10}`,
+      `PA-${pick(HEXU, 8)}`,
+      `PAT-${pick(HEXL, 12)}`,
+      `PAT-${pick(HEXU, 8)}`,
+      `INTAKE-${pick(HEXU, 8)}`,
+      `intake-${pick(HEXL, 8)}`,
+      `AUTH-CASE-${pick(HEXU, 8)}-${pick(HEXU, 6)}`,
+      `P2P-${pick(HEXL, 8)}`,
+      `P2P-curated-${pick("0123456789", 6)}`,
+      `p2p_req_${pick("abcdefghij", 4)}_00${i % 10}`,
+      `LET-${pick(HEXL, 8)}`,
+      `LET-DENY-${pick(HEXL, 8)}`,
+      `DOC-${pick(HEXL, 8)}`,
+      `DOC-BUNDLE-${pick(HEXL, 8)}`,
+      `DOC-${k}-00${i % 10}`,
+      `SR-${pick(HEXU, 8)}`,
+      `PRAC-${pick(HEXL, 12)}`,
+      `PRAC-NPI-${pick("0123456789", 10)}`,
+      `FORM-POLICY-CASE-${pick(HEXU, 8)}-QUESTIONNAIRE-0${i % 10}`,
+      `QRESP-${pick(HEXL, 8)}`,
+      `MCD-curated-${pick(HEXU, 6)}`,
+      `MSG-PEND-${pick(HEXL, 8)}`,
+      `APL-EXT-${pick(HEXL, 8)}`,
+      `REF-${k}`,
+      `CM-CASE-${k}`,
+      `CM-PAT-${k}`,
+      `SES-${pick(HEXU, 8)}`,
+      `ASSESS-${pick(HEXU, 8)}`,
+      `WSA-P2P-CONFIRM-p2p_req_${pick("abcdefghij", 4)}_001`,
+    );
+  }
+  return ids;
+}
+
+s("no id of the tool catalog is taken for a secret, alone, in a file name, a path or JSON", () => {
+  for (const id of catalogIds()) {
+    const texts = [
+      id,
+      `${id}__prior-authorization-request-form.pdf`,
+      `/logs/artifacts/workspaces/${id}/provider/documents/${id}__letter-of-medical-necessity.pdf`,
+      JSON.stringify({
+        filename: `${id}__mri.pdf`,
+        provider_content_url: `/provider/workspace/artifacts/${id}/content`,
+      }),
+      `Cannot call cm_intake_disenroll_case with ${id}: call cm_care_plan_finalize with ${id} first.`,
+      `case_id=${id}&token_usage=12`,
+    ];
+    for (const text of texts) {
+      assert.is(redactText(text), text, `${id} in ${text}`);
+      assert.is(secretKind(text), null, text);
+    }
+  }
+});
+
+// Words near a credential's name that are not credentials: each text is kept whole.
+const KEPT = [
+  '"max_tokens": 30000, "input_tokens": 15971',
+  "tokens consumed by the patient simulator; token accounting is omitted",
+  "Prior Authorization: AUTH-CASE-6B9F238D-C71773 was issued",
+  "password. Then, select the Prior Authorization application",
+  "secretory endometrium with no hyperplasia",
+  "| Board certification / credentials | Yes |",
+  "requires api_key, auth_token, or credentials to be set",
+  "Session ID: 3f2a9c1b7d6e4f5a8b9c0d1e2f3a4b5c",
+  "/tmp/.python_tmp/3f2a9c1b7d6e4f5a8b9c0d1e2f3a4b5c.py",
+  "the secret CM-CASE-CM_COMPLEX_HF_AFIB_CKD_HARD_REFUSES_001 stays on file",
+  "confirmation token P2P-curated-826157 and session token SES-0E12A4B9",
+  '{"source_call_id":"call_5f2a9c1b7d6e4f5a8b9c0d1e","content":"ok"}',
+  "see https://www.cms.gov/medicare/coverage:section-4@latest",
+];
+for (const text of KEPT) s(`kept: ${text.slice(0, 40)}`, () => assert.is(redactText(text), text));
+
+// The seven shapes #32 found reaching ledgers, and what is left of each.
+const FOUND_BY_32: [string, string][] = [
+  ["Slack user token", "[redacted]"],
+  ["GitLab token", "[redacted]"],
+  ["Twilio key", "twilio [redacted]"],
+  ["32-hex API key", "X-API-Key: [redacted]"],
+  ["password in a URL", "https://[redacted]@api.acme-health.org/v1"],
+  ["password in text", "login with password=[redacted] today"],
+  ["PEM private key", "[redacted]"],
+];
+s("the seven shapes of #32 are all listed", () => assert.equal(FOUND_BY_32.map(([n]) => n), ISSUE_32));
+for (const [name, expected] of FOUND_BY_32) {
+  const planted = CREDENTIALS.find((c) => c.name === name)!;
+  s(`#32: ${name} → ${expected}`, () => {
+    assert.is(redactText(planted.text), expected);
+    const ids = extractIds(redactText(`${planted.text} in CASE-3903B8ED`));
+    assert.equal(ids, extractIds(`${expected} in CASE-3903B8ED`), "ids are read from the redacted text only");
+  });
+}
+
+s("a PEM private key goes from BEGIN to END, in text and escaped in JSON", () => {
+  const { text, lastLine } = pemKey("OPENSSH PRIVATE KEY");
+  assert.is(redactText(`key:\n${text}\nend`), "key:\n[redacted]\nend");
+  const json = JSON.stringify({ note: `pasted ${text} here` });
+  assert.is(redactText(json), '{"note":"pasted [redacted] here"}');
+  assert.not.match(redactText(JSON.stringify(json)), lastLine);
+});
+
+s("a PEM key cut short loses all it kept: no END, or no BEGIN", () => {
+  const { text, lastLine } = pemKey();
+  const head = text.slice(0, text.indexOf("-----END"));
+  assert.is(redactText(`${head}`), "[redacted]");
+  const tail = text.slice(text.indexOf("\n", 200) + 1);
+  const out = redactText(`see: ${tail} done`);
+  assert.is(out, "see: [redacted] done");
+  assert.not.match(out, lastLine);
+});
+
+s("a certificate (public) is kept; an unbounded key body stops at MAX_PEM", () => {
+  const cert = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----";
+  assert.is(redactText(cert), cert);
+  const started = performance.now();
+  const out = redactText(`-----BEGIN PRIVATE KEY-----\n${"ab\n".repeat(400_000)}`);
+  assert.ok(out.startsWith("[redacted]"));
+  assert.ok(performance.now() - started < 1000, `took ${performance.now() - started} ms`);
+});
+
+s("a megabyte of BEGIN lines, of END lines, or BEGINs before one END is redacted in linear time", () => {
+  for (
+    const text of [
+      "-----BEGIN PRIVATE KEY-----\n".repeat(37_000),
+      "-----END PRIVATE KEY-----\n".repeat(40_000),
+      "-----BEGIN PRIVATE KEY-----\nx\n".repeat(30_000) + "-----END PRIVATE KEY-----",
+    ]
+  ) {
+    const started = performance.now();
+    const out = redactText(text);
+    assert.not.match(out, "PRIVATE KEY");
+    assert.ok(performance.now() - started < 1000, `took ${performance.now() - started} ms`);
+  }
+});
 
 s("redactText replaces secrets inside prose", () => {
   assert.is(redactText("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789 here"), "key [redacted] here");
@@ -97,7 +273,7 @@ s("a run of 1 MB of backslashes or quotes is scanned in linear time", () => {
 s("a 7 MB unbroken token is redacted whole, in linear time, without overflowing the stack", () => {
   const started = performance.now();
   const out = redactText(`before ${"aB3".repeat(2_400_000)} after`);
-  assert.is(out, "before [redacted: 7200000-character token] after");
+  assert.is(out, "before [redacted: long token] after");
   assert.ok(performance.now() - started < 1000, `took ${performance.now() - started} ms`);
 });
 

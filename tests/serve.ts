@@ -82,6 +82,37 @@ for (const runtime of await runtimes()) {
     }
   });
 
+  s("with a token, the bearer scheme is taken in any case; a missing or wrong token gets 401", async () => {
+    const dir = tempLedger();
+    const token = "t0k-resident-guard";
+    const server = await serveGuard(runtime, {
+      FIABLE_LEDGER_DIR: dir,
+      FIABLE_CC_ARM: "checklist",
+      FIABLE_SUPERVISE: "0",
+      FIABLE_GUARD_TOKEN: token,
+    });
+    try {
+      const send = (authorization?: string) =>
+        fetch(`${server.url}/hook/pre`, {
+          method: "POST",
+          body: pre("tok", "chart_search_patients", {}),
+          headers: authorization ? { authorization } : {},
+        });
+      for (const scheme of ["Bearer", "bearer", "BEARER"]) {
+        const res = await send(`${scheme} ${token}`);
+        assert.is(res.status, 200, scheme);
+        assert.is((await res.json()).hookSpecificOutput.permissionDecision, "allow");
+      }
+      for (const wrong of [undefined, "Bearer nope", `Basic ${token}`]) {
+        const res = await send(wrong);
+        assert.is(res.status, 401, String(wrong));
+        await res.body?.cancel();
+      }
+    } finally {
+      server.stop();
+    }
+  });
+
   s("parallel requests of one session all land in the ledger", async () => {
     const dir = tempLedger();
     const server = await serveGuard(runtime, { FIABLE_LEDGER_DIR: dir });

@@ -11,11 +11,15 @@ import * as assert from "uvu/assert";
 import {
   copyFileSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
+  symlinkSync,
+  truncateSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -325,6 +329,90 @@ s("no writable folder beside the guard: the cache goes to a per-user temp folder
   assert.is(run.decision, "deny");
   assert.is(run.code, 0);
   assert.is(run.stderr, "");
+});
+
+/** The cache file name of a guard copy (its bundle hash, this node's version and architecture). */
+function cacheFile(guard: { guard: string }): string {
+  const hash = readFileSync(guard.guard, "utf8").match(/BUNDLE_HASH = "([0-9a-f]+)"/)?.[1];
+  return `fiable-guard-${hash}-${nodeVersion()}-${Deno.build.arch === "x86_64" ? "x64" : "arm64"}.v8cache`;
+}
+
+/** Hostile things at a code-cache path (issue 32): each must leave the hook answering as without a cache. */
+const HOSTILE_CACHES: [string, (path: string) => void][] = [
+  ["a FIFO", (path) => void new Deno.Command("mkfifo", { args: [path] }).outputSync()],
+  ["a link to /dev/zero", (path) => symlinkSync("/dev/zero", path)],
+  ["a 1 GB sparse file", (path) => {
+    writeFileSync(path, "");
+    truncateSync(path, 2 ** 30);
+  }],
+  ["a real cache whose list of paths is a FIFO", (path) => {
+    rmSync(`${path}.paths`, { force: true });
+    new Deno.Command("mkfifo", { args: [`${path}.paths`] }).outputSync();
+  }],
+];
+
+for (const runtime of await runtimes()) {
+  for (const [what, plant] of HOSTILE_CACHES) {
+    s(
+      `${runtime.name}: a code-cache path that is ${what} is never read; the hook answers as without it`,
+      async () => {
+        const guard = await freshGuard();
+        const name = cacheFile(guard);
+        const listOnly = what.endsWith("FIFO") && what.startsWith("a real cache");
+        if (listOnly) await nodePre(guard);
+        // Beside the guard file, and in the per-user temp folder the loader tries next.
+        const perUser = join(guard.temp, `fiable-guard-cache-${uid}`);
+        mkdirSync(perUser, { mode: 0o700 });
+        for (const dir of listOnly ? [guard.dir] : [guard.dir, perUser]) plant(join(dir, name));
+        const argv = runtime.name === "node" ? (word: string) => ["node", guard.guard, word] : runtime.argv;
+        const ledger = mkdtempSync(join(tmpdir(), "fiable-ledger-"));
+        const started = performance.now();
+        const run = await new Deno.Command(argv("pre")[0], {
+          args: argv("pre").slice(1),
+          env: {
+            PATH: Deno.env.get("PATH") ?? "",
+            TMPDIR: guard.temp,
+            FIABLE_LEDGER_DIR: ledger,
+            FIABLE_CC_ARM: "checklist",
+          },
+          stdin: "piped",
+          stdout: "piped",
+          stderr: "piped",
+          signal: AbortSignal.timeout(15_000),
+        }).spawn();
+        const writer = run.stdin.getWriter();
+        await writer.write(new TextEncoder().encode(SUBMIT));
+        await writer.close();
+        const out = await run.output();
+        const ms = performance.now() - started;
+        assert.is(out.code, 0, `killed after ${Math.round(ms)} ms: ${new TextDecoder().decode(out.stderr)}`);
+        const reply = JSON.parse(new TextDecoder().decode(out.stdout));
+        assert.is(reply.hookSpecificOutput?.permissionDecision, "deny", JSON.stringify(reply));
+        assert.ok(ms < 5000, `answered in ${Math.round(ms)} ms`);
+        assert.is(readdirSync(ledger).length, 1, "recorded");
+        if (runtime.name === "node") {
+          // The hostile file is replaced by a real cache (a link is replaced, its target untouched).
+          assert.ok(lstatSync(join(guard.dir, name)).isFile(), "a regular cache in its place");
+          assert.ok(lstatSync(join(guard.dir, name)).size < 16 * 2 ** 20);
+        }
+      },
+    );
+  }
+}
+
+s("a link planted at the cache's names is replaced, never written through", async () => {
+  const guard = await freshGuard();
+  const name = cacheFile(guard);
+  const target = join(guard.temp, "victim");
+  writeFileSync(target, "keep me");
+  symlinkSync(target, join(guard.dir, name));
+  symlinkSync(target, join(guard.dir, `${name}.paths`));
+  assert.is((await nodePre(guard)).decision, "deny");
+  assert.is(readFileSync(target, "utf8"), "keep me");
+  assert.ok(
+    lstatSync(join(guard.dir, name)).isFile() && lstatSync(join(guard.dir, `${name}.paths`)).isFile(),
+  );
+  assert.equal(readdirSync(guard.dir).filter((f) => f.endsWith(".tmp")), [], "no temp file left");
 });
 
 s("FIABLE_CODE_CACHE=0 compiles without a cache and writes none", async () => {

@@ -198,7 +198,10 @@ export function toCsv(result: AggregateResult): string {
 }
 
 function pct(value: number | null | undefined, digits = 1): string {
-  return value === null || value === undefined ? "–" : `${(100 * value).toFixed(digits)}%`;
+  // A difference that rounds to zero prints 0.0%, never -0.0%.
+  return value === null || value === undefined
+    ? "–"
+    : `${(100 * value).toFixed(digits).replace(/^-(0\.0*)$/, "$1")}%`;
 }
 
 function ci(e: Estimate): string {

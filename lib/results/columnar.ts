@@ -16,6 +16,8 @@ import { readScorecard, type TrialRef, type TrialSummary } from "./trials.ts";
 /** File names of the summary inside an output dir. */
 export const TRIALS_FILE = "trials.parquet";
 export const DECISIONS_FILE = "decisions.parquet";
+/** A replay's verdicts: one row per trial and replayed arm (lib/trajectories/verdict.ts). */
+export const VERDICTS_FILE = "verdicts.parquet";
 
 /** One row of trials.parquet. */
 export interface TrialColumns {
@@ -124,6 +126,35 @@ export const TRIAL_COLUMNS: Record<keyof TrialColumns, string> = {
   dir: "VARCHAR",
 };
 
+/** One row of verdicts.parquet: what one replayed arm would have done in one trial, as replay counts it. */
+export interface VerdictColumns {
+  packet: string;
+  trial: string;
+  arm: string;
+  passed: boolean;
+  /** False when the agent reached the simulator outside MCP: the row counts in no figure. */
+  observable: boolean;
+  blocked: boolean | null;
+  /** Time-aware: `strict`, `upper` or null. */
+  rescue: string | null;
+  rescue_ignoring_time: string | null;
+  /** Each rule, judge or `closure gate` that fired: a check it protects failed, and whether it came in time. */
+  fires: { id: string; protected: boolean; timing: string | null }[];
+}
+
+/** The SQL types of verdicts.parquet, in column order (the README documents them). */
+export const VERDICT_COLUMNS: Record<keyof VerdictColumns, string> = {
+  packet: "VARCHAR",
+  trial: "VARCHAR",
+  arm: "VARCHAR",
+  passed: "BOOLEAN",
+  observable: "BOOLEAN",
+  blocked: "BOOLEAN",
+  rescue: "VARCHAR",
+  rescue_ignoring_time: "VARCHAR",
+  fires: "STRUCT(id VARCHAR, protected BOOLEAN, timing VARCHAR)[]",
+};
+
 /** The ledger fields read (everything else in a record, raw payloads included, is skipped). */
 const LEDGER_COLUMNS: Record<string, string> = {
   t: "VARCHAR",
@@ -218,6 +249,15 @@ function columnsSpec(columns: Record<string, string>): string {
   return `{${Object.entries(columns).map(([k, v]) => `${sqlString(k)}: ${sqlString(v)}`).join(", ")}}`;
 }
 
+/** Copies newline-delimited JSON rows into a Parquet file with the given columns. */
+async function copyRows(duck: DuckSession, json: string, columns: Record<string, string>, out: string) {
+  await duck.conn.run(
+    `COPY (SELECT ${Object.keys(columns).join(", ")} FROM read_json(${sqlString(json)}, ` +
+      `format = 'newline_delimited', columns = ${columnsSpec(columns)})) ` +
+      `TO ${sqlString(out)} (FORMAT parquet, COMPRESSION zstd)`,
+  );
+}
+
 /** What writing the summary did: the files and row counts, or why it was skipped. */
 export type ColumnarOutcome =
   | { files: string[]; trials: number; decisions: number; ms: number }
@@ -234,14 +274,15 @@ export function columnarLine(outcome: ColumnarOutcome): string {
 
 /**
  * Writes `trials.parquet` and `decisions.parquet` into `dir`: the trials as given, and one row per record of
- * the ledgers (read by DuckDB straight from the JSONL, corrupt lines skipped). Each file is written beside
- * and renamed into place, so a reader never sees half a file. Never throws: a failure is `{ skipped }`.
+ * the ledgers (read by DuckDB straight from the JSONL, corrupt lines skipped); with `verdicts` (a replay),
+ * `verdicts.parquet` too. Each file is written beside and renamed into place, so a reader never sees half a
+ * file. Never throws: a failure is `{ skipped }`.
  */
 export async function writeColumnar(
   dir: string,
   trials: readonly TrialColumns[],
   ledgers: readonly LedgerSource[],
-  opts: { load?: DuckLoader } = {},
+  opts: { load?: DuckLoader; verdicts?: readonly VerdictColumns[] } = {},
 ): Promise<ColumnarOutcome> {
   const t0 = performance.now();
   const duck = await connect(opts.load);
@@ -253,11 +294,14 @@ export async function writeColumnar(
     const trialsJson = join(scratch, "trials.ndjson");
     writeFileSync(trialsJson, trials.map((t) => JSON.stringify(t)).join("\n") + "\n");
     const trialsOut = join(scratch, TRIALS_FILE);
-    await duck.conn.run(
-      `COPY (SELECT ${Object.keys(TRIAL_COLUMNS).join(", ")} FROM read_json(${sqlString(trialsJson)}, ` +
-        `format = 'newline_delimited', columns = ${columnsSpec(TRIAL_COLUMNS)})) ` +
-        `TO ${sqlString(trialsOut)} (FORMAT parquet, COMPRESSION zstd)`,
-    );
+    await copyRows(duck, trialsJson, TRIAL_COLUMNS, trialsOut);
+    let verdictsOut: string | null = null;
+    if (opts.verdicts) {
+      const verdictsJson = join(scratch, "verdicts.ndjson");
+      writeFileSync(verdictsJson, opts.verdicts.map((v) => JSON.stringify(v)).join("\n") + "\n");
+      verdictsOut = join(scratch, VERDICTS_FILE);
+      await copyRows(duck, verdictsJson, VERDICT_COLUMNS, verdictsOut);
+    }
     const base = resolve(dir);
     const sources = ledgers.map((l) => {
       const full = resolve(l.path);
@@ -298,6 +342,12 @@ export async function writeColumnar(
     const files = [join(dir, TRIALS_FILE), join(dir, DECISIONS_FILE)];
     renameSync(trialsOut, files[0]);
     renameSync(decisionsOut, files[1]);
+    if (verdictsOut) {
+      files.push(join(dir, VERDICTS_FILE));
+      renameSync(verdictsOut, files[2]);
+    } else {
+      rmSync(join(dir, VERDICTS_FILE), { force: true });
+    }
     return {
       files,
       trials: Number(counts.trials),

@@ -7,7 +7,8 @@
  * Packets are replay's own (`packetOf`, set on each trial).
  */
 import type { Arm } from "../guard/engine/record.ts";
-import { checkMatches, packetName, packetOf, summarize, type TrialReplay } from "../trajectories/replay.ts";
+import { packetName, packetOf } from "../trajectories/replay.ts";
+import { fireIn, summarize, type TrialReplay } from "../trajectories/verdict.ts";
 import { JUDGES } from "../guard/engine/judges/mod.ts";
 
 /** One judge's figures (counts are trials). */
@@ -17,6 +18,10 @@ export interface JudgeRow {
   enforced: boolean;
   fires_failed: number;
   fires_failed_protected: number;
+  /** Of fires_failed_protected: objected at or before the doom of every protected failed check (verdict.ts). */
+  in_time: number;
+  /** Of fires_failed_protected: objected after the doom of at least one of them. */
+  too_late: number;
   fires_passed: number;
   /** The passing trials it objected in, by name: each one is examined in the judge's header. */
   passing: string[];
@@ -25,7 +30,7 @@ export interface JudgeRow {
   submit_expected: string[];
   /** Failed trials it objects in where the checklist arm blocked no call and no stop. */
   only_it_blocks: number;
-  /** What it alone adds to the checklist arm's rescue estimate. */
+  /** What it alone adds to the checklist arm's (time-aware) rescue estimate. */
   rescue_added: { upper: number; strict: number };
 }
 
@@ -95,6 +100,8 @@ export function judgeReport(
       enforced,
       fires_failed: 0,
       fires_failed_protected: 0,
+      in_time: 0,
+      too_late: 0,
       fires_passed: 0,
       passing: [],
       fires_submit_expected: 0,
@@ -103,7 +110,8 @@ export function judgeReport(
       rescue_added: { upper: 0, strict: 0 },
     };
     for (const t of trials) {
-      if (!from || !t.arms[from]?.votes?.[name]?.length) continue;
+      const votes = from && t.observable !== false ? t.arms[from]?.votes?.[name] : undefined;
+      if (!votes?.length) continue;
       if (t.expects === "submit") {
         row.fires_submit_expected++;
         row.submit_expected.push(`${packet(t)}/${t.name}`);
@@ -114,7 +122,10 @@ export function judgeReport(
         continue;
       }
       row.fires_failed++;
-      if (t.failedChecks.some((c) => protects.some((p) => checkMatches(p, c)))) row.fires_failed_protected++;
+      const fire = fireIn(t, protects, votes.map((v) => v.at));
+      if (fire.protected) row.fires_failed_protected++;
+      if (fire.timing === "in time") row.in_time++;
+      if (fire.timing === "too late") row.too_late++;
       if (t.arms.checklist && !t.arms.checklist.blocked) row.only_it_blocks++;
     }
     if (checklist && from) {
@@ -206,13 +217,14 @@ export function formatJudgeReport(all: JudgeReport, byPacket: Record<string, Jud
   const lines = [
     `critic judges over ${all.trials} trials (${all.passed} passed); counts are trials, "fires" = objects to a call`,
     "",
-    "| judge | mode | fires in failed | … protected check failed | fires in passed | fires where a submission was expected | failed, only it blocks | rescue it adds (upper / strict) |",
-    "|---|---|---:|---:|---:|---:|---:|---:|",
+    "| judge | mode | fires in failed | … protected check failed | … in time | … too late | fires in passed | fires where a submission was expected | failed, only it blocks | rescue in time it adds (upper / strict) |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const j of all.judges) {
     lines.push(
       `| ${j.id} ${j.name} | ${j.enforced ? "enforced" : "shadow"} | ${j.fires_failed} | ` +
-        `${j.fires_failed_protected} | ${j.fires_passed} | ${j.fires_submit_expected} | ${j.only_it_blocks} | ` +
+        `${j.fires_failed_protected} | ${j.in_time} | ${j.too_late} | ${j.fires_passed} | ` +
+        `${j.fires_submit_expected} | ${j.only_it_blocks} | ` +
         `${signed(j.rescue_added.upper)} / ${signed(j.rescue_added.strict)} |`,
     );
   }
@@ -221,7 +233,7 @@ export function formatJudgeReport(all: JudgeReport, byPacket: Record<string, Jud
     lines.push(
       "",
       `critic − checklist: trials blocked ${signed(d.trials_blocked.failed)} failed, ` +
-        `${signed(d.trials_blocked.passed)} passed; rescue estimate upper ${
+        `${signed(d.trials_blocked.passed)} passed; rescue estimate (in time) upper ${
           signed(d.rescue_estimate.upper)
         }, ` +
         `strict ${signed(d.rescue_estimate.strict)}`,
@@ -231,15 +243,15 @@ export function formatJudgeReport(all: JudgeReport, byPacket: Record<string, Jud
   if (passing.length) lines.push("", "passing trials a judge objected in:", ...passing);
   const expected = all.judges.flatMap((j) => j.submit_expected.map((name) => `  ${j.id}: ${name}`));
   if (expected.length) lines.push("", "trials expecting a submission a judge objected in:", ...expected);
-  const head = all.judges.map((j) => `${j.id} ff/ffc/fp/fse`).join(" | ");
+  const head = all.judges.map((j) => `${j.id} failed/in time/too late/passed/submit expected`).join(" | ");
   lines.push(
     "",
-    `| packet | trials (passed) | ${head} | critic − checklist blocked (failed / passed) | rescue (upper / strict) |`,
+    `| packet | trials (passed) | ${head} | critic − checklist blocked (failed / passed) | rescue in time (upper / strict) |`,
     `|---|---:|${all.judges.map(() => "---:|").join("")}---:|---:|`,
   );
   for (const [packet, r] of Object.entries(byPacket)) {
     const cells = r.judges.map((j) =>
-      `${j.fires_failed}/${j.fires_failed_protected}/${j.fires_passed}/${j.fires_submit_expected}`
+      `${j.fires_failed}/${j.in_time}/${j.too_late}/${j.fires_passed}/${j.fires_submit_expected}`
     );
     const d = r.delta;
     lines.push(

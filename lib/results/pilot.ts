@@ -44,7 +44,8 @@ export interface PilotVerdict {
   comparison: PilotComparison | null;
 }
 
-const pct = (x: number | null) => x === null ? "–" : `${(100 * x).toFixed(1)}%`;
+/** A share as a percentage; a difference that rounds to zero prints 0.0%, never -0.0%. */
+const pct = (x: number | null) => x === null ? "–" : `${(100 * x).toFixed(1).replace(/^-(0\.0)$/, "$1")}%`;
 
 /** The pre-stated rule applied to the pilot's comparisons. */
 export function pilotVerdict(comparisons: readonly PilotComparison[]): PilotVerdict {

@@ -13,12 +13,11 @@ import {
   type ToolEvent,
   toolEvents,
   type TrajectoryError,
-  type UnresolvedCall,
 } from "./atif.ts";
 import { type Bounds, decide, DEFAULT_BOUNDS, type GuardEvent } from "../guard/engine/decide.ts";
 import { RECENT_TEXT, recentText } from "../guard/engine/judge.ts";
 import { isJudged } from "../guard/engine/judges/mod.ts";
-import { GATE_PROTECTS } from "../guard/engine/closure.ts";
+import { checkMatches, doomIndex } from "../guard/engine/doom.ts";
 import { isMutating } from "../guard/engine/names.ts";
 import { ledgerFileName } from "../guard/ledger/ledger.ts";
 import { type Arm, type LedgerRecord } from "../guard/engine/record.ts";
@@ -36,63 +35,26 @@ import {
   type DuckLoader,
   type LedgerSource,
   trialColumns,
+  type VerdictColumns,
   writeColumnar,
 } from "../results/columnar.ts";
 
-export { packetName, packetOf };
+import {
+  type ArmResult,
+  armVerdict,
+  type DoomPoint,
+  type FiredCall,
+  GATE_ROW,
+  type ReplaySummary,
+  summarize,
+  type TrialReplay,
+} from "./verdict.ts";
+
+export { checkMatches, packetName, packetOf, summarize };
+export type { ArmResult, FiredCall, ReplaySummary, TrialReplay };
 
 /** The arms replayed when none are named. */
 export const DEFAULT_ARMS: Arm[] = ["checklist", "critic"];
-
-/** One call a rule would have blocked. */
-export interface FiredCall {
-  step: number;
-  id: string;
-  tool: string;
-  decision: string;
-}
-
-/** What one arm did on one trial. */
-export interface ArmResult {
-  /** Rule ID → the calls it would have blocked, with the checks it protects. */
-  rules: Record<string, { checks: string[]; calls: FiredCall[] }>;
-  /** Obligations open at the end (the closure gate would have blocked the stop). */
-  closure: string[];
-  /** True when any call or the stop would have been blocked. */
-  blocked: boolean;
-  /** The first would-be block: a rule on a call, or the closure gate. */
-  firstBlock: { step: number | null; tool: string | null; rules: string[] } | null;
-  /** Ledger file written, or null. */
-  ledger: string | null;
-  /** Judge name → the calls it objected to, enforced or shadow (what a decision-point judge would catch). */
-  votes?: Record<string, FiredCall[]>;
-}
-
-/** One replayed trial. */
-export interface TrialReplay {
-  dir: string;
-  /** The packet the trial belongs to (see `packetOf`); set by replayTrial. */
-  packet?: string;
-  name: string;
-  domain: string;
-  harness: string;
-  version: string;
-  passed: boolean;
-  failedChecks: string[];
-  /**
-   * A provider trial's expected disposition, read from its scorecard: `hold` when the verifier judged
-   * `provider_pre_submission.final_action` (it does only when a hold was expected), else `submit`; absent
-   * for other seats. Judges must never fire where a submission was expected.
-   */
-  expects?: "submit" | "hold";
-  toolCalls: { all: number; mcp: number };
-  unresolved: UnresolvedCall[];
-  /** False when the agent reached the simulator outside MCP, so the guard saw only part of the trial. */
-  observable?: boolean;
-  /** Why the trial is not observable (the first off-channel call), when it is not. */
-  unobservable?: string;
-  arms: Partial<Record<Arm, ArmResult>>;
-}
 
 /** A trial that could not be read: where and why. */
 export interface Unreadable {
@@ -101,22 +63,6 @@ export interface Unreadable {
   packet?: string;
   path: string;
   reason: string;
-}
-
-/**
- * The `--json` shape, per arm (counts are trials). `not_observable` trials count in trials/passed/failed
- * but in none of the fire, block or rescue figures: the guard could not have seen what they did.
- */
-export interface ReplaySummary {
-  trials: number;
-  passed: number;
-  failed: number;
-  unreadable: number;
-  not_observable: number;
-  by_rule: Record<string, { fires_failed: number; fires_failed_protected: number; fires_passed: number }>;
-  closure_gate: { fires_failed: number; fires_passed: number };
-  trials_blocked: { failed: number; passed: number };
-  rescue_estimate: { upper: number; strict: number };
 }
 
 /** Options for a replay. */
@@ -152,14 +98,6 @@ export interface ReplayReport {
   unreadable: Unreadable[];
   /** What writing the Parquet summary did (with `out`; not in summary.json). */
   columnar?: ColumnarOutcome;
-}
-
-/** True when a check ID matches a protected pattern (exact, `prefix*` or a `<kind>` family slot). */
-export function checkMatches(pattern: string, id: string): boolean {
-  if (pattern === id) return true;
-  if (!/[*<]/.test(pattern)) return false;
-  const re = pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/<[^>]*>/g, "[^.]+");
-  return new RegExp(`^${re}$`).test(id);
 }
 
 /** Items grouped by their `packet`, in first-seen order (for per-packet figures). */
@@ -297,6 +235,14 @@ export function replayArm(
     votes: {},
   };
   const now = opts.now ?? (() => "1970-01-01T00:00:00.000Z");
+  const order = new Map(calls.filter((c) => c.tool).map((c, i) => [c, i]));
+  const fired = (call: ToolEvent, decision: string): FiredCall => ({
+    step: call.step,
+    at: order.get(call)!,
+    id: call.id,
+    tool: call.tool!,
+    decision,
+  });
   for (const { event, call } of trialEvents(session, prompt, calls, opts.texts)) {
     const { record } = decide(event, records, config, now(call?.step ?? null));
     if (!record) continue;
@@ -317,18 +263,13 @@ export function replayArm(
     if (counts && call) {
       for (const hit of marked.rules ?? []) {
         const entry = result.rules[hit.id] ??= { checks: hit.checks, calls: [] };
-        entry.calls.push({ step: call.step, id: call.id, tool: call.tool!, decision: marked.decision });
+        entry.calls.push(fired(call, marked.decision));
       }
     }
     if (call && marked.event === "pre") {
       for (const v of marked.votes ?? []) {
         if (!v.object || !v.mode) continue;
-        (result.votes![v.judge] ??= []).push({
-          step: call.step,
-          id: call.id,
-          tool: call.tool!,
-          decision: marked.decision,
-        });
+        (result.votes![v.judge] ??= []).push(fired(call, marked.decision));
       }
     }
     if (marked.event === "stop" && marked.decision !== "allow") result.closure = marked.obligations ?? [];
@@ -399,6 +340,20 @@ function verdictOf(
   };
 }
 
+/** Each failed check's first executed dooming call among the trial's χ-World calls (lib/guard/engine/doom.ts). */
+export function doomPoints(
+  calls: readonly ToolEvent[],
+  failed: readonly string[],
+): Record<string, DoomPoint> {
+  const guarded = calls.filter((c) => c.tool);
+  const out: Record<string, DoomPoint> = {};
+  for (const check of failed) {
+    const at = doomIndex(check, guarded, failed);
+    if (at !== null) out[check] = { at, step: guarded[at].step, tool: guarded[at].tool! };
+  }
+  return out;
+}
+
 /** Replays one trial for each arm; writes its ledgers under `out` when given. */
 export function replayTrial(ref: TrialRef, opts: ReplayOptions = {}): TrialReplay | Unreadable {
   const replay = replayOne(ref, opts);
@@ -437,6 +392,7 @@ function replayOne(ref: TrialRef, opts: ReplayOptions): TrialReplay | Unreadable
   const prompt = taskPrompt(trajectory) || domainPrompt(ref.domain);
   const texts = agentTexts(trajectory);
   const seen = observability(calls);
+  const doom = doomPoints(calls, verdict.failed);
   const replay: TrialReplay = {
     dir: ref.dir,
     packet: packetOf(ref, opts.roots),
@@ -447,6 +403,7 @@ function replayOne(ref: TrialRef, opts: ReplayOptions): TrialReplay | Unreadable
     passed: verdict.passed,
     failedChecks: verdict.failed,
     ...(verdict.expects ? { expects: verdict.expects } : {}),
+    ...(Object.keys(doom).length ? { doom } : {}),
     toolCalls: countToolCalls(trajectory),
     unresolved,
     observable: seen.observable,
@@ -471,58 +428,6 @@ function replayOne(ref: TrialRef, opts: ReplayOptions): TrialReplay | Unreadable
     replay.arms[arm] = { ...result, ledger };
   }
   return replay;
-}
-
-/** The trial-level metrics of one arm over replayed trials (the `--json` shape). */
-export function summarize(trials: TrialReplay[], unreadable: number, arm: Arm): ReplaySummary {
-  const s: ReplaySummary = {
-    trials: trials.length + unreadable,
-    passed: 0,
-    failed: 0,
-    unreadable,
-    not_observable: 0,
-    by_rule: {},
-    closure_gate: { fires_failed: 0, fires_passed: 0 },
-    trials_blocked: { failed: 0, passed: 0 },
-    rescue_estimate: { upper: 0, strict: 0 },
-  };
-  for (const t of trials) {
-    const r = t.arms[arm];
-    if (t.passed) s.passed++;
-    else s.failed++;
-    if (t.observable === false) s.not_observable++;
-    if (!r || t.observable === false) continue;
-    const failedSet = t.failedChecks;
-    const protectedBy: string[] = [];
-    for (const [id, fired] of Object.entries(r.rules)) {
-      const row = s.by_rule[id] ??= { fires_failed: 0, fires_failed_protected: 0, fires_passed: 0 };
-      if (t.passed) row.fires_passed++;
-      else {
-        row.fires_failed++;
-        if (failedSet.some((c) => fired.checks.some((p) => checkMatches(p, c)))) row.fires_failed_protected++;
-      }
-      protectedBy.push(...fired.checks);
-    }
-    if (r.closure.length) {
-      if (t.passed) s.closure_gate.fires_passed++;
-      else s.closure_gate.fires_failed++;
-      for (const o of r.closure) protectedBy.push(...(GATE_PROTECTS[o.split(":")[0]] ?? []));
-    }
-    if (r.blocked) {
-      if (t.passed) s.trials_blocked.passed++;
-      else s.trials_blocked.failed++;
-    }
-    if (!t.passed) {
-      const det = failedSet.filter((c) => !c.startsWith("judge."));
-      const judge = failedSet.filter((c) => c.startsWith("judge."));
-      if (det.length && det.every((c) => protectedBy.some((p) => checkMatches(p, c)))) {
-        s.rescue_estimate.upper++;
-        if (!judge.length) s.rescue_estimate.strict++;
-      }
-    }
-  }
-  s.by_rule = Object.fromEntries(Object.entries(s.by_rule).sort(([a], [b]) => a.localeCompare(b)));
-  return s;
 }
 
 /** The per-arm summaries of each packet: in the order of the paths given (`roots`), then by path. */
@@ -649,5 +554,32 @@ function replayColumnar(
       arm,
     }))
   );
-  return writeColumnar(out, rows, ledgers, { load });
+  const verdicts = trials.flatMap((t) =>
+    (Object.keys(t.arms) as Arm[]).map((arm) =>
+      verdictColumns(t, arm, packetName(t.packet ?? packetOf(t.dir, paths)))
+    )
+  );
+  return writeColumnar(out, rows, ledgers, { load, verdicts });
+}
+
+/** A verdicts.parquet row: the arm's verdict on the trial (verdict.ts), or a not-observable row. */
+export function verdictColumns(t: TrialReplay, arm: Arm, packet: string): VerdictColumns {
+  const v = armVerdict(t, arm);
+  const fires = v
+    ? [
+      ...Object.entries(v.rules).map(([id, f]) => ({ id, ...f })),
+      ...(v.gate ? [{ id: GATE_ROW, ...v.gate }] : []),
+    ]
+    : [];
+  return {
+    packet,
+    trial: t.name,
+    arm,
+    passed: t.passed,
+    observable: v !== null,
+    blocked: v?.blocked ?? null,
+    rescue: v?.rescue ?? null,
+    rescue_ignoring_time: v?.rescueIgnoringTime ?? null,
+    fires,
+  };
 }

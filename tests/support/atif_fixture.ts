@@ -267,6 +267,27 @@ export function fixtureTrials(): FixtureTrial[] {
       },
     },
     {
+      // Failed: finalized the wrong decision, no letter. The closure gate (UM-LETTER) still fires at the stop,
+      // but the finalize already fixed which letter the case can get: too late for letter_types.
+      domain: "pa_um",
+      name: "pa_t010_mdreview_payer__jjjjjjj",
+      file: "trajectory.jsonl",
+      trajectory: claudeV12(PROMPTS.payer, [
+        {
+          name: "review_submit_md_case_decision",
+          args: { case_id: CASE, decision: "approve", determination_rationale: "criteria met" },
+          result: `{"case_id":"${CASE}","decision":"approve"}`,
+        },
+        {
+          name: "determination_finalize",
+          args: { case_id: CASE, decision: "approved" },
+          result: `{"case_id":"${CASE}","status":"approved"}`,
+        },
+      ]),
+      reward: 0,
+      checks: { "outcome.target_status": false, "outcome.letter_types": false, "md.decision_exists": true },
+    },
+    {
       // Failed, judge only: codex opens a CM case and stops without a care plan → closure fires, not rescued.
       // One argument is dynamic (a loop variable) and must be listed as unresolved.
       domain: "cm",
@@ -366,15 +387,18 @@ export function fixtureTrials(): FixtureTrial[] {
 
 /** The known `--json` answer for fixtureTrials() replayed with `--arm checklist --rules PP-01`. */
 export const FIXTURE_ANSWER = {
-  trials: 9,
+  trials: 10,
   passed: 5,
-  failed: 3,
+  failed: 4,
   unreadable: 1,
   not_observable: 1,
-  by_rule: { "PP-01": { fires_failed: 1, fires_failed_protected: 1, fires_passed: 0 } },
-  closure_gate: { fires_failed: 2, fires_passed: 0 },
-  trials_blocked: { failed: 3, passed: 0 },
+  by_rule: {
+    "PP-01": { fires_failed: 1, fires_failed_protected: 1, in_time: 1, too_late: 0, fires_passed: 0 },
+  },
+  closure_gate: { fires_failed: 3, fires_failed_protected: 2, in_time: 1, too_late: 1, fires_passed: 0 },
+  trials_blocked: { failed: 4, passed: 0 },
   rescue_estimate: { upper: 2, strict: 1 },
+  rescue_ignoring_time: { upper: 2, strict: 1 },
 };
 
 /** Writes the fixture trials as a packet below `root`; returns the trial dirs. */

@@ -3,20 +3,17 @@
  * on hostile input: token runs longer than `MAX_TOKEN` are replaced whole in one linear scan (a regex
  * quantifier over a 7 MB run overflows irregexp's backtrack stack), and `redact` stops at `MAX_DEPTH`.
  */
-
-/** Value shapes of well-known credentials (each bounded so no quantifier backtracks over long input). */
-const SECRET_SHAPES: [string, RegExp][] = [
-  ["Anthropic key", /sk-ant-[A-Za-z0-9_-]{16,}/],
-  ["OpenAI key", /sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/],
-  ["Hugging Face token", /hf_[A-Za-z0-9]{20,}/],
-  ["GitHub token", /(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}/],
-  ["AWS access key", /(?:AKIA|ASIA)[0-9A-Z]{16}/],
-  ["JSON web token", /eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/],
-  ["bearer token", /Bearer\s{1,8}[A-Za-z0-9._~+/-]{20,}/],
-];
-
-/** A hex token (a SHA-1 or longer key); looked for only inside token runs, where it is cheap to find. */
-const HEX_TOKEN = /(?<![A-Za-z0-9])[0-9a-fA-F]{40,}(?![A-Za-z0-9])/g;
+import {
+  BASE64_RUN,
+  HEX_TOKEN,
+  isRandomBase64,
+  KEYED_SHAPES,
+  PEM_BEGIN,
+  PEM_END,
+  type SecretShape,
+  VENDOR_SHAPES,
+  VENDOR_TOKENS,
+} from "./secret_shapes.ts";
 
 /** Profile keys whose literal values are treated as secrets (only `${ENV_NAME}` references are allowed there). */
 export const SECRET_KEY = /token|secret|key|password|passwd|credential/i;
@@ -42,32 +39,9 @@ export const MAX_TOKEN = 4096;
 /** Deepest nesting `redact` walks; anything deeper is replaced by a marker. */
 export const MAX_DEPTH = 64;
 
-/** Shannon entropy in bits per character. */
-function entropy(value: string): number {
-  const counts = new Map<string, number>();
-  for (const ch of value) counts.set(ch, (counts.get(ch) ?? 0) + 1);
-  let bits = 0;
-  for (const n of counts.values()) bits -= (n / value.length) * Math.log2(n / value.length);
-  return bits;
-}
-
-/** True for a long high-entropy token with no spaces (a random key rather than a word or an id). */
-function isHighEntropyToken(value: string): boolean {
-  return value.length <= MAX_TOKEN && /^[A-Za-z0-9+/=_-]{32,}$/.test(value) && /\d/.test(value) &&
-    /[a-z]/.test(value) && /[A-Z]/.test(value) && entropy(value) >= 4.2;
-}
-
-/** The kind of secret a value looks like, or null. */
-export function secretKind(value: string): string | null {
-  const bounded = withoutLongTokens(value);
-  if (bounded !== value) return "long token";
-  for (const [kind, shape] of SECRET_SHAPES) if (shape.test(value)) return kind;
-  if (new RegExp(HEX_TOKEN.source).test(value)) return "hex token";
-  for (const word of value.split(/[\s"',;:=]+/)) if (isHighEntropyToken(word)) return "high-entropy token";
-  return null;
-}
-
 const REDACTED = "[redacted]";
+/** What replaces a run of token characters too long to scan (no digit in it: ids are read from the text after). */
+const LONG_TOKEN = "[redacted: long token]";
 
 /** Token-run characters (base64, base64url, hex, JWT and key alphabets) as a lookup table over ASCII. */
 const TOKEN_CHAR = new Uint8Array(128);
@@ -75,9 +49,11 @@ for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
   TOKEN_CHAR[ch.charCodeAt(0)] = 1;
 }
 
-/** The text with every run of token characters longer than `MAX_TOKEN` replaced by a marker; linear. */
-function withoutLongTokens(text: string): string {
-  if (text.length <= MAX_TOKEN) return text;
+/**
+ * The text with each run of token characters of 32 or more passed through `each`, in one linear scan; a run
+ * longer than `MAX_TOKEN` becomes a marker instead (a quantifier over it would overflow irregexp's stack).
+ */
+function mapRuns(text: string, each: (run: string) => string): string {
   let out = "";
   let kept = 0;
   let start = -1;
@@ -87,36 +63,127 @@ function withoutLongTokens(text: string): string {
       if (start < 0) start = i;
       continue;
     }
-    if (start >= 0 && i - start > MAX_TOKEN) {
-      out += text.slice(kept, start) + `[redacted: ${i - start}-character token]`;
-      kept = i;
+    if (start >= 0 && i - start >= 32) {
+      const run = text.slice(start, i);
+      const next = i - start > MAX_TOKEN ? LONG_TOKEN : each(run);
+      if (next !== run) {
+        out += text.slice(kept, start) + next;
+        kept = i;
+      }
     }
     start = -1;
   }
   return kept === 0 ? text : out + text.slice(kept);
 }
 
+/** The kind of bare key a run of token characters is or holds (random base64, 40+ hex), or null. */
+function bareKeyKind(run: string): string | null {
+  if (!/\d/.test(run)) return null;
+  if (BASE64_RUN.test(run) && isRandomBase64(run)) return "high-entropy token";
+  return run.length >= 40 && new RegExp(HEX_TOKEN.source).test(run) ? "hex token" : null;
+}
+
+/** A run of token characters with its bare keys redacted. */
+function redactRun(run: string): string {
+  const kind = bareKeyKind(run);
+  if (kind === "high-entropy token") return run.endsWith(".") ? `${REDACTED}.` : REDACTED;
+  return kind ? run.replace(HEX_TOKEN, REDACTED) : run;
+}
+
+/** The kind of secret a value looks like, or null. */
+export function secretKind(value: string): string | null {
+  let bare: string | null = null;
+  const note = (run: string) => {
+    bare ??= bareKeyKind(run);
+    return run;
+  };
+  if (mapRuns(value, note) !== value) return "long token";
+  if (redactPem(value) !== value) return "private key";
+  for (const shape of VENDOR_SHAPES) if (replaceVendor(value, shape.pattern) !== value) return shape.kind;
+  for (const shape of KEYED_SHAPES) if (replaceShape(value, shape) !== value) return shape.kind;
+  return bare;
+}
+
+/** Longest PEM private key redacted from BEGIN to END (a 16384-bit RSA key is about 12 KB). */
+const MAX_PEM = 32 * 1024;
 /**
- * The text with every secret-shaped substring replaced by `[redacted]`, and the string values under
- * secret-named keys of any JSON it holds (plain or escaped).
+ * What a PEM body cut short is made of: base64 lines, real or escaped newlines, legacy `Proc-Type:` headers;
+ * it stops at the next `-----` line.
  */
-export function redactText(text: string): string {
-  // The shortest shape is 20 characters (an AWS key id); a shorter text can only hide a secret as a JSON value.
-  if (text.length < 20 && !text.includes('"')) return text;
-  let out = redactJsonKeys(withoutLongTokens(text));
-  // One pass per shape: each starts with a literal V8 scans for quickly (an alternation of them is slower).
-  for (const shape of GLOBAL_SHAPES) out = out.replace(shape, REDACTED);
-  // The lookbehind starts a match only where a run starts (same matches, half the scanning on long results).
-  return out.replace(
-    TOKEN_RUN,
-    (w) => isHighEntropyToken(w) ? REDACTED : w.length >= 40 ? w.replace(HEX_TOKEN, REDACTED) : w,
+const PEM_BODY = /[A-Za-z0-9+/=\s\\:,-]/;
+/** What the body lines before an END line are made of (no spaces: prose before a cut key stays). */
+const PEM_LINES = /[A-Za-z0-9+/=\r\n\\]/;
+
+/**
+ * The text with every PEM private key replaced whole, BEGIN to END; a key cut short loses all it kept (a
+ * BEGIN with no END, to the end of its body; an END with no BEGIN, from the start of its lines). Linear: the
+ * END line is searched for once per key, never again past the last one.
+ */
+function redactPem(text: string): string {
+  if (!text.includes("PRIVATE KEY")) return text;
+  let out = "";
+  let kept = 0;
+  const begin = new RegExp(PEM_BEGIN.source, "g");
+  const end = new RegExp(PEM_END.source, "g");
+  let e: RegExpExecArray | null = null;
+  let noMoreEnds = false;
+  for (let b = begin.exec(text); b; b = begin.exec(text)) {
+    if (!noMoreEnds && (!e || e.index < b.index)) {
+      end.lastIndex = b.index;
+      e = end.exec(text);
+      noMoreEnds = !e;
+    }
+    let stop = begin.lastIndex;
+    if (e && e.index - b.index <= MAX_PEM) stop = e.index + e[0].length;
+    else {while (
+        stop - b.index < MAX_PEM && PEM_BODY.test(text[stop] ?? "") && !text.startsWith("-----", stop)
+      ) stop++;}
+    out += text.slice(kept, b.index) + REDACTED;
+    kept = begin.lastIndex = stop;
+  }
+  end.lastIndex = kept;
+  for (let left = end.exec(text); left; left = end.exec(text)) {
+    let start = left.index;
+    while (start > kept && left.index - start < MAX_PEM && PEM_LINES.test(text[start - 1])) start--;
+    out += text.slice(kept, start) + REDACTED;
+    kept = end.lastIndex;
+  }
+  return kept === 0 ? text : out + text.slice(kept);
+}
+
+/** A letter: a vendor prefix right after one is inside a word, not a token's start. */
+const LETTER = /[A-Za-z]/;
+
+/** The vendor tokens of a pattern of `VENDOR_SHAPES` replaced, where no letter precedes their prefix. */
+function replaceVendor(text: string, pattern: RegExp): string {
+  return text.replace(
+    pattern,
+    (match: string, at: number) => LETTER.test(text[at - 1] ?? "") ? match : REDACTED,
   );
 }
 
-/** The shapes as global regexes, compiled once (`replace` resets their lastIndex, so sharing them is safe). */
-const GLOBAL_SHAPES = SECRET_SHAPES.map(([, shape]) => new RegExp(shape.source, "g"));
-/** A run of token characters long enough to be a random key. */
-const TOKEN_RUN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{32,}/g;
+/** One keyed shape's matches (past its gate) replaced: only the `secret` group, after its `lead`. */
+function replaceShape(text: string, shape: SecretShape): string {
+  if (shape.gate && !shape.gate.test(text)) return text;
+  return text.replace(shape.pattern, (match: string, ...args: unknown[]) => {
+    const { lead = "", secret = "" } = args.at(-1) as Record<string, string | undefined>;
+    return shape.accept && !shape.accept(secret, lead) ? match : `${lead}${REDACTED}`;
+  });
+}
+
+/**
+ * The text with every credential-shaped substring replaced by `[redacted]` (PEM private keys whole, known
+ * prefixes, passwords in URLs and in text, values after a credential's name, bare 40+ hex and random base64
+ * keys), and the string values under secret-named keys of any JSON it holds (plain or escaped). Ids, file
+ * names and paths are kept.
+ */
+export function redactText(text: string): string {
+  // The shortest shape is 5 characters (`pwd=x`); a shorter text can only hide a secret as a JSON value.
+  if (text.length < 5 && !text.includes('"')) return text;
+  let out = replaceVendor(redactJsonKeys(mapRuns(redactPem(text), redactRun)), VENDOR_TOKENS);
+  for (const shape of KEYED_SHAPES) out = replaceShape(out, shape);
+  return out;
+}
 
 /** What `redact` reports besides the copy: whether it cut nesting deeper than `MAX_DEPTH`. */
 export interface RedactState {

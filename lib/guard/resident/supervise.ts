@@ -17,7 +17,7 @@ export const RESPAWN_MS = 200;
 const MAX_RESPAWN_MS = 5000;
 /** A child that lived shorter than this counts as dying young. */
 const YOUNG_MS = 2000;
-/** After this many children in a row died young, the supervisor stops restarting them and exits. */
+/** A death, then this many less one restarts that each died young: the supervisor stops and exits 1. */
 export const GIVE_UP_AFTER = 5;
 /** How often an adopted server, or a server's supervisor, is checked for life. */
 export const WATCH_MS = 200;
@@ -57,9 +57,9 @@ export function supervise(options: SuperviseOptions): Promise<number> {
       young = Date.now() - bornAt < YOUNG_MS ? young + 1 : 1;
       if (young >= GIVE_UP_AFTER) {
         process.stderr.write(
-          `fiable-guard: the resident guard died ${young} times in a row within ${YOUNG_MS} ms of starting ` +
-            `(last: ${how}); not restarting it again. Hooks go unanswered (Claude Code goes on without them) ` +
-            "until the next SessionStart starts a guard; check the guard file.\n",
+          `fiable-guard: the resident guard died within ${YOUNG_MS} ms of each of its last ${young - 1} ` +
+            `restarts (last: ${how}); not starting it again. Hooks go unanswered (Claude Code goes on without ` +
+            "them) until the next SessionStart starts a guard; check the guard file.\n",
         );
         return finish(1);
       }

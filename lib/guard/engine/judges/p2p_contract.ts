@@ -14,9 +14,10 @@
  * evaluations or text) separates them from the wrong p2p_review decisions: the provider's letter offering a
  * peer-to-peer, which agents cite, is read through the file tools and also appears in failing trials. A
  * block there could turn a correct p2p_review into a signed denial, so the judge only records its vote.
- * In failed trials it fires in 56 (49 with a protected check failed; enforced it would add 35 to the upper
- * rescue estimate, 5 to the strict one, since no other rule protects `md.signed_off`): replay prints these
- * figures for the day a visible signal exists.
+ * In failed trials it fires in 56 (49 with a protected check failed, all in time: it objects at the MD
+ * decision itself, the call that dooms `md.signed_off`; enforced it would add 35 to the upper rescue
+ * estimate, 5 to the strict one, since no other rule protects `md.signed_off`): replay prints these figures
+ * for the day a visible signal exists.
  * Signals tried for issue 30 (none enforced; replay's critic-arm votes and each trajectory's calls before the
  * decision, 47 fired trials failing `md.signed_off` against the 5 passing): a provider letter offering a
  * peer-to-peer read before the decision (3 of 5 passing, 37 of 47 failing); a nurse-review entry (5 of 5, 14

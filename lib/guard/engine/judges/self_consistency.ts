@@ -38,7 +38,8 @@
  * submissions (14 in the 300 tuned-on trials, 11 in the 400 unseen); in 0 passing trials and in 0 trials whose
  * task expected a submission (every provider trial whose scorecard does not judge
  * `provider_pre_submission.final_action`), in every packet, so it never challenged a correct submit. 19 of the
- * 25 fire at the first bundle, before `packet_absent` is lost; 6 only at the determination after it. In 12 the
+ * 25 fire at the first bundle, before `packet_absent` is lost; 6 only at the determination after it (replay's
+ * split: 21 in time, 4 too late; 2 of the 6 are trials whose target case never resolved). In 12 the
  * checklist arm blocks nothing. Counted in time (a block counts only at or before the call that dooms each
  * failed check), the critic arm's rescue estimate rises by 8 (upper and strict); counted whenever it fired,
  * by 10. Figures per packet: replay, README.

@@ -1,0 +1,246 @@
+/**
+ * Replay's figures, computed once: a verdict per trial and arm (which rules fired, whether each came in time,
+ * whether the trial counts as rescued), then the summary that counts verdicts. The CLI, summary.json, the
+ * Parquet summary, the judge figures, rule_regression and the dashboard all read these two functions.
+ *
+ * Time-aware: a block helps a failed check only if it comes at or before the first executed call that dooms
+ * the check (lib/guard/engine/doom.ts; a block on that call itself counts); the closure gate blocks at the stop, so
+ * it helps only checks doomed there. A shadow replay shows when a block would have come, not what the agent
+ * would have done after it: "rescued" means every failed deterministic check had such a block.
+ */
+import { checkMatches } from "../guard/engine/doom.ts";
+import { GATE_PROTECTS } from "../guard/engine/closure.ts";
+import type { Arm } from "../guard/engine/record.ts";
+import type { UnresolvedCall } from "./atif.ts";
+
+/** One call a rule would have blocked. */
+export interface FiredCall {
+  step: number;
+  /** The call's position among the trial's χ-World calls (the order the guard saw them in). */
+  at: number;
+  id: string;
+  tool: string;
+  decision: string;
+}
+
+/** What one arm did on one trial. */
+export interface ArmResult {
+  /** Rule ID → the calls it would have blocked, with the checks it protects. */
+  rules: Record<string, { checks: string[]; calls: FiredCall[] }>;
+  /** Obligations open at the end (the closure gate would have blocked the stop). */
+  closure: string[];
+  /** True when any call or the stop would have been blocked. */
+  blocked: boolean;
+  /** The first would-be block: a rule on a call, or the closure gate. */
+  firstBlock: { step: number | null; tool: string | null; rules: string[] } | null;
+  /** Ledger file written, or null. */
+  ledger: string | null;
+  /** Judge name → the calls it objected to, enforced or shadow (what a decision-point judge would catch). */
+  votes?: Record<string, FiredCall[]>;
+}
+
+/** The first executed call that dooms a failed check (lib/guard/engine/doom.ts). */
+export interface DoomPoint {
+  /** Position among the trial's χ-World calls, as FiredCall.at. */
+  at: number;
+  step: number;
+  tool: string;
+}
+
+/** One replayed trial. */
+export interface TrialReplay {
+  dir: string;
+  /** The packet the trial belongs to (see `packetOf`); set by replayTrial. */
+  packet?: string;
+  name: string;
+  domain: string;
+  harness: string;
+  version: string;
+  passed: boolean;
+  failedChecks: string[];
+  /**
+   * A provider trial's expected disposition, read from its scorecard: `hold` when the verifier judged
+   * `provider_pre_submission.final_action` (it does only when a hold was expected), else `submit`; absent
+   * for other seats. Judges must never fire where a submission was expected.
+   */
+  expects?: "submit" | "hold";
+  /** Failed check → its doom; a failed check not listed is doomed only at the stop. */
+  doom?: Record<string, DoomPoint>;
+  toolCalls: { all: number; mcp: number };
+  unresolved: UnresolvedCall[];
+  /** False when the agent reached the simulator outside MCP, so the guard saw only part of the trial. */
+  observable?: boolean;
+  /** Why the trial is not observable (the first off-channel call), when it is not. */
+  unobservable?: string;
+  arms: Partial<Record<Arm, ArmResult>>;
+}
+
+/** Whether a rule's block came in time for a failed check it protects. */
+export type Timing = "in time" | "too late";
+
+/** One protector (a rule, a judge or the closure gate) in one trial. */
+export interface Fire {
+  /** A check it protects failed. */
+  protected: boolean;
+  /**
+   * For a failed trial with a protected check failed: in time when it blocked at or before the doom of every
+   * such check, too late when it came after the doom of at least one (it could not have saved them all).
+   */
+  timing: Timing | null;
+}
+
+/** A rescue verdict: strict when no judge check failed either. */
+export type Rescue = "strict" | "upper" | null;
+
+/** What one arm would have done in one observable trial, counted once for every figure. */
+export interface ArmVerdict {
+  passed: boolean;
+  blocked: boolean;
+  rules: Record<string, Fire>;
+  /** The closure gate, when it would have blocked the stop. */
+  gate: Fire | null;
+  /** Time-aware: every failed deterministic check had a protecting block at or before its doom. */
+  rescue: Rescue;
+  /** The same, counting blocks that came after the doom (the figure before issue 29). */
+  rescueIgnoringTime: Rescue;
+}
+
+/** The closure gate's name where protectors are listed together (verdicts.parquet, the CLI table). */
+export const GATE_ROW = "closure gate";
+
+/** The stop's position: after every call. */
+const STOP = Number.POSITIVE_INFINITY;
+
+function isJudgeCheck(id: string): boolean {
+  return id.startsWith("judge.");
+}
+
+function doomAt(t: TrialReplay, check: string): number {
+  return t.doom?.[check]?.at ?? STOP;
+}
+
+/**
+ * A protector's fire in a trial: whether a check it protects failed, and whether its blocks (positions `at`,
+ * the stop being after every call) came at or before the doom of every such check.
+ */
+export function fireIn(t: TrialReplay, checks: readonly string[], at: readonly number[]): Fire {
+  const hit = t.passed ? [] : t.failedChecks.filter((c) => checks.some((p) => checkMatches(p, c)));
+  if (!hit.length) return { protected: false, timing: null };
+  const early = hit.every((c) => at.some((a) => a <= doomAt(t, c)));
+  return { protected: true, timing: early ? "in time" : "too late" };
+}
+
+/** The verdict of one arm on one trial; null when the arm was not replayed or the trial is not observable. */
+export function armVerdict(t: TrialReplay, arm: Arm): ArmVerdict | null {
+  const r = t.arms[arm];
+  if (!r || t.observable === false) return null;
+  const protectors = Object.values(r.rules).map((f) => ({ checks: f.checks, at: f.calls.map((c) => c.at) }));
+  const rules: Record<string, Fire> = {};
+  for (const [id, fired] of Object.entries(r.rules)) {
+    rules[id] = fireIn(t, fired.checks, fired.calls.map((c) => c.at));
+  }
+  let gate: Fire | null = null;
+  if (r.closure.length) {
+    const checks = r.closure.flatMap((o) => GATE_PROTECTS[o.split(":")[0]] ?? []);
+    protectors.push({ checks, at: [STOP] });
+    gate = fireIn(t, checks, [STOP]);
+  }
+  const failed = t.passed ? [] : t.failedChecks;
+  const det = failed.filter((c) => !isJudgeCheck(c));
+  const judged = failed.some(isJudgeCheck);
+  const rescue = (inTime: boolean): Rescue => {
+    const covered = (c: string) =>
+      protectors.some((p) =>
+        p.checks.some((pattern) => checkMatches(pattern, c)) &&
+        (!inTime || p.at.some((a) => a <= doomAt(t, c)))
+      );
+    if (!det.length || !det.every(covered)) return null;
+    return judged ? "upper" : "strict";
+  };
+  return {
+    passed: t.passed,
+    blocked: r.blocked,
+    rules,
+    gate,
+    rescue: rescue(true),
+    rescueIgnoringTime: rescue(false),
+  };
+}
+
+/** A protector's counts (trials): fires in failed, … with a protected check failed, split in time / too late. */
+export interface FireCounts {
+  fires_failed: number;
+  fires_failed_protected: number;
+  in_time: number;
+  too_late: number;
+  fires_passed: number;
+}
+
+/**
+ * The `--json` shape, per arm (counts are trials). `not_observable` trials count in trials/passed/failed
+ * but in none of the fire, block or rescue figures: the guard could not have seen what they did.
+ */
+export interface ReplaySummary {
+  trials: number;
+  passed: number;
+  failed: number;
+  unreadable: number;
+  not_observable: number;
+  by_rule: Record<string, FireCounts>;
+  closure_gate: FireCounts;
+  trials_blocked: { failed: number; passed: number };
+  /** Time-aware (see armVerdict). */
+  rescue_estimate: { upper: number; strict: number };
+  /** Counting blocks after the doom too: what the estimate was before it knew time. */
+  rescue_ignoring_time: { upper: number; strict: number };
+}
+
+function fireCounts(): FireCounts {
+  return { fires_failed: 0, fires_failed_protected: 0, in_time: 0, too_late: 0, fires_passed: 0 };
+}
+
+function count(row: FireCounts, passed: boolean, f: Fire): void {
+  if (passed) return void row.fires_passed++;
+  row.fires_failed++;
+  if (!f.protected) return;
+  row.fires_failed_protected++;
+  if (f.timing === "in time") row.in_time++;
+  else row.too_late++;
+}
+
+/** The trial-level metrics of one arm over replayed trials (the `--json` shape). */
+export function summarize(trials: readonly TrialReplay[], unreadable: number, arm: Arm): ReplaySummary {
+  const s: ReplaySummary = {
+    trials: trials.length + unreadable,
+    passed: 0,
+    failed: 0,
+    unreadable,
+    not_observable: 0,
+    by_rule: {},
+    closure_gate: fireCounts(),
+    trials_blocked: { failed: 0, passed: 0 },
+    rescue_estimate: { upper: 0, strict: 0 },
+    rescue_ignoring_time: { upper: 0, strict: 0 },
+  };
+  for (const t of trials) {
+    if (t.passed) s.passed++;
+    else s.failed++;
+    if (t.observable === false) s.not_observable++;
+    const v = armVerdict(t, arm);
+    if (!v) continue;
+    for (const [id, f] of Object.entries(v.rules)) count(s.by_rule[id] ??= fireCounts(), v.passed, f);
+    if (v.gate) count(s.closure_gate, v.passed, v.gate);
+    if (v.blocked) s.trials_blocked[v.passed ? "passed" : "failed"]++;
+    for (
+      const [key, r] of [["rescue_estimate", v.rescue], [
+        "rescue_ignoring_time",
+        v.rescueIgnoringTime,
+      ]] as const
+    ) {
+      if (r) s[key].upper++;
+      if (r === "strict") s[key].strict++;
+    }
+  }
+  s.by_rule = Object.fromEntries(Object.entries(s.by_rule).sort(([a], [b]) => a.localeCompare(b)));
+  return s;
+}
