@@ -33,7 +33,6 @@ import {
 import { type Evidence, foldLedger, foldRecord, foldsToNothing } from "../engine/evidence.ts";
 import { host, joinPath } from "../runtime/host.ts";
 import { randomName } from "../runtime/host_api.ts";
-import { digest } from "./digest.ts";
 import { tryLock } from "./lock.ts";
 import {
   corruptNote,
@@ -63,6 +62,8 @@ const MAX_PART = 256 * 1024 * 1024;
 interface Header {
   v: typeof FOLD_VERSION;
   session: string;
+  /** `Host.hash`'s algorithm, which every digest here is (a reader with another reads the ledger). */
+  hash: string;
   /** Ledger bytes folded: whole lines from byte 0. */
   bytes: number;
   /** Records folded (the resident store counts what it holds). */
@@ -158,9 +159,10 @@ function readHeader(dir: string, session: string): { header: Header; line: strin
   if (!bytes) return null;
   const at = bytes.indexOf(10);
   const line = decode(bytes.subarray(0, Math.max(0, at)));
-  if (at < 0 || digest(bytes.subarray(at + 1)) !== line) return null;
+  if (at < 0 || host.hash(bytes.subarray(at + 1)) !== line) return null;
   const header = JSON.parse(decode(bytes.subarray(at + 1))) as Header;
-  return header?.v === FOLD_VERSION && header.session === session ? { header, line } : null;
+  const ours = header?.v === FOLD_VERSION && header.session === session && header.hash === host.hashName;
+  return ours ? { header, line } : null;
 }
 
 /** The first line of the session's header file, or null. */
@@ -179,26 +181,27 @@ function ledgerMatches(ledger: Uint8Array, header: Header): boolean {
   let from = 0;
   for (const [end, expected] of header.ledger) {
     if (!Number.isSafeInteger(end) || end <= from || end > ledger.length) return false;
-    if (digest(ledger.subarray(from, end)) !== expected) return false;
+    if (host.hash(ledger.subarray(from, end)) !== expected) return false;
     from = end;
   }
   return from === header.bytes;
 }
 
 function resume(dir: string, session: string, whole: boolean): LoadedEvidence | null {
-  const read = readHeader(dir, session);
-  if (!read || !Number.isSafeInteger(read.header.bytes)) return null;
-  const { header, line } = read;
+  const found = readHeader(dir, session);
+  if (!found || !Number.isSafeInteger(found.header.bytes)) return null;
+  const { header, line } = found;
   const file = joinPath(dir, ledgerFileName(session));
   const size = host.fileSize(file);
   if (size < header.bytes || (!whole && size - header.bytes > LEDGER_READ.max)) return null;
   const ledger = host.readBytes(file, 0, size);
   if (!ledgerMatches(ledger, header)) return null;
   const stateBytes = readPart(joinPath(dir, header.state));
-  if (!stateBytes || digest(stateBytes) !== header.stateDigest) return null;
+  if (!stateBytes || host.hash(stateBytes) !== header.stateDigest) return null;
   const state = stateInts(stateBytes);
   const contents = joinPath(dir, header.contents);
-  const { ev, restored } = decodeEvidence(header.ev, state, (start, n) => host.readBytes(contents, start, n));
+  const read = (start: number, n: number) => host.readBytes(contents, start, n);
+  const { ev, restored } = decodeEvidence(header.ev, { state, read, hash: host.hash });
   const tail = ledger.subarray(header.bytes);
   const end = tail.lastIndexOf(10) + 1;
   const { records, corrupt } = sessionRecords(decode(tail.subarray(0, end)), session, foldsToNothing);
@@ -284,29 +287,30 @@ function writeLocked(
   const contents = from ? from.header.contents : `${base(session)}.calls-${randomName()}.bin`;
   if (!from) at = 0;
   const stored = from && { json: from.header.ev, state: from.state, index: from.index };
-  const encoded = encodeEvidence(ev, stored, at);
+  const encoded = encodeEvidence(ev, { hash: host.hash, stored, at });
   const contentsPath = joinPath(dir, contents);
   if (from) host.append(contentsPath, encoded.contents);
   else host.createNew(contentsPath, encoded.contents);
   const ledger = from ? [...from.header.ledger] : [];
   const folded = from ? from.header.bytes : 0;
-  if (bytes > folded) ledger.push([bytes, digest(host.readBytes(file, folded, bytes - folded))]);
+  if (bytes > folded) ledger.push([bytes, host.hash(host.readBytes(file, folded, bytes - folded))]);
   const state = `${base(session)}.fold-${randomName()}.bin`;
   host.createNew(joinPath(dir, state), encoded.state);
   const header: Header = {
     v: FOLD_VERSION,
     session,
+    hash: host.hashName,
     bytes,
     records: loaded.records,
     ledger,
     state,
-    stateDigest: digest(encoded.state),
+    stateDigest: host.hash(encoded.state),
     contents,
     ...(replaced ? { previous: { state: replaced.state, contents: replaced.contents } } : {}),
     ev: encoded.json,
   };
   const json = new TextEncoder().encode(JSON.stringify(header));
-  const line = digest(json);
+  const line = host.hash(json);
   try {
     const text = new Uint8Array(line.length + 1 + json.length);
     text.set(new TextEncoder().encode(`${line}\n`));
@@ -322,7 +326,7 @@ function writeLocked(
   const read = (start: number, n: number) => host.readBytes(contentsPath, start, n);
   let restored = loaded.from?.restored;
   if (restored) restored.update(encoded.json, ints, read, contents !== loaded.from!.header.contents);
-  else restored = new Restored(encoded.json, ints, read);
+  else restored = new Restored(encoded.json, ints, { read, hash: host.hash });
   return { header, line, state: ints, restored, index: encoded.index };
 }
 

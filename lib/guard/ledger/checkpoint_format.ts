@@ -20,7 +20,6 @@
  */
 import type { CallRecord, Evidence, EvidenceIndex } from "../engine/evidence.ts";
 import type { Phase, Seat } from "../engine/seat.ts";
-import { digest } from "./digest.ts";
 
 /** A checkpoint that does not hold together: the caller reads the ledger instead. */
 export class SpoiledCheckpoint extends Error {
@@ -36,7 +35,7 @@ export interface Segment {
   /** Byte lengths of its metadata and text regions (the text region follows the metadata). */
   meta: number;
   text: number;
-  /** Digests of the two regions (lib/guard/ledger/digest.ts). */
+  /** Digests of the two regions (the writer's `Hash`). */
   metaDigest: string;
   textDigest: string;
 }
@@ -99,6 +98,9 @@ export interface IdIndex {
   refs: Map<string, number>;
 }
 
+/** A digest of bytes as hex (`Host.hash`: the caller's, so this module stays pure). */
+export type Hash = (bytes: Uint8Array) => string;
+
 /** Encoded evidence: the JSON part, the state, the contents to append (the new calls' segments), the ids. */
 export interface EncodedEvidence {
   json: EvidenceJson;
@@ -142,12 +144,16 @@ function listStarts(counts: EvidenceJson["counts"]): Record<List, number> & { to
 }
 
 /**
- * Encodes evidence. With `stored`, the checkpoint it extends: `ev`'s first calls are the ones it stored (as
- * restored from it), so only the calls after them are encoded and returned as `contents`, to be appended to the
- * contents file at byte `contentsAt`; the id strings and tool names keep their positions. Reads the new calls'
- * texts (a held call then keeps only its text, as after any text read).
+ * Encodes evidence, each segment's regions digested with `hash`. With `stored`, the checkpoint it extends: `ev`'s
+ * first calls are the ones it stored (as restored from it), so only the calls after them are encoded and
+ * returned as `contents`, to be appended to the contents file at byte `at`; the id strings and tool names keep
+ * their positions. Reads the new calls' texts (a held call then keeps only its text, as after any text read).
  */
-export function encodeEvidence(ev: Evidence, stored?: StoredEvidence, contentsAt = 0): EncodedEvidence {
+export function encodeEvidence(
+  ev: Evidence,
+  options: { hash: Hash; stored?: StoredEvidence; at?: number },
+): EncodedEvidence {
+  const { hash, stored } = options;
   const index = indexOf(stored);
   const { strings, refs } = index;
   const ref = (s: string) => {
@@ -199,7 +205,7 @@ export function encodeEvidence(ev: Evidence, stored?: StoredEvidence, contentsAt
   const segments = stored ? [...stored.json.segments] : [];
   const parts: Uint8Array[] = [];
   const encoder = new TextEncoder();
-  let at = contentsAt;
+  let at = options.at ?? 0;
   let meta: string[] = [];
   let texts: string[] = [];
   let metaEnd = 0, textEnd = 0, inSegment = 0;
@@ -212,8 +218,8 @@ export function encodeEvidence(ev: Evidence, stored?: StoredEvidence, contentsAt
       at,
       meta: m.length,
       text: t.length,
-      metaDigest: digest(m),
-      textDigest: digest(t),
+      metaDigest: hash(m),
+      textDigest: hash(t),
     });
     parts.push(m, t);
     at += m.length + t.length;
@@ -312,8 +318,10 @@ export class Restored {
   callsAt = 0;
   idsAt = 0;
   read!: ReadContents;
-  constructor(json: EvidenceJson, ints: Uint32Array, read: ReadContents) {
-    this.update(json, ints, read, true);
+  readonly hash: Hash;
+  constructor(json: EvidenceJson, ints: Uint32Array, parts: { read: ReadContents; hash: Hash }) {
+    this.hash = parts.hash;
+    this.update(json, ints, parts.read, true);
   }
   /**
    * The checkpoint written after the one these calls were restored from: its state, and its contents (`moved`:
@@ -365,7 +373,9 @@ export class Restored {
     } catch (err) {
       throw new SpoiledCheckpoint(`checkpoint contents unreadable: ${(err as Error).message}`);
     }
-    if (bytes.length !== (text ? s.text : s.meta) || digest(bytes) !== (text ? s.textDigest : s.metaDigest)) {
+    if (
+      bytes.length !== (text ? s.text : s.meta) || this.hash(bytes) !== (text ? s.textDigest : s.metaDigest)
+    ) {
       throw new SpoiledCheckpoint(`checkpoint contents do not match their digest (segment ${segment})`);
     }
     const decoded = new TextDecoder().decode(bytes);
@@ -474,15 +484,15 @@ export function metaOf(c: CallRecord): Meta {
 }
 
 /**
- * The evidence encoded as `json` and `state`, its calls' contents read through `read`; throws
- * `SpoiledCheckpoint` when the parts do not agree. The restored calls share `Restored` (returned beside the
- * evidence, so a caller can swap held calls for stored ones).
+ * The evidence encoded as `json` and `state`, its calls' contents read through `read` and checked with `hash`;
+ * throws `SpoiledCheckpoint` when the parts do not agree. The restored calls share `Restored` (returned beside
+ * the evidence, so the next checkpoint can extend it).
  */
 export function decodeEvidence(
   json: EvidenceJson,
-  state: Uint32Array,
-  read: ReadContents,
+  parts: { state: Uint32Array; read: ReadContents; hash: Hash },
 ): { ev: Evidence; restored: Restored } {
+  const { state } = parts;
   const starts = listStarts(json.counts);
   const count = json.counts.calls / PER_CALL;
   if (
@@ -500,7 +510,7 @@ export function decodeEvidence(
       if (v >= json.strings.length) throw new SpoiledCheckpoint("checkpoint id out of range");
     }
   }
-  const r = new Restored(json, state, read);
+  const r = new Restored(json, state, parts);
   // Every call's tool in range and its spans in order within its segment, before any is used.
   let segment = 0, inSegment = 0, meta = 0, text = 0, ids = 0;
   for (let i = 0; i < count; i++) {

@@ -25,6 +25,8 @@ function missingHost(): Host {
     fileSize: missing,
     modifiedAt: missing,
     listDir: missing,
+    hash: missing,
+    hashName: "none",
     appendLine: missing,
     append: missing,
     createNew: missing,
