@@ -12,8 +12,10 @@
  *    KB (240: ≈ 2.1 GB, the issue's 2.2 GB), and their Parquet summary as replay writes it; a dashboard in a
  *    child process: time until it answers (≤ 2 s), the first Trials page (≤ 300 ms), then, once the scan
  *    and figures are done, the Arms page (≤ 100 ms) and search (≤ 50 ms); DuckDB queries on the summary.
+ * 5. `ingest`: a token holder posts ≈ 420 MB of records to `/ingest` (1 MiB bodies over 2,000 sessions): what
+ *    the live ledgers hold (≤ 64 MiB of record JSON) and the heap after a full collection.
  *
- * `deno run -A bench/dashboard.ts [table] [ledger] [packets] [scale] [--runs N] [--ledger-kb N]` (all parts
+ * `deno run -A bench/dashboard.ts [table] [ledger] [packets] [scale] [ingest] [--runs N] [--ledger-kb N]` (all parts
  * by default). Every part prints a floor measured in the same run (an empty request) beside its figures.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -390,7 +392,52 @@ async function scale(runs: number, ledgerKB: number): Promise<boolean> {
   }
 }
 
-const PARTS = ["table", "ledger", "packets", "scale"];
+const PARTS = ["table", "ledger", "packets", "scale", "ingest"];
+
+/** Part 5: ≈ 420 MB posted to /ingest by a token holder; what the dashboard holds afterwards. */
+async function ingest(): Promise<boolean> {
+  const token = "bench-ingest-token-0123456789";
+  const { app, store } = createApp({ logs: [], results: [] }, { token });
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const before = Deno.memoryUsage().heapUsed;
+  const record = (session: string, n: number) =>
+    JSON.stringify({
+      v: 1,
+      t: new Date().toISOString(),
+      session,
+      event: "post",
+      arm: "checklist",
+      decision: "record",
+      tool: "chart.search_patients",
+      tool_use_id: `toolu_${n}`,
+      result: "r".repeat(16_000),
+    });
+  let posted = 0;
+  let refused = 0;
+  const t0 = performance.now();
+  for (let i = 0; posted < 420 * 2 ** 20; i++) {
+    const body = `[${Array.from({ length: 60 }, (_, n) => record(`flood-${i % 2000}`, n)).join(",")}]`;
+    const res = await app.request("/ingest", {
+      method: "POST",
+      body,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (res.status !== 204) refused++;
+    await res.body?.cancel();
+    posted += body.length;
+  }
+  const ms = performance.now() - t0;
+  gc?.();
+  const after = Deno.memoryUsage().heapUsed;
+  const mb = (n: number) => `${Math.round(n / 2 ** 20)} MB`;
+  console.log(
+    `posted ${mb(posted)} in ${(ms / 1000).toFixed(1)} s (${refused} requests refused): live ledgers hold ` +
+      `${mb(store.ingestedBytes())} of record JSON; heap ${mb(before)} before, ${mb(after)} after` +
+      (gc ? " (after a full collection)" : " (run with --v8-flags=--expose-gc for a full collection)"),
+  );
+  return store.ingestedBytes() <= 64 * 2 ** 20;
+}
 
 /** The command line. */
 export const CLI: CommandSpec = {
@@ -452,6 +499,10 @@ async function measure(p: Parsed): Promise<number> {
   if (want("scale")) {
     console.log("== 4,500 trials over 60 arms, replayed, with their Parquet summary");
     ok = await scale(runs, ledgerKB) && ok;
+  }
+  if (want("ingest")) {
+    console.log("== /ingest flooded by a token holder");
+    ok = await ingest() && ok;
   }
   return ok ? 0 : 1;
 }

@@ -5,7 +5,9 @@
  * Grounding reads each result's ids from the whole result, not the ledger's capped copy: a payer contact
  * returned after a long case summary, then echoed by the agent's own p2p_offer_slots, was scrubbed as an
  * "own echo" and the p2p_schedule that opened the P2P was blocked (now a valid example).
- * Known limitation: ids seen only in a saved-to-file result the agent read with Read/Bash look unseen.
+ * A result Claude Code saved to a file counts: live the guard reads the file behind the notice, replay takes
+ * what the agent read of it. Known limitation: in replay an id in a saved result the agent never read looks
+ * unseen.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { groundedIds, mutatingTools, shown } from "../lib/guard/engine/facts.ts";

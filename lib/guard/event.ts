@@ -18,6 +18,7 @@ import type { LockResult } from "./ledger/lock.ts";
 import { SpoiledCheckpoint } from "./ledger/checkpoint_format.ts";
 import { type BoundedInput, MAX_INPUT } from "./input.ts";
 import { readRecentText, TRANSCRIPT_WAIT_MS } from "./transcript.ts";
+import { readSavedOutput } from "./saved_output.ts";
 
 /**
  * Where the engine gets a session's evidence, already folded: the running evidence (serve mode:
@@ -78,6 +79,17 @@ export async function handle(
       if (read.texts.length) event.recentText = read.texts;
       note = [note, read.note].filter(Boolean).join(" ") || undefined;
     }
+    let lost: string | undefined;
+    if (event.word === "post") {
+      // From 2.1.332 on, a result over the MCP limit reaches the hook as a notice naming the saved file.
+      const saved = readSavedOutput(event.response, {
+        session: event.session,
+        transcriptPath: parsed.input.transcript_path,
+      });
+      if (saved && "response" in saved) event.response = saved.response;
+      if (saved) note = [note, "note" in saved ? saved.note : saved.degraded].filter(Boolean).join(" ");
+      if (saved && "degraded" in saved) lost = saved.degraded;
+    }
     const config = engineConfig(settings);
     if (event.word === "prompt" || event.word === "session-start") {
       // Loaded only for the plan events, so tool-call hooks never pay for the search index.
@@ -106,6 +118,7 @@ export async function handle(
       };
     }
     if (outcome.record) {
+      if (lost) outcome.record.degraded = true;
       outcome.record.latency_ms = Math.round((performance.now() - started) * 100) / 100;
       if (note) outcome.record.note = [outcome.record.note, note].filter(Boolean).join(" ");
     }

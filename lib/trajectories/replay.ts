@@ -18,6 +18,7 @@ import { type Bounds, decide, DEFAULT_BOUNDS, type GuardEvent } from "../guard/e
 import { RECENT_TEXT, recentText } from "../guard/engine/judge.ts";
 import { isJudged } from "../guard/engine/judges/mod.ts";
 import { checkMatches, doomIndex } from "../guard/engine/doom.ts";
+import { withSavedReads } from "./saved_reads.ts";
 import { isMutating } from "../guard/engine/names.ts";
 import { ledgerFileName } from "../guard/ledger/ledger.ts";
 import { type Arm, type LedgerRecord } from "../guard/engine/record.ts";
@@ -388,7 +389,9 @@ function replayOne(ref: TrialRef, opts: ReplayOptions): TrialReplay | Unreadable
       reason: `${trajectory.corrupt} line(s) are truncated or not JSON`,
     };
   }
-  const { calls, unresolved } = toolEvents(trajectory);
+  const events = toolEvents(trajectory);
+  const calls = withSavedReads(events.calls);
+  const unresolved = events.unresolved;
   const prompt = taskPrompt(trajectory) || domainPrompt(ref.domain);
   const texts = agentTexts(trajectory);
   const seen = observability(calls);

@@ -7,19 +7,9 @@
  */
 import { Buffer } from "node:buffer";
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, constants, linkSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { host } from "../runtime/host.ts";
 
 /** The key file, in the ledger dir. */
 export const KEY_FILE = "guard.key";
@@ -27,22 +17,13 @@ const KEY = /^[0-9a-f]{64}$/;
 /** A challenge: 16 to 128 hex digits. */
 const CHALLENGE = /^[0-9a-f]{16,128}$/;
 
-/** The key in the ledger dir: a regular file of 64 hex digits, opened without following a link; else null. */
+/** The key in the ledger dir: a regular file of 64 hex digits, never read through a link; else null. */
 export function readKey(ledgerDir: string): string | null {
-  let fd: number | undefined;
   try {
-    fd = openSync(
-      join(ledgerDir, KEY_FILE),
-      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-    );
-    if (!fstatSync(fd).isFile()) return null;
-    const buf = Buffer.alloc(80);
-    const text = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString("latin1").trim();
+    const text = new TextDecoder().decode(host.readBytes(join(ledgerDir, KEY_FILE), 0, 80)).trim();
     return KEY.test(text) ? text : null;
   } catch {
     return null;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 

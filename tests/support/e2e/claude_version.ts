@@ -7,6 +7,12 @@ export const CLAUDE_CODE_VERSION = "2.1.332";
  * (../shared/chi-bench/harbor-lifecycle.md) and the opus-5 leaderboard image baked in.
  */
 export const HARBOR_CLAUDE_CODE_VERSION = "2.1.219";
+/**
+ * The versions whose handling of an MCP result over the limit differs (tests/e2e/oversized_result.ts):
+ * 2.1.139 and 2.1.219 pass the PostToolUse hook the whole result, 2.1.332 only the notice naming the file
+ * Claude Code saved it to.
+ */
+export const OVERSIZED_RESULT_VERSIONS = ["2.1.139", HARBOR_CLAUDE_CODE_VERSION, CLAUDE_CODE_VERSION];
 /** `package@version`, as npm installs it. */
 export function claudeSpec(version: string): string {
   return `${CLAUDE_CODE_PACKAGE}@${version}`;
