@@ -87,14 +87,16 @@ export function runGuard(
 
 /**
  * `guard serve --port 0` under a runtime; resolves with its URL once it says it listens, and a stop function.
- * `env` is the whole environment beside PATH and HOME (`FIABLE_SUPERVISE: "0"` runs it without its supervisor).
+ * `env` is the whole environment beside PATH and HOME (`FIABLE_SUPERVISE: "0"` runs it without its supervisor);
+ * `extra` more arguments (`--child --restart-note why`: a guard its supervisor restarted).
  */
 export function serveGuard(
   runtime: Runtime,
   env: Record<string, string>,
+  extra: string[] = [],
 ): Promise<{ url: string; stop: () => void }> {
   const [cmd, ...args] = runtime.argv("serve");
-  const child = spawn(cmd, [...args, "--port", "0"], {
+  const child = spawn(cmd, [...args, "--port", "0", ...extra], {
     env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
