@@ -21,7 +21,7 @@ import {
 } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundleGuard } from "../bundle.ts";
+import { bundleGuard, guardHash } from "../bundle.ts";
 import { post, pre } from "../tests/support/payloads.ts";
 import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 
@@ -190,7 +190,7 @@ async function measure(p: Parsed): Promise<number> {
   const cacheDir = mkdtempSync(join(dir, "cache-"));
   const guard = join(cacheDir, "fiable-guard.cjs");
   copyFileSync(bundle, guard);
-  const hash = readFileSync(guard, "utf8").match(/BUNDLE_HASH = "([0-9a-f]+)"/)?.[1];
+  const hash = guardHash(readFileSync(guard, "utf8"));
   // The node binary's version and architecture (Deno's own `process.version` is not node's).
   const nodeTag = new TextDecoder().decode(
     new Deno.Command("node", { args: ["-p", 'process.version + "-" + process.arch'] }).outputSync().stdout,

@@ -89,7 +89,8 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-function timeProcess(argv: string[], env: Record<string, string>): Promise<number> {
+/** Wall time of one guard process answering the bench payload (rejects when it prints no decision). */
+export function timeProcess(argv: string[], env: Record<string, string>): Promise<number> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0], argv.slice(1), {
@@ -108,7 +109,8 @@ function timeProcess(argv: string[], env: Record<string, string>): Promise<numbe
   });
 }
 
-function timeBare(argv: string[]): Promise<number> {
+/** Wall time of one process that reads nothing (a runtime floor). */
+export function timeBare(argv: string[]): Promise<number> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0], argv.slice(1), { stdio: "ignore" });
@@ -169,7 +171,7 @@ function childrenCpuMs(): number | undefined {
 }
 
 /** A series' wall-time median and its mean CPU time per run (NaN where CPU time cannot be read). */
-interface SeriesFigure {
+export interface SeriesFigure {
   ms: number;
   cpuMs: number;
 }
@@ -180,7 +182,7 @@ interface SeriesFigure {
  * beside each is less sensitive to load than wall time (a loaded machine delays a process more than it adds to
  * its CPU time).
  */
-async function interleaved(
+export async function interleaved(
   runs: number,
   series: Record<string, () => Promise<number>>,
 ): Promise<Record<string, SeriesFigure>> {

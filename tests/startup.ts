@@ -29,7 +29,7 @@ import { parseLedger } from "../lib/guard/ledger/ledger.ts";
 import { lazy, LAZY_PATHS, type LazyName } from "../lib/guard/runtime/lazy.ts";
 import { literalLoader } from "../lib/guard/lazy_node.ts";
 import { isFresh, PREBUILT_BUNDLE, type Stamp } from "../lib/guard/runtime/prebuilt.ts";
-import { bundleHook, moduleGraph } from "../bundle.ts";
+import { bundleHook, guardHash, moduleGraph } from "../bundle.ts";
 import { runGuard, type Runtime, runtimes, testBundle } from "./support/guard_process.ts";
 import { post as postPayload, pre } from "./support/payloads.ts";
 
@@ -314,7 +314,7 @@ s("no writable folder beside the guard: the cache goes to a per-user temp folder
   const guard = await freshGuard();
   await nodePre(guard, { FIABLE_CODE_CACHE: "0" });
   // Root writes anywhere, so block the file itself: a folder where the cache file would go.
-  const name = `fiable-guard-${readFileSync(guard.guard, "utf8").match(/BUNDLE_HASH = "([0-9a-f]+)"/)?.[1]}`;
+  const name = `fiable-guard-${guardHash(readFileSync(guard.guard, "utf8"))}`;
   const blocked = `${name}-${nodeVersion()}-${Deno.build.arch === "x86_64" ? "x64" : "arm64"}.v8cache`;
   mkdirSync(join(guard.dir, blocked));
   assert.is((await nodePre(guard)).decision, "deny");
@@ -333,7 +333,7 @@ s("no writable folder beside the guard: the cache goes to a per-user temp folder
 
 /** The cache file name of a guard copy (its bundle hash, this node's version and architecture). */
 function cacheFile(guard: { guard: string }): string {
-  const hash = readFileSync(guard.guard, "utf8").match(/BUNDLE_HASH = "([0-9a-f]+)"/)?.[1];
+  const hash = guardHash(readFileSync(guard.guard, "utf8"));
   return `fiable-guard-${hash}-${nodeVersion()}-${Deno.build.arch === "x86_64" ? "x64" : "arm64"}.v8cache`;
 }
 

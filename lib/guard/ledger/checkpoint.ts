@@ -31,7 +31,7 @@ import {
  * The checkpoint format and fold semantics. Bump it whenever `foldRecord` or `Evidence` changes: an older
  * checkpoint is then ignored (tests/checkpoint.ts fails on a change to the fold's sources until it is bumped).
  */
-export const FOLD_VERSION = 4;
+export const FOLD_VERSION = 5;
 
 /** Records folded from the ledger since the last checkpoint before command mode writes a new one. */
 export const CHECKPOINT_EVERY = 32;

@@ -4,15 +4,14 @@
  * The data file has three regions: unsigned 32-bit integers (the id sets, owners, and per call its tool,
  * flags and where its metadata, text and ids end), then each call's metadata (`[id, input, error, object]` as
  * JSON), then the calls' texts. A restored call reads its metadata or text only when a rule first asks, and
- * each region is decoded once, whole, on the first such read. The id table is in ascending order, so a
- * restored set is searched in place rather than hashed (restored_ids.ts). So loading a 10k-record session
- * parses the JSON part and reads the integers, nothing more (issue 20: the first event of a session ≤ 20 ms).
+ * each region is decoded once, whole, on the first such read, and each id set or map is built on its first
+ * read. So loading a 10k-record session parses the JSON part and reads the integers, nothing more (issue 20:
+ * the first event of a session ≤ 20 ms).
  *
  * Pure: the data file is read through the function the caller passes. Throws on anything inconsistent, and
  * the caller then reads the ledger instead.
  */
 import type { CallRecord, Evidence, EvidenceIndex } from "../engine/evidence.ts";
-import { compareIds, IdTable, restoredMap, restoredSet } from "./restored_ids.ts";
 import type { Phase, Seat } from "../engine/seat.ts";
 
 /** The JSON part of encoded evidence. */
@@ -26,7 +25,7 @@ export interface EvidenceJson {
   denies: [string, number][];
   /** The running index's seats; null when the evidence has no index. */
   index: { promptSeat: Seat | null; toolSeat: Seat | null } | null;
-  /** Every id string, once, in ascending order; the integers refer to them by position. */
+  /** Every id string, once; the integers refer to them by position. */
   strings: string[];
   tools: string[];
   /** How many integers each list holds (owners: pairs; calls: five per call). */
@@ -39,8 +38,6 @@ export interface EvidenceJson {
 
 /** The integer lists, in the data file's order. */
 const LISTS = ["seen", "owners", "promptIds", "written", "returned", "grounded", "calls", "callIds"] as const;
-/** The lists of id references (every integer of `calls` is something else). */
-const ID_LISTS = ["seen", "owners", "promptIds", "written", "returned", "grounded", "callIds"] as const;
 /** Integers per call: tool, flags, and the ends of its metadata, text and ids. */
 const PER_CALL = 5;
 /** Call flags. */
@@ -106,11 +103,6 @@ export function encodeEvidence(ev: Evidence): EncodedEvidence {
       (wellFormed ? 0 : TEXT_JSON);
     ints.calls.push(tool, flags, metaEnd, textEnd, ints.callIds.length);
   }
-  // The table in ascending order, every reference moved to its string's new place.
-  const ascending = Array.from(strings, (_, i) => i).sort((a, b) => compareIds(strings[a], strings[b]));
-  const rank = new Uint32Array(strings.length);
-  ascending.forEach((from, to) => (rank[from] = to));
-  for (const k of ID_LISTS) ints[k] = ints[k].map((i) => rank[i]);
   const all = new Uint32Array(LISTS.reduce((n, k) => n + ints[k].length, 0));
   let at = 0;
   for (const k of LISTS) {
@@ -135,7 +127,7 @@ export function encodeEvidence(ev: Evidence): EncodedEvidence {
       degraded: ev.degraded,
       denies: [...ev.denies],
       index: ev.index ? { promptSeat: ev.index.promptSeat, toolSeat: ev.index.toolSeat } : null,
-      strings: ascending.map((i) => strings[i]),
+      strings,
       tools,
       counts: Object.fromEntries(LISTS.map((k) => [k, ints[k].length])) as EvidenceJson["counts"],
       regions: [intBytes.length, metaBytes.length, textBytes.length],
@@ -256,11 +248,15 @@ export function decodeEvidence(json: EvidenceJson, read: ReadData): Evidence {
   ) {
     throw new Error("checkpoint id out of range");
   }
-  const table = new IdTable(strings);
-  const list = (k: (typeof LISTS)[number]) => ({
-    table,
-    refs: ints.subarray(starts[k], starts[k] + json.counts[k]),
-  });
+  if (!strings.every((id) => typeof id === "string")) {
+    throw new Error("checkpoint id table holds a non-string");
+  }
+  const refs = (k: (typeof LISTS)[number]) => ints.subarray(starts[k], starts[k] + json.counts[k]);
+  const idSet = (k: (typeof LISTS)[number]) => {
+    const out = new Set<string>();
+    for (const i of refs(k)) out.add(strings[i]);
+    return out;
+  };
   const calls = json.counts.calls / PER_CALL;
   const r = new Restored(json, ints, starts.calls, starts.callIds, read);
   // Every call's tool in range and its spans in order, within their regions, before any is used.
@@ -286,12 +282,17 @@ export function decodeEvidence(json: EvidenceJson, read: ReadData): Evidence {
     stopBlocks: json.stopBlocks,
     degraded: json.degraded,
   } as Evidence;
-  lazyField(ev, "seen", () => restoredSet(list("seen")));
-  lazyField(ev, "owners", () => restoredMap(list("owners")));
+  lazyField(ev, "seen", () => idSet("seen"));
+  lazyField(ev, "owners", () => {
+    const pairs = refs("owners");
+    const out = new Map<string, string>();
+    for (let i = 0; i + 1 < pairs.length; i += 2) out.set(strings[pairs[i]], strings[pairs[i + 1]]);
+    return out;
+  });
   if (json.index) {
     const index = { promptSeat: json.index.promptSeat, toolSeat: json.index.toolSeat } as EvidenceIndex;
     for (const k of ["promptIds", "written", "returned", "grounded"] as const) {
-      lazyField(index, k, () => restoredSet(list(k)));
+      lazyField(index, k, () => idSet(k));
     }
     ev.index = index;
   }
