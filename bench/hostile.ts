@@ -24,6 +24,9 @@ import { join } from "node:path";
 import { bundleGuard, guardHash } from "../bundle.ts";
 import { post, pre } from "../tests/support/payloads.ts";
 import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
+import { benchLedger } from "./latency.ts";
+import { ledgerFileName } from "../lib/guard/ledger/ledger.ts";
+import { checkpointName } from "../lib/guard/ledger/checkpoint.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const BUDGET_MS = 1500;
@@ -60,6 +63,8 @@ function writeCases(dir: string): { name: string; word: string; stdin: string; l
   };
   let deep: unknown = "leaf";
   for (let i = 0; i < 5000; i++) deep = { next: deep };
+  const unwritable = join(dir, "unwritable");
+  Deno.mkdirSync(join(unwritable, ledgerFileName("unwritable")), { recursive: true });
   const bigLedger = join(dir, "big-ledger");
   const line = JSON.stringify({
     v: 1,
@@ -118,6 +123,90 @@ function writeCases(dir: string): { name: string; word: string; stdin: string; l
       stdin: file("on-ledger", submit("ledger100")),
       ledger: bigLedger,
     },
+    {
+      name: "post, ledger path a dir",
+      word: "post",
+      stdin: file("unwritable", post("unwritable", "chart_search_patients", {}, { patients: [] })),
+      ledger: unwritable,
+    },
+  ];
+}
+
+/**
+ * Cases whose ledger dir is made anew before each run (`prepare`, untimed): a checkpoint whose stored texts
+ * were spoiled on disk (a rule reads them: decided again on a full read, then a new checkpoint), the same
+ * checkpoint whole, and parallel calls that each would deny with one signature (the slowest of them; the
+ * ledger lock serialises the denies).
+ */
+function preparedCases(dir: string): {
+  name: string;
+  word: string;
+  stdin: string;
+  arm: string;
+  parallel: number;
+  prepare: (argv: (word: string) => string[]) => Promise<string>;
+}[] {
+  const records = benchLedger();
+  const session = records[0].session;
+  const jsonl = records.map((r) => JSON.stringify(r) + "\n").join("");
+  const file = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const read = file(
+    "checkpointed-read",
+    pre(session, "review_get_md_review_data", { case_id: "CASE-3903B8ED" }),
+  );
+  const finalize = file(
+    "checkpointed-finalize",
+    pre(session, "determination_finalize", {
+      case_id: "CASE-3903B8ED",
+      decision: "approved",
+      rationale: "Criteria 1-3 met per the MD review of the imaging and the exam findings in the chart.",
+    }, "toolu_fin"),
+  );
+  /** The 500-record ledger with the checkpoint its first hook writes; its stored texts spoiled if asked. */
+  const checkpointed = (spoil: boolean) => async (argv: (word: string) => string[]) => {
+    const ledger = mkdtempSync(join(dir, "ck-"));
+    writeFileSync(join(ledger, ledgerFileName(session)), jsonl);
+    await timeProcess(argv("pre"), { FIABLE_LEDGER_DIR: ledger, FIABLE_CC_ARM: "critic" }, read);
+    if (spoil) {
+      const text = readFileSync(join(ledger, checkpointName(session)), "utf8");
+      const header = JSON.parse(text.slice(text.indexOf("\n") + 1));
+      const contents = join(ledger, header.contents);
+      const bytes = readFileSync(contents);
+      for (const s of header.ev.segments) bytes[s.at + s.meta + 20] ^= 0x20;
+      writeFileSync(contents, bytes);
+    }
+    return ledger;
+  };
+  const deny = file("deny", pre("parallel", "triage_set_disposition", { case_id: "CASE-0A1B2C3D" }));
+  return [
+    {
+      name: "finalize, checkpoint whole",
+      word: "pre",
+      stdin: finalize,
+      arm: "critic",
+      parallel: 1,
+      prepare: checkpointed(false),
+    },
+    {
+      name: "finalize, stored texts spoiled",
+      word: "pre",
+      stdin: finalize,
+      arm: "critic",
+      parallel: 1,
+      prepare: checkpointed(true),
+    },
+    {
+      name: "4 parallel denies, slowest",
+      word: "pre",
+      stdin: deny,
+      arm: "checklist",
+      parallel: 4,
+      prepare: () => Promise.resolve(mkdtempSync(join(dir, "parallel-"))),
+    },
   ];
 }
 
@@ -147,6 +236,7 @@ async function measure(p: Parsed): Promise<number> {
   const empty = join(dir, "empty.ts");
   writeFileSync(empty, "");
   const cases = writeCases(dir);
+  const prepared = preparedCases(dir);
   const runtimes = [
     {
       name: "deno",
@@ -179,6 +269,21 @@ async function measure(p: Parsed): Promise<number> {
     for (const c of cases) {
       const env = { FIABLE_LEDGER_DIR: c.ledger, FIABLE_CC_ARM: "checklist" };
       const ms = await series(() => timeProcess(runtime.argv(c.word), env, c.stdin));
+      const verdict = ms - floor < BUDGET_MS ? "" : "  OVER BUDGET";
+      if (verdict) over++;
+      console.log(
+        `    ${c.name.padEnd(26)} ${fmt(ms).padStart(8)}  (${fmt(ms - floor)} above the floor)${verdict}`,
+      );
+    }
+    for (const c of prepared) {
+      const ms = await series(async () => {
+        const env = { FIABLE_LEDGER_DIR: await c.prepare(runtime.argv), FIABLE_CC_ARM: c.arm };
+        const runs = Array.from(
+          { length: c.parallel },
+          () => timeProcess(runtime.argv(c.word), env, c.stdin),
+        );
+        return Math.max(...await Promise.all(runs));
+      });
       const verdict = ms - floor < BUDGET_MS ? "" : "  OVER BUDGET";
       if (verdict) over++;
       console.log(

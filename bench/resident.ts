@@ -4,9 +4,13 @@
  * is already on disk, and the http round trip at 10k records, each beside its floor measured in the same run
  * (parsing the hook JSON alone; reading and JSON-parsing the ledger alone; a bare node:http server).
  *
- * Then memory: 100k events across 64 sessions through the Node bundle, the peak RSS and records lost.
+ * Then memory: 100k events across 64 sessions through the Node bundle, the peak RSS and records lost; and one
+ * session of 100k records through the Node bundle (issue 32): the round trip's median, p95 and slowest per 10k
+ * records, with the guard's memory, while it checkpoints the session every 1,000 records and holds its results
+ * on disk.
  *
  * Usage: deno run -A bench/resident.ts [--sizes 100,1000,10000] [--runs 400] [--events 100000 (0: skip)]
+ *   [--long 100000 (0: skip)]
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -233,7 +237,9 @@ export const CLI: CommandSpec = {
   name: "bench resident",
   summary:
     "The resident guard's per-event cost as a session grows, its first event over a large ledger, and memory over 100k events.",
-  usage: ["deno run -A bench/resident.ts [--sizes 100,1000,10000] [--runs 400] [--events 100000]"],
+  usage: [
+    "deno run -A bench/resident.ts [--sizes 100,1000,10000] [--runs 400] [--events 100000] [--long 100000]",
+  ],
   options: {
     sizes: {
       type: "string",
@@ -243,6 +249,7 @@ export const CLI: CommandSpec = {
     },
     runs: numberOption(400, "timed events per size"),
     events: numberOption(100000, "events in the memory run (0: skip it)"),
+    long: numberOption(100000, "records in the one-session run (0: skip it)"),
   },
   args: "none",
   example: "deno run -A bench/resident.ts --events 0",
@@ -263,6 +270,7 @@ async function measure(p: Parsed): Promise<number> {
   }
   const runs = wholeNumber(p, "runs", 1)!;
   const events = wholeNumber(p, "events", 0)!;
+  const long = wholeNumber(p, "long", 0)!;
   const load = Deno.loadavg().map((l) => l.toFixed(1)).join(" ");
   console.log(
     `resident guard, critic arm, one payer session; load average ${load}, ${navigator.hardwareConcurrency} cores`,
@@ -461,7 +469,47 @@ async function measure(p: Parsed): Promise<number> {
       resident.stop();
     }
   }
+  if (long > 0) await longSession(bundle, long);
   return 0;
+}
+
+/**
+ * One session of `records` events through the Node guard over http, as Claude Code sends them one after
+ * another: per 10k events, the round trip's median, p95 and slowest, and the guard's memory after them.
+ */
+async function longSession(bundle: string, records: number): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "fiable-resident-long-"));
+  const guard = await startNode([SERVE_HEAP_FLAG, bundle, "serve", "--port", "0"], {
+    FIABLE_LEDGER_DIR: dir,
+    FIABLE_CC_ARM: "critic",
+    FIABLE_SUPERVISE: "0",
+  });
+  console.log(
+    `  one session of ${records} records, node bundle over http (round trip per 10k records; memory after them):`,
+  );
+  try {
+    let times: number[] = [];
+    for (let i = 0; i < records; i++) {
+      const { word, body } = sessionEvent(i, "bench-long");
+      const t0 = performance.now();
+      await (await fetch(`${guard.url}/hook/${word}`, { method: "POST", body })).text();
+      times.push(performance.now() - t0);
+      if ((i + 1) % 10_000 && i + 1 !== records) continue;
+      const h = await (await fetch(`${guard.url}/health`)).json();
+      const mb = (readFileSync(join(dir, ledgerFileName("bench-long"))).length / 2 ** 20).toFixed(0);
+      console.log(
+        `    ${String(i + 1).padStart(7)}: ${ms(quantile(times, 0.5))} median, ${
+          ms(quantile(times, 0.95))
+        } p95, ` +
+          `${
+            ms(Math.max(...times))
+          } slowest; RSS ${h.rss_mb} MB, heap used ${h.heap_mb} MB (ledger ${mb} MB)`,
+      );
+      times = [];
+    }
+  } finally {
+    guard.stop();
+  }
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

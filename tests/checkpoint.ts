@@ -16,6 +16,7 @@ import {
   writeCheckpoint,
 } from "../lib/guard/ledger/checkpoint.ts";
 import { type Evidence, foldLedger } from "../lib/guard/engine/evidence.ts";
+import { RestoredCall, type Segment, SpoiledCheckpoint } from "../lib/guard/ledger/checkpoint_format.ts";
 import { decideOn } from "../lib/guard/engine/decide.ts";
 import { DEFAULT_BOUNDS } from "../lib/guard/engine/decide.ts";
 import { appendRecord, ledgerFileName, parseLedger } from "../lib/guard/ledger/ledger.ts";
@@ -23,6 +24,7 @@ import { type LedgerRecord } from "../lib/guard/engine/record.ts";
 import { type SessionLimits, SessionStore } from "../lib/guard/resident/sessions.ts";
 import { benchLedger } from "../bench/latency.ts";
 import { host, setHost } from "../lib/guard/runtime/host.ts";
+import { nodeHost } from "../lib/guard/runtime/host_node.ts";
 import { moduleGraph } from "../bundle.ts";
 import { foldSequences, probes } from "./support/sequences.ts";
 import { runGuard, runtimes } from "./support/guard_process.ts";
@@ -178,34 +180,52 @@ s("checkpoints chain: each one folds only what came after the last, and old data
   assert.ok(data.length <= 2, `data files kept: ${data.join(", ")}`);
 });
 
-s("a checkpoint whose id table is permuted (its references with it) answers as the whole ledger does", () => {
+/** A checkpoint's header: its digest line, then its JSON. */
+function headerOf(
+  dir: string,
+  session: string,
+): Record<string, unknown> & Record<"ev", Record<string, unknown>> {
+  const text = readFileSync(join(dir, checkpointName(session)), "utf8");
+  return JSON.parse(text.slice(text.indexOf("\n") + 1));
+}
+
+/** Rewrites the header after `change`, its digest recomputed (`sign`) or left as it was. */
+function editHeader(dir: string, session: string, change: (h: Record<string, unknown>) => void, sign = true) {
+  const path = join(dir, checkpointName(session));
+  const text = readFileSync(path, "utf8");
+  const h = JSON.parse(text.slice(text.indexOf("\n") + 1));
+  change(h);
+  const json = JSON.stringify(h);
+  writeFileSync(
+    path,
+    `${sign ? host.hash(new TextEncoder().encode(json)) : text.slice(0, text.indexOf("\n"))}\n${json}`,
+  );
+}
+
+/** Flips one byte of a file at `at` (from its end when negative). */
+function flipByte(path: string, at: number): void {
+  const bytes = readFileSync(path);
+  bytes[at < 0 ? bytes.length + at : at] ^= 0x20;
+  writeFileSync(path, bytes);
+}
+
+s("a later checkpoint appends only its new calls: what the contents file held stays byte for byte", () => {
   const records = benchLedger();
   const session = records[0].session;
-  const { dir } = ledgerDir(session, records);
+  const { dir, file } = ledgerDir(session, records.slice(0, 200));
   checkpointed(dir, session);
-  // Swap the first and last id strings and every reference to them: the same evidence, another table order.
-  const headerPath = join(dir, checkpointName(session));
-  const h = JSON.parse(readFileSync(headerPath, "utf8"));
-  const strings: string[] = h.ev.strings;
-  const last = strings.length - 1;
-  [strings[0], strings[last]] = [strings[last], strings[0]];
-  const data = readFileSync(join(dir, h.data));
-  const ints = new Uint32Array(data.buffer, data.byteOffset, h.ev.regions[0] / 4);
-  let at = 0;
-  for (const [k, n] of Object.entries(h.ev.counts as Record<string, number>)) {
-    if (k !== "calls") {
-      for (let i = at; i < at + n; i++) ints[i] = ints[i] === 0 ? last : ints[i] === last ? 0 : ints[i];
-    }
-    at += n;
-  }
-  writeFileSync(join(dir, h.data), data);
-  writeFileSync(headerPath, JSON.stringify(h));
+  const contents = join(dir, headerOf(dir, session).contents as string);
+  const before = readFileSync(contents);
+  appendFileSync(file, jsonl(records.slice(200)));
   const loaded = loadEvidence(dir, session);
-  assert.ok(loaded.from, "the checkpoint was used");
-  assert.ok(loaded.ev.seen.size > 100);
-  const full = foldLedger(records);
-  assert.equal(dump(loaded.ev), dump(full));
-  decidesAlike(records, loaded.ev, full, "a table out of order");
+  writeCheckpoint(dir, session, { ...loaded, bytes: loaded.bytes! });
+  assert.is(headerOf(dir, session).contents, contents.slice(dir.length + 1), "a new contents file");
+  const after = readFileSync(contents);
+  assert.ok(after.length > before.length);
+  assert.equal(after.subarray(0, before.length), before);
+  const resumed = loadEvidence(dir, session);
+  assert.ok(resumed.from);
+  assert.equal(dump(resumed.ev), dump(foldLedger(records)));
 });
 
 /** A checkpointed ledger, then `spoil`; the next load must be a full read with the full fold's evidence. */
@@ -225,11 +245,7 @@ function spoiled(what: string, spoil: (dir: string, file: string, session: strin
 
 s("anything wrong with a checkpoint or its ledger is a full read", () => {
   const header = (dir: string, session: string) => join(dir, checkpointName(session));
-  const edit = (path: string, change: (h: Record<string, unknown>) => void) => {
-    const h = JSON.parse(readFileSync(path, "utf8"));
-    change(h);
-    writeFileSync(path, JSON.stringify(h));
-  };
+  const ev = (h: Record<string, unknown>) => h.ev as Record<string, unknown>;
   spoiled("the ledger replaced by another", (_dir, file) => {
     const other = benchLedger().slice(0, 130).map((r) => ({ ...r, t: "2026-01-01T00:00:00.000Z" }));
     writeFileSync(file, jsonl(other));
@@ -243,55 +259,116 @@ s("anything wrong with a checkpoint or its ledger is a full read", () => {
     lines[lines.length - 2] = lines[lines.length - 2].replace('"pre"', '"pre" ');
     writeFileSync(file, lines.join("\n"));
   });
+  spoiled("a ledger rewritten in its middle (its length, head and last bytes kept)", (_dir, file) => {
+    const text = readFileSync(file, "utf8");
+    const middle = text.indexOf('"decision":"allow"', text.length / 2);
+    writeFileSync(file, text.slice(0, middle) + '"decision":"Allow"' + text.slice(middle + 18));
+  });
   spoiled("a header that is not JSON", (dir, _file, session) => writeFileSync(header(dir, session), "{"));
-  spoiled("a header of another version", (dir, _f, session) => edit(header(dir, session), (h) => (h.v = 99)));
+  // Small consistent edits, the digest left as it was (issue 32): each gave decisions the whole fold would not.
+  spoiled(
+    "the header's case lock edited",
+    (dir, _f, session) => editHeader(dir, session, (h) => (ev(h).caseLock = "CASE-00000000"), false),
+  );
+  spoiled(
+    "the header's deny counts edited",
+    (dir, _f, session) =>
+      editHeader(dir, session, (h) => (ev(h).denies = [["GLOBAL-02|review.save_md_review|-", 2]]), false),
+  );
+  spoiled(
+    "one id string edited, its place kept",
+    (dir, _f, session) => editHeader(dir, session, (h) => ((ev(h).strings as string[])[0] += "0"), false),
+  );
+  spoiled("a reference in the state re-pointed", (dir, _f, session) => {
+    const state = join(dir, headerOf(dir, session).state as string);
+    const bytes = readFileSync(state);
+    bytes[0] ^= 1;
+    writeFileSync(state, bytes);
+  });
+  // Edits whose digest was recomputed, that still do not hold together.
+  spoiled("a header of another version", (dir, _f, session) => editHeader(dir, session, (h) => (h.v = 99)));
   spoiled(
     "a header of another session",
-    (dir, _f, session) => edit(header(dir, session), (h) => (h.session = "x")),
+    (dir, _f, session) => editHeader(dir, session, (h) => (h.session = "x")),
   );
   spoiled(
     "a header without an offset",
-    (dir, _f, session) => edit(header(dir, session), (h) => delete h.bytes),
+    (dir, _f, session) => editHeader(dir, session, (h) => delete h.bytes),
   );
-  spoiled("its data file gone", (dir, _f, session) => {
-    const h = JSON.parse(readFileSync(header(dir, session), "utf8"));
-    Deno.removeSync(join(dir, h.data));
+  spoiled(
+    "a header whose ledger spans end elsewhere",
+    (dir, _f, session) => editHeader(dir, session, (h) => ((h.ledger as [number, string][])[0][0] -= 1)),
+  );
+  spoiled(
+    "its state file gone",
+    (dir, _f, session) => Deno.removeSync(join(dir, headerOf(dir, session).state as string)),
+  );
+  spoiled("its state cut short", (dir, _f, session) => {
+    const state = join(dir, headerOf(dir, session).state as string);
+    writeFileSync(state, readFileSync(state).subarray(0, 40));
   });
   spoiled(
-    "a header whose counts disagree with its data",
-    (dir, _f, session) =>
-      edit(header(dir, session), (h) => ((h.ev as { counts: { calls: number } }).counts.calls += 5)),
+    "a header whose counts disagree with its state",
+    (dir, _f, session) => editHeader(dir, session, (h) => ((ev(h).counts as { calls: number }).calls += 5)),
   );
   spoiled(
     "a header without its id strings",
-    (dir, _f, session) => edit(header(dir, session), (h) => ((h.ev as { strings: string[] }).strings = [])),
+    (dir, _f, session) => editHeader(dir, session, (h) => (ev(h).strings = [])),
   );
   spoiled(
     "a header whose id table holds a number",
-    (dir, _f, session) =>
-      edit(header(dir, session), (h) => ((h.ev as { strings: unknown[] }).strings[0] = 7)),
+    (dir, _f, session) => editHeader(dir, session, (h) => ((ev(h).strings as unknown[])[0] = 7)),
   );
   spoiled(
     "a header without its tool names",
-    (dir, _f, session) => edit(header(dir, session), (h) => ((h.ev as { tools: string[] }).tools = [])),
+    (dir, _f, session) => editHeader(dir, session, (h) => (ev(h).tools = [])),
   );
   spoiled(
-    "a header whose regions overrun",
-    (dir, _f, session) => edit(header(dir, session), (h) => ((h.ev as { regions: number[] }).regions[1] = 3)),
+    "a header whose segment is shorter than its calls",
+    (dir, _f, session) =>
+      editHeader(dir, session, (h) => ((ev(h).segments as { text: number }[])[0].text = 3)),
   );
-  spoiled("a header of 65 MB (over the 64 MB bound)", (dir, _f, session) => {
-    Deno.truncateSync(header(dir, session), 65 * 1024 * 1024);
+  spoiled("a header of 257 MB (over the 256 MB bound)", (dir, _f, session) => {
+    Deno.truncateSync(header(dir, session), 257 * 1024 * 1024);
   });
-  spoiled("a data file cut short", (dir, _f, session) => {
-    const h = JSON.parse(readFileSync(header(dir, session), "utf8"));
-    const data = readFileSync(join(dir, h.data));
-    writeFileSync(join(dir, h.data), data.subarray(0, data.length - 10));
-  });
-  spoiled("a header of the other byte order", (dir, _f, session) =>
-    edit(header(dir, session), (h) => {
-      const ev = h.ev as { endian: string };
-      ev.endian = ev.endian === "le" ? "be" : "le";
-    }));
+});
+
+s(
+  "a changed byte in the stored calls, found when a rule reads it, spoils the checkpoint, never the answer",
+  () => {
+    const records = benchLedger().slice(0, 120);
+    const session = records[0].session;
+    const full = foldLedger(records);
+    for (const region of ["meta", "text"] as const) {
+      const { dir } = ledgerDir(session, records);
+      checkpointed(dir, session);
+      const h = headerOf(dir, session);
+      const [segment] = (h.ev as { segments: Segment[] }).segments;
+      flipByte(join(dir, h.contents as string), segment.at + (region === "meta" ? 10 : segment.meta + 10));
+      const loaded = loadEvidence(dir, session);
+      assert.ok(loaded.from, "the checkpoint is used: its contents are read only when asked");
+      assert.throws(() => dump(loaded.ev), (err: Error) => err instanceof SpoiledCheckpoint, region);
+      assert.equal(dump(loadEvidence(dir, session, { checkpoint: false }).ev), dump(full), region);
+    }
+    // Its contents file gone: the same.
+    const { dir } = ledgerDir(session, records);
+    checkpointed(dir, session);
+    Deno.removeSync(join(dir, headerOf(dir, session).contents as string));
+    assert.throws(
+      () => dump(loadEvidence(dir, session).ev),
+      (err: Error) => err instanceof SpoiledCheckpoint,
+    );
+  },
+);
+
+s("a Unicode session id gets a checkpoint, and resumes from it", () => {
+  const session = "sessão-ü-✓-1";
+  const records = benchLedger().slice(0, 80).map((r) => ({ ...r, session }));
+  const { dir } = ledgerDir(session, records);
+  checkpointed(dir, session);
+  const resumed = loadEvidence(dir, session);
+  assert.ok(resumed.from, "the checkpoint was not used");
+  assert.equal(dump(resumed.ev), dump(foldLedger(records)));
 });
 
 s("a checkpoint is written next to the ledger and named from it; the ledger is never touched", () => {
@@ -302,7 +379,12 @@ s("a checkpoint is written next to the ledger and named from it; the ledger is n
   checkpointed(dir, session);
   assert.is(readFileSync(file, "utf8"), before);
   assert.ok(existsSync(join(dir, checkpointName(session))));
-  assert.ok(readdirSync(dir).every((f) => f === ledgerFileName(session) || f.startsWith(`${session}.fold`)));
+  assert.ok(
+    readdirSync(dir).every((f) =>
+      f === ledgerFileName(session) || f.startsWith(`${session}.fold`) || f.startsWith(`${session}.calls-`)
+    ),
+    readdirSync(dir).join(", "),
+  );
 });
 
 /** The hook events of a payer session's next calls: reads, saves and, every eighth call, a finalize. */
@@ -351,10 +433,13 @@ s("command mode decides and records the same with checkpoints as without, under 
       }))
     );
     assert.equal(withCk, without, runtime.name);
-    const header = JSON.parse(readFileSync(join(dirs[0], checkpointName(session)), "utf8"));
+    const header = headerOf(dirs[0], session);
     // Written first over the 200 seeded records, then again once 32 more were folded.
     const seeded = new TextEncoder().encode(jsonl(seed)).length;
-    assert.ok(header.bytes > seeded, `${runtime.name}: no checkpoint was kept up (${header.bytes} bytes)`);
+    assert.ok(
+      (header.bytes as number) > seeded,
+      `${runtime.name}: no checkpoint was kept up (${header.bytes} bytes)`,
+    );
     assert.not.ok(existsSync(join(dirs[1], checkpointName(session))), "FIABLE_CHECKPOINT=0 wrote one");
   }
 });
@@ -374,6 +459,82 @@ s("a checkpoint that cannot be written costs the next hook a full read, never an
   }
 });
 
+/**
+ * True when the session's checkpoint is used by a load under the runtime's host (the Node host's digests are
+ * SHA-256, the Deno host's its own: each reads only its own kind).
+ */
+function usedBy(runtime: string, dir: string, session: string): boolean {
+  const real = host;
+  if (runtime === "node") setHost(nodeHost());
+  try {
+    return Boolean(loadEvidence(dir, session).from);
+  } finally {
+    setHost(real);
+  }
+}
+
+s(
+  "a stored text spoiled on disk: the hook decides as on a full read, and a new checkpoint replaces it",
+  async () => {
+    const seed = benchLedger().slice(0, 200);
+    const session = seed[0].session;
+    const events = sessionEvents(session, 16);
+    const finalize = events.find(([word, payload]) =>
+      word === "pre" && payload.includes("determination_finalize")
+    )!;
+    for (const runtime of await runtimes()) {
+      const dirs = [ledgerDir(session, seed).dir, ledgerDir(session, seed).dir];
+      const env = (dir: string, extra: Record<string, string> = {}) => ({
+        FIABLE_LEDGER_DIR: dir,
+        FIABLE_CC_ARM: "critic",
+        ...extra,
+      });
+      // The first hook folds the 200 records and writes the checkpoint.
+      await runGuard(runtime, "pre", events[0][1], env(dirs[0]));
+      await runGuard(runtime, "pre", events[0][1], env(dirs[1], { FIABLE_CHECKPOINT: "0" }));
+      const h = headerOf(dirs[0], session);
+      const segments = (h.ev as { segments: Segment[] }).segments;
+      for (const s of segments) flipByte(join(dirs[0], h.contents as string), s.at + s.meta + 20);
+      const spoiledRun = await runGuard(runtime, "pre", finalize[1], env(dirs[0]));
+      const plain = await runGuard(runtime, "pre", finalize[1], env(dirs[1], { FIABLE_CHECKPOINT: "0" }));
+      assert.equal(spoiledRun.reply(), plain.reply(), runtime.name);
+      const last = parseLedger(readFileSync(join(dirs[0], ledgerFileName(session)), "utf8")).records.at(-1)!;
+      assert.is.not(last.decision, "error", last.note);
+      assert.ok(last.votes?.length, "the critic panel did not run: the texts were never read");
+      const replaced = headerOf(dirs[0], session);
+      assert.is.not(
+        replaced.contents,
+        h.contents,
+        `${runtime.name}: the spoiled checkpoint was not replaced`,
+      );
+      assert.ok(usedBy(runtime.name, dirs[0], session));
+    }
+  },
+);
+
+s("parallel hooks that each write a checkpoint leave no file the header does not name", async () => {
+  const seed = benchLedger().slice(0, 120);
+  const session = seed[0].session;
+  for (const runtime of await runtimes()) {
+    const { dir } = ledgerDir(session, seed);
+    const events = sessionEvents(session, 24).filter(([word]) => word === "pre");
+    // Each process folds the 120 records (no checkpoint yet, or an older one) and writes one.
+    for (let round = 0; round < 2; round++) {
+      await Promise.all(
+        events.slice(round * 8, round * 8 + 8).map(([word, payload]) =>
+          runGuard(runtime, word, payload, { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "critic" })
+        ),
+      );
+    }
+    const h = headerOf(dir, session);
+    const previous = (h.previous ?? {}) as Record<string, string>;
+    const named = new Set([h.state, h.contents, previous.state, previous.contents, ledgerFileName(session)]);
+    named.add(checkpointName(session));
+    assert.equal(readdirSync(dir).filter((f) => !named.has(f)), [], runtime.name);
+    assert.ok(usedBy(runtime.name, dir, session), runtime.name);
+  }
+});
+
 const store = suite("checkpoint: the resident guard's store");
 
 /** A store over a fresh ledger directory, with a hand-driven clock; `save` writes and folds as serve.ts does. */
@@ -389,6 +550,11 @@ function storeOver(limits: Partial<SessionLimits> = {}) {
 }
 
 const STORE_LEDGER = benchLedger().slice(0, 150);
+/** The size of the store session's ledger. */
+const statSizeOf = (dir: string) =>
+  existsSync(join(dir, ledgerFileName(STORE_SESSION)))
+    ? readFileSync(join(dir, ledgerFileName(STORE_SESSION))).length
+    : 0;
 const STORE_SESSION = STORE_LEDGER[0].session;
 
 store(
@@ -398,8 +564,10 @@ store(
     store.evidence(STORE_SESSION);
     for (const r of STORE_LEDGER) save(r);
     assert.ok(store.end(STORE_SESSION));
-    const header = JSON.parse(readFileSync(join(dir, checkpointName(STORE_SESSION)), "utf8"));
-    assert.is(header.bytes, readFileSync(join(dir, ledgerFileName(STORE_SESSION))).length);
+    assert.is(
+      headerOf(dir, STORE_SESSION).bytes,
+      readFileSync(join(dir, ledgerFileName(STORE_SESSION))).length,
+    );
     assert.ok(loadEvidence(dir, STORE_SESSION).from, "the next load does not use the checkpoint");
     assert.equal(dump(store.evidence(STORE_SESSION)), dump(foldLedger(STORE_LEDGER)));
     assert.is(store.size().releases.rebuilt, 1);
@@ -476,6 +644,66 @@ store(
   },
 );
 
+store("the sweep checkpoints by bytes as well as by records", () => {
+  const { dir, store, save, advance } = storeOver({ checkpointEvery: 1_000_000, checkpointBytes: 60_000 });
+  store.evidence(STORE_SESSION);
+  let at = 0;
+  for (; statSizeOf(dir) < 60_000; at++) save(STORE_LEDGER[at]);
+  advance(1);
+  store.sweep();
+  assert.ok(existsSync(join(dir, checkpointName(STORE_SESSION))), `no checkpoint after ${at} records`);
+  assert.ok(at < 100, `${at} records`);
+});
+
+store(
+  "a held session's calls live in its checkpoint once written: the same evidence, their texts on disk",
+  () => {
+    const { store, save } = storeOver({ checkpointEvery: 40 });
+    const ev = store.evidence(STORE_SESSION);
+    for (const [k, r] of STORE_LEDGER.entries()) {
+      save(r);
+      if (k % 40 === 39) store.sweep();
+    }
+    store.sweep();
+    assert.ok(ev.calls.length > 40);
+    const stored = ev.calls.filter((c) => c instanceof RestoredCall).length;
+    assert.ok(stored >= ev.calls.length - 20, `${stored} of ${ev.calls.length} calls stored`);
+    const full = foldLedger(STORE_LEDGER);
+    assert.equal(dump(ev), dump(full));
+    decidesAlike(STORE_LEDGER, ev, full, "held after checkpoints");
+  },
+);
+
+store("a resumed session is read whole however far its ledger grew past 8 MB, then checkpointed", () => {
+  const records = [...STORE_LEDGER.slice(0, 20)];
+  const deny = (id: string): LedgerRecord => ({
+    v: 1,
+    t: "",
+    session: STORE_SESSION,
+    event: "pre",
+    arm: "critic",
+    decision: "deny",
+    tool: "determination.finalize",
+    tool_use_id: id,
+    case: "CASE-11AA22BB",
+    rules: [{ id: "GLOBAL-01", checks: [], message: "" }],
+  });
+  const big = (i: number): LedgerRecord => ({ ...STORE_LEDGER[1], result: `${i} `.padEnd(15_000, "r") });
+  for (let i = 0; i < 80; i++) records.push(big(i));
+  records.push(deny("toolu_1"), deny("toolu_2"));
+  for (let i = 80; i < 600; i++) records.push(big(i));
+  const { dir } = ledgerDir(STORE_SESSION, records);
+  const held = new SessionStore({ ledgerDir: dir });
+  held.resume(STORE_SESSION);
+  const ev = held.evidence(STORE_SESSION);
+  assert.is(ev.degraded, false);
+  assert.is(ev.denies.get("GLOBAL-01|determination.finalize|CASE-11AA22BB"), 2);
+  assert.ok(loadEvidence(dir, STORE_SESSION).from, "not checkpointed");
+  // The hook path alone reads its head and tail: degraded, and the denies lost.
+  const bounded = loadEvidence(dir, STORE_SESSION, { checkpoint: false }).ev;
+  assert.equal([bounded.degraded, bounded.denies.size], [true, 0]);
+});
+
 /**
  * The files whose code decides what a fold produces or how a checkpoint holds it: everything the fold and the
  * checkpoint modules import, as `deno info` lists it. A change to any of them may change what a checkpoint
@@ -483,8 +711,8 @@ store(
  * that cannot alter a fold, such as a comment, needs only the new digest).
  */
 const FOLD_DIGEST = {
-  version: 5,
-  sha256: "e51a11cfc407d3cd01b716e8624d849d2c41cdcf35108a0b0580b6f9d1174a25",
+  version: 6,
+  sha256: "cb63d49a049d39caf96959ac0229cd5eb484cf81f63d9739b37541572dfcbacb",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

@@ -17,9 +17,18 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { ledgerFileName, lostFileName, parseLedger, readLedger } from "../lib/guard/ledger/ledger.ts";
+import {
+  LEDGER_READ,
+  ledgerFileName,
+  lostFileName,
+  parseLedger,
+  readLedger,
+} from "../lib/guard/ledger/ledger.ts";
 import { type LedgerRecord } from "../lib/guard/engine/record.ts";
 import { checkpointName } from "../lib/guard/ledger/checkpoint.ts";
+import { decideOn, DEFAULT_BOUNDS } from "../lib/guard/engine/decide.ts";
+import { foldLedger } from "../lib/guard/engine/evidence.ts";
+import { recordsOf, toolCall } from "../lib/guard/engine/rule.ts";
 import {
   type GuardRun,
   runGuard,
@@ -52,6 +61,50 @@ function notDenied(run: GuardRun, dir: string, session: string): LedgerRecord {
   assert.ok(last, `no pre record for ${session}`);
   assert.is.not(last.decision, "deny", JSON.stringify(last));
   return last;
+}
+
+/** A finalize on a case other than the one the session locked (GLOBAL-01 denies it while budget remains). */
+const OTHER_CASE = (session: string) =>
+  pre(session, "determination_finalize", { case_id: "CASE-11AA22BB", decision: "approved" }, "toolu_other");
+
+/**
+ * A payer session's ledger of about 9 MB with no checkpoint: the case lock set at its start, 600 reads of
+ * 15 KB results, and in its middle (past the 1 MB head a partial read keeps, before the 7 MB tail) the two
+ * GLOBAL-01 denies of a finalize on another case, as the guard recorded them.
+ */
+function bigLedger(session: string): LedgerRecord[] {
+  const config = { arm: "checklist" as const, bounds: DEFAULT_BOUNDS };
+  const records = recordsOf({
+    prompt:
+      "# MD Review\n- Use only payer namespaces: `review`, `determination`, `triage`\nCase CASE-3903B8ED",
+    calls: [toolCall("triage.set_disposition", { case_id: "CASE-3903B8ED", disposition: "md_review" })],
+  }, session);
+  const read = (i: number) =>
+    recordsOf({
+      calls: [toolCall("review.get_md_review_data", { case_id: "CASE-3903B8ED" }, {
+        result: { case: { id: "CASE-3903B8ED" }, notes: `${i} `.padEnd(15_000, "n") },
+      })],
+    }, session);
+  for (let i = 0; i < 80; i++) records.push(...read(i));
+  const event = {
+    word: "pre" as const,
+    session,
+    tool: "mcp__healthverse__determination_finalize",
+    input: { case_id: "CASE-11AA22BB", decision: "approved" },
+    toolUseId: "toolu_d1",
+  };
+  for (const id of ["toolu_d1", "toolu_d2"]) {
+    const { record } = decideOn(
+      { ...event, toolUseId: id },
+      foldLedger(records),
+      config,
+      "2026-12-03T00:00:00.000Z",
+    );
+    assert.is(record?.decision, "deny", JSON.stringify(record));
+    records.push(record!);
+  }
+  for (let i = 80; i < 600; i++) records.push(...read(i));
+  return records;
 }
 
 /** The runtime under a shell that caps the size of any file it writes (`ulimit -f`, 512-byte blocks). */
@@ -230,6 +283,39 @@ for (const runtime of await runtimes()) {
       server.stop();
     }
   });
+
+  s(
+    "a restarted resident guard resumes a session whose ledger passed 8 MB before any checkpoint, budget kept",
+    async () => {
+      const dir = tempLedger();
+      const session = "resumed-big";
+      writeFileSync(
+        join(dir, ledgerFileName(session)),
+        bigLedger(session).map((r) => JSON.stringify(r) + "\n").join(""),
+      );
+      // The denies lie where a partial read skips: past its 1 MB head, before its 7 MB tail.
+      const text = readFileSync(join(dir, ledgerFileName(session)));
+      const at = text.indexOf(new TextEncoder().encode('"decision":"deny"'));
+      assert.ok(at > LEDGER_READ.head && at < text.length - LEDGER_READ.tail, `${at} of ${text.length}`);
+      const server = await serveGuard(runtime, { ...env(dir), FIABLE_SUPERVISE: "0" }, [
+        "--child",
+        "--restart-note",
+        "test",
+      ]);
+      try {
+        const res = await fetch(`${server.url}/hook/pre`, { method: "POST", body: OTHER_CASE(session) });
+        // The two denies of this signature are in the ledger's middle: the budget is spent, the call goes through.
+        assert.is((await res.json()).hookSpecificOutput?.permissionDecision, "allow");
+        const last = readLedger(dir, session, { max: Infinity }).records.at(-1)!;
+        assert.is(last.decision, "release", JSON.stringify(last).slice(0, 300));
+        assert.not.match(last.note ?? "", "degraded");
+      } finally {
+        server.stop();
+      }
+      // It was checkpointed as it was resumed: the next load starts there.
+      assert.ok(existsSync(join(dir, checkpointName(session))));
+    },
+  );
 
   s("a ledger that is a symbolic link is never written through: its target is untouched", async () => {
     const dir = tempLedger();

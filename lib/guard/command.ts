@@ -1,6 +1,6 @@
 /**
  * Command mode: one hook event on stdin, one JSON reply on stdout, exit 0 whatever happens (guard.ts loads it
- * for an event word, from the prebuilt bundle when that is fresh: lib/guard/runtime/prebuilt.ts).
+ * for an event word).
  */
 import type { EventWord } from "./engine/hook.ts";
 import { host } from "./runtime/host.ts";
@@ -12,7 +12,7 @@ import { sessionOf } from "./engine/failed.ts";
 import { eventSettings, loadSettings } from "./config/guard_settings.ts";
 import { type BoundedInput, inputCollector } from "./input.ts";
 import { runEvent } from "./event.ts";
-import { lockLedger, tryLock } from "./ledger/lock.ts";
+import { lockLedger } from "./ledger/lock.ts";
 
 /** Stdin under a bound: an oversized input is drained, keeping its head and tail (see `inputCollector`). */
 async function readStdin(): Promise<BoundedInput> {
@@ -53,8 +53,9 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
       : undefined,
     evidence: (session) =>
       readsEvidence(word, settings.arm)
-        ? (folded = loadEvidence(settings.ledgerDir, session, checkpoints)).ev
+        ? (folded = loadEvidence(settings.ledgerDir, session, { checkpoint: checkpoints })).ev
         : null,
+    reread: (session) => (folded = loadEvidence(settings.ledgerDir, session, { checkpoint: false })).ev,
     send: (reply) => host.writeOut(JSON.stringify(reply) + "\n"),
     saved: (record) => {
       // The Node loader writes its code cache again, once, for a process that took a path it does not hold yet.
@@ -75,19 +76,15 @@ const LOCK_WAIT_MS = 500;
 
 /**
  * After the reply: a new checkpoint when this process folded `CHECKPOINT_EVERY` records or more from the ledger
- * itself, so the next hook reads only what comes after; under the session's ledger lock, when it is free, so
- * concurrent writers never race. Never fails the hook (a checkpoint is only a shortcut).
+ * itself, so the next hook reads only what comes after (skipped while another writer holds the session's
+ * lock). Never fails the hook (a checkpoint is only a shortcut).
  */
 function checkpointIfDue(dir: string, session: string, loaded: LoadedEvidence): void {
   if (loaded.bytes === null || loaded.folded < CHECKPOINT_EVERY) return;
-  const unlock = tryLock(dir, session);
-  if (typeof unlock !== "function") return;
   try {
     writeCheckpoint(dir, session, { ...loaded, bytes: loaded.bytes });
   } catch {
     // Unwritable (a full disk, a read-only folder): the next hook reads the ledger again, nothing more.
-  } finally {
-    unlock();
   }
 }
 

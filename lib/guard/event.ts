@@ -15,6 +15,7 @@ import { isJudged } from "./engine/judges/mod.ts";
 import { normalizeToolName } from "./engine/names.ts";
 import { saveRecord } from "./ledger/ledger.ts";
 import type { LockResult } from "./ledger/lock.ts";
+import { SpoiledCheckpoint } from "./ledger/checkpoint_format.ts";
 import { type BoundedInput, MAX_INPUT } from "./input.ts";
 import { readRecentText, TRANSCRIPT_WAIT_MS } from "./transcript.ts";
 import { readSavedOutput } from "./saved_output.ts";
@@ -25,6 +26,12 @@ import { readSavedOutput } from "./saved_output.ts";
  * event that reads none).
  */
 export type EvidenceSource = (session: string) => Evidence | null;
+
+/**
+ * The same evidence from the ledger alone, when the checkpoint it came from turned out spoiled while a rule read
+ * it (`SpoiledCheckpoint`, lib/guard/ledger/checkpoint_format.ts).
+ */
+export type Reread = (session: string) => Evidence | null;
 
 /** What an event comes to: the reply for Claude Code and the record for the ledger (none for stock). */
 export interface EventOutcome {
@@ -41,7 +48,7 @@ export async function handle(
   word: EventWord,
   text: string,
   settings: GuardSettings,
-  options: { evidence: EvidenceSource; note?: string; size?: number; started?: number },
+  options: { evidence: EvidenceSource; reread?: Reread; note?: string; size?: number; started?: number },
 ): Promise<EventOutcome> {
   const started = performance.now();
   const budgetStart = options.started ?? started;
@@ -94,7 +101,14 @@ export async function handle(
       );
     }
     const now = new Date().toISOString();
-    const outcome = decideOn(event, options.evidence(event.session), config, now);
+    let outcome: EventOutcome;
+    try {
+      outcome = decideOn(event, options.evidence(event.session), config, now);
+    } catch (err) {
+      // A checkpoint read lazily that does not match its digest: decided again on the ledger itself.
+      if (!(err instanceof SpoiledCheckpoint) || !options.reread) throw err;
+      outcome = decideOn(event, options.reread(event.session), config, now);
+    }
     const spent = performance.now() - budgetStart;
     if (spent > settings.decisionMs) {
       const note = `time budget of ${settings.decisionMs} ms overrun (${Math.round(spent)} ms); allowed`;
@@ -160,6 +174,8 @@ export interface EventIO {
   check?(text: string): Promise<string | undefined>;
   /** The session's evidence, already folded. */
   evidence: EvidenceSource;
+  /** The session's evidence from its ledger alone (after a spoiled checkpoint). */
+  reread?: Reread;
   /** Sends the reply; called once, after the record is saved. */
   send(reply: Record<string, unknown>): void;
   /** After the reply: the record (null when none) and the ledger bytes it took (null when it was not saved). */
@@ -202,7 +218,13 @@ export async function runEvent(word: EventWord, io: EventIO): Promise<{ live: Pr
     }
     const checked = io.check ? await io.check(text) : undefined;
     note = [io.note, checked].filter(Boolean).join(" ") || undefined;
-    return await handle(word, text, settings, { evidence: io.evidence, note, size, started });
+    return await handle(word, text, settings, {
+      evidence: io.evidence,
+      reread: io.reread,
+      note,
+      size,
+      started,
+    });
   })();
   const first = await Promise.race([decided, expired, ...io.interrupt ? [io.interrupt] : []]);
   cancel();
@@ -215,7 +237,13 @@ export async function runEvent(word: EventWord, io: EventIO): Promise<{ live: Pr
     const held = await io.lock(outcome.record.session);
     if (typeof held === "function") {
       unlock = held;
-      outcome = await handle(word, text, settings, { evidence: io.evidence, note, size, started });
+      outcome = await handle(word, text, settings, {
+        evidence: io.evidence,
+        reread: io.reread,
+        note,
+        size,
+        started,
+      });
     } else if (held === "busy") outcome = unlockedDeny(word, outcome.record);
   }
   // Saved before the reply leaves, so a reader that saw the reply also sees the record.

@@ -4,7 +4,7 @@ import { closeSync, mkdtempSync, openSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundleGuard, bundleHook } from "../../bundle.ts";
+import { bundleGuard } from "../../bundle.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..", "..");
 
@@ -22,15 +22,8 @@ export function testBundle(): Promise<string> {
   return bundlePath;
 }
 
-let hookBuilt: Promise<string> | undefined;
-
-/**
- * The two runtimes every hook test runs against. Deno runs guard.ts as a user does after `deno task bundle`:
- * from the prebuilt hook bundle, built once per test run (tests/startup.ts checks the source path too).
- */
+/** The two runtimes every hook test runs against: Deno running guard.ts, and the Node bundle (in a temp dir). */
 export async function runtimes(): Promise<Runtime[]> {
-  hookBuilt ??= bundleHook();
-  await hookBuilt;
   const bundle = await testBundle();
   return [
     { name: "deno", argv: (word) => [Deno.execPath(), "run", "-A", join(ROOT, "guard.ts"), word] },
@@ -94,14 +87,16 @@ export function runGuard(
 
 /**
  * `guard serve --port 0` under a runtime; resolves with its URL once it says it listens, and a stop function.
- * `env` is the whole environment beside PATH and HOME (`FIABLE_SUPERVISE: "0"` runs it without its supervisor).
+ * `env` is the whole environment beside PATH and HOME (`FIABLE_SUPERVISE: "0"` runs it without its supervisor);
+ * `extra` more arguments (`--child --restart-note why`: a guard its supervisor restarted).
  */
 export function serveGuard(
   runtime: Runtime,
   env: Record<string, string>,
+  extra: string[] = [],
 ): Promise<{ url: string; stop: () => void }> {
   const [cmd, ...args] = runtime.argv("serve");
-  const child = spawn(cmd, [...args, "--port", "0"], {
+  const child = spawn(cmd, [...args, "--port", "0", ...extra], {
     env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });

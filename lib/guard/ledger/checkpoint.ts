@@ -2,19 +2,38 @@
  * Checkpoints of a session's folded evidence, so a guard does not re-read and re-fold a long ledger for every
  * hook process (command mode) or every session that comes back (the resident guard; issue 20).
  *
- * A checkpoint is two files beside the ledger: `<ledger>.fold.json`, the header, names the ledger bytes it was
- * folded from (whole lines from byte 0) with the first and last bytes of that span, and holds the evidence's
- * small part; `<ledger>.fold-<id>.bin` holds the rest (lib/guard/ledger/checkpoint_format.ts). A reader uses a
- * checkpoint only when the ledger still starts and, at that offset, reads as recorded, then folds the lines
- * appended since; anything else (no checkpoint, another version, a ledger replaced or cut, an unreadable file)
- * is a full read. So `loadEvidence` gives what `foldLedger(readLedger(…))` gives, without the re-read, and the
- * ledger stays the state: deleting every checkpoint loses nothing. Over `LEDGER_READ.max` bytes, a full read
- * keeps only the ledger's head and tail: a checkpoint written by a guard that held the whole fold keeps all of
- * it, and one made from such a read stays degraded as the read was.
+ * A checkpoint is three kinds of file beside the ledger (lib/guard/ledger/checkpoint_format.ts): the header
+ * `<ledger>.fold.json`, which names the ledger bytes it was folded from (whole lines from byte 0) and holds the
+ * evidence's small part; the state `<ledger>.fold-<id>.bin`, written anew each time; and the calls' contents
+ * `<ledger>.calls-<id>.bin`, to which each checkpoint appends only the calls added since the one before.
+ *
+ * Integrity (issue 32): the header carries a digest of itself, of its state, and of the ledger bytes it was
+ * folded from (one digest per span a checkpoint added), and each segment of the contents a digest of its own.
+ * A reader uses a checkpoint only when all of them match, the ledger read whole to check it; then it folds the
+ * lines appended since. A segment is checked when a rule first reads a call in it, and a mismatch there
+ * (`SpoiledCheckpoint`) makes the caller decide again on a full read. Anything else (no checkpoint, another
+ * version, a ledger replaced, cut or rewritten anywhere, an unreadable or edited file) is a full read. So
+ * `loadEvidence` gives what `foldLedger(readLedger(…))` gives, without the re-fold, and the ledger stays the
+ * state: deleting every checkpoint loses nothing. The digests detect a changed byte, not a forger who
+ * recomputes them. Over `LEDGER_READ.max` bytes a full read keeps only the ledger's head and tail: a checkpoint
+ * written by a guard that held the whole fold keeps all of it, and one made from such a read stays degraded as
+ * the read was.
  */
-import { decodeEvidence, encodeEvidence, type EvidenceJson } from "./checkpoint_format.ts";
+import {
+  decodeEvidence,
+  encodeEvidence,
+  type EvidenceJson,
+  type IdIndex,
+  metaOf,
+  Restored,
+  RestoredCall,
+  stateInts,
+  storedCalls,
+} from "./checkpoint_format.ts";
 import { type Evidence, foldLedger, foldRecord, foldsToNothing } from "../engine/evidence.ts";
 import { host, joinPath } from "../runtime/host.ts";
+import { randomName } from "../runtime/host_api.ts";
+import { tryLock } from "./lock.ts";
 import {
   corruptNote,
   degradedMarker,
@@ -31,32 +50,46 @@ import {
  * The checkpoint format and fold semantics. Bump it whenever `foldRecord` or `Evidence` changes: an older
  * checkpoint is then ignored (tests/checkpoint.ts fails on a change to the fold's sources until it is bumped).
  */
-export const FOLD_VERSION = 5;
+export const FOLD_VERSION = 6;
 
 /** Records folded from the ledger since the last checkpoint before command mode writes a new one. */
 export const CHECKPOINT_EVERY = 32;
 
-/** Bytes of the ledger's start, and of the span's end, a checkpoint records and a reader compares. */
-const EDGE_BYTES = 128;
-
-/** Largest checkpoint header read (a larger one is ignored). */
-const MAX_HEADER = 64 * 1024 * 1024;
+/** Largest checkpoint header or state read (a larger one is ignored). */
+const MAX_PART = 256 * 1024 * 1024;
 
 /** The header file. */
 interface Header {
   v: typeof FOLD_VERSION;
   session: string;
+  /** `Host.hash`'s algorithm, which every digest here is (a reader with another reads the ledger). */
+  hash: string;
   /** Ledger bytes folded: whole lines from byte 0. */
   bytes: number;
   /** Records folded (the resident store counts what it holds). */
   records: number;
-  /** The ledger's first bytes and the bytes ending at `bytes`, decoded. */
-  head: string;
-  last: string;
-  /** The data file, and the one before it (kept so a reader of the previous header still finds its data). */
-  data: string;
-  previous?: string;
+  /** The ledger's bytes folded, span by span: each span's end and the digest of its bytes. */
+  ledger: [number, string][];
+  /** The state file and its digest. */
+  state: string;
+  stateDigest: string;
+  /** The contents file the segments are in. */
+  contents: string;
+  /** The files the header before this one named (kept so a reader of that header still finds them). */
+  previous?: { state: string; contents: string };
   ev: EvidenceJson;
+}
+
+/** A checkpoint a session's evidence was loaded from or last written to: what the next one extends. */
+export interface Checkpoint {
+  header: Header;
+  /** The header file's first line (its digest): the header is still this one while the line is. */
+  line: string;
+  state: Uint32Array;
+  /** What the evidence's restored calls share (updated in place by the next checkpoint). */
+  restored: Restored;
+  /** The id strings by position, once a checkpoint was written from here (extended by the next). */
+  index?: IdIndex;
 }
 
 /** A session's evidence as loaded, and what a later checkpoint of it needs. */
@@ -68,14 +101,8 @@ export interface LoadedEvidence {
   bytes: number | null;
   /** Records folded from the ledger itself this time (all of them without a checkpoint). */
   folded: number;
-  /** The checkpoint used, if any: its data file and the one before it (for the next checkpoint). */
-  from?: CheckpointFiles;
-}
-
-/** A checkpoint's data file, and the one it replaced (kept so a reader of the header before finds its data). */
-export interface CheckpointFiles {
-  data: string;
-  previous?: string;
+  /** The checkpoint used, if any (the next checkpoint extends it). */
+  from?: Checkpoint;
 }
 
 const base = (session: string) => ledgerFileName(session).replace(/\.jsonl$/, "");
@@ -86,130 +113,253 @@ function decode(bytes: Uint8Array): string {
   return new TextDecoder().decode(bytes);
 }
 
+/** Options for `loadEvidence`. */
+export interface LoadOptions {
+  /** Use the session's checkpoint when it is good (default true). */
+  checkpoint?: boolean;
+  /**
+   * Read the ledger whole, however large (default false: over `LEDGER_READ.max` a full read keeps its head and
+   * tail, and a checkpoint followed by more than that is not used). For a resumed session, off the hook path.
+   */
+  whole?: boolean;
+}
+
 /**
  * The session's evidence: from its checkpoint and the lines appended since when the checkpoint is good, else
  * from the whole ledger. Fails like `readLedger` when the ledger is unreadable.
  */
-export function loadEvidence(dir: string, session: string, useCheckpoint = true): LoadedEvidence {
-  const file = joinPath(dir, ledgerFileName(session));
-  if (useCheckpoint && sessionFiles(dir, session).length === 1) {
+export function loadEvidence(dir: string, session: string, options: LoadOptions = {}): LoadedEvidence {
+  if (options.checkpoint !== false && sessionFiles(dir, session).length === 1) {
     try {
-      const resumed = resume(dir, file, session);
+      const resumed = resume(dir, session, options.whole ?? false);
       if (resumed) return resumed;
     } catch {
       // An unreadable or inconsistent checkpoint is a full read, never a failure.
     }
   }
-  return fullRead(dir, session);
-}
-
-function fullRead(dir: string, session: string): LoadedEvidence {
-  const { records, bytes } = readLedger(dir, session, foldsToNothing);
+  const max = options.whole ? Infinity : undefined;
+  const { records, bytes } = readLedger(dir, session, { skip: foldsToNothing, max });
   return { ev: foldLedger(records), records: records.length, bytes, folded: records.length };
 }
 
-function resume(dir: string, file: string, session: string): LoadedEvidence | null {
-  const headerPath = joinPath(dir, checkpointName(session));
-  let headerSize: number;
+/** A part of a checkpoint (header or state) whole, refusing one over `MAX_PART` and links. */
+function readPart(path: string): Uint8Array | null {
+  let size: number;
   try {
-    headerSize = host.fileSize(headerPath);
+    size = host.fileSize(path);
   } catch {
     return null;
   }
-  if (headerSize > MAX_HEADER) return null;
-  const header = JSON.parse(host.readText(headerPath)) as Header;
-  if (header?.v !== FOLD_VERSION || header.session !== session || !Number.isSafeInteger(header.bytes)) {
+  return size > MAX_PART ? null : host.readBytes(path, 0, size);
+}
+
+/** The header and its first line, when its digest matches its text and it is this version's, for this session. */
+function readHeader(dir: string, session: string): { header: Header; line: string } | null {
+  const bytes = readPart(joinPath(dir, checkpointName(session)));
+  if (!bytes) return null;
+  const at = bytes.indexOf(10);
+  const line = decode(bytes.subarray(0, Math.max(0, at)));
+  if (at < 0 || host.hash(bytes.subarray(at + 1)) !== line) return null;
+  const header = JSON.parse(decode(bytes.subarray(at + 1))) as Header;
+  const ours = header?.v === FOLD_VERSION && header.session === session && header.hash === host.hashName;
+  return ours ? { header, line } : null;
+}
+
+/** The first line of the session's header file, or null. */
+function headerLine(dir: string, session: string): string | null {
+  try {
+    const bytes = host.readBytes(joinPath(dir, checkpointName(session)), 0, 64);
+    const at = bytes.indexOf(10);
+    return at < 0 ? null : decode(bytes.subarray(0, at));
+  } catch {
     return null;
   }
+}
+
+/** True when the spans end in order at `bytes` and the ledger's bytes match each span's digest. */
+function ledgerMatches(ledger: Uint8Array, header: Header): boolean {
+  let from = 0;
+  for (const [end, expected] of header.ledger) {
+    if (!Number.isSafeInteger(end) || end <= from || end > ledger.length) return false;
+    if (host.hash(ledger.subarray(from, end)) !== expected) return false;
+    from = end;
+  }
+  return from === header.bytes;
+}
+
+function resume(dir: string, session: string, whole: boolean): LoadedEvidence | null {
+  const found = readHeader(dir, session);
+  if (!found || !Number.isSafeInteger(found.header.bytes)) return null;
+  const { header, line } = found;
+  const file = joinPath(dir, ledgerFileName(session));
   const size = host.fileSize(file);
-  if (size < header.bytes || size - header.bytes > LEDGER_READ.max) return null;
-  const headLength = Math.min(EDGE_BYTES, header.bytes);
-  if (decode(host.readBytes(file, 0, headLength)) !== header.head) return null;
-  const lastLength = Math.min(EDGE_BYTES, header.bytes);
-  const span = host.readBytes(file, header.bytes - lastLength, size - header.bytes + lastLength);
-  if (decode(span.subarray(0, lastLength)) !== header.last) return null;
-  const dataPath = joinPath(dir, header.data);
-  if (!Array.isArray(header.ev?.regions)) return null;
-  if (host.fileSize(dataPath) !== header.ev.regions.reduce((n, r) => n + r, 0)) return null;
-  const ev = decodeEvidence(header.ev, (start, n) => host.readBytes(dataPath, start, n));
-  const tail = span.subarray(lastLength);
-  const whole = tail.lastIndexOf(10) + 1;
-  const { records, corrupt } = sessionRecords(decode(tail.subarray(0, whole)), session, foldsToNothing);
-  // A last line with no newline yet: being written by another process, or cut short. Read like a full read
+  if (size < header.bytes || (!whole && size - header.bytes > LEDGER_READ.max)) return null;
+  const ledger = host.readBytes(file, 0, size);
+  if (!ledgerMatches(ledger, header)) return null;
+  const stateBytes = readPart(joinPath(dir, header.state));
+  if (!stateBytes || host.hash(stateBytes) !== header.stateDigest) return null;
+  const state = stateInts(stateBytes);
+  const contents = joinPath(dir, header.contents);
+  const read = (start: number, n: number) => host.readBytes(contents, start, n);
+  const { ev, restored } = decodeEvidence(header.ev, { state, read, hash: host.hash });
+  const tail = ledger.subarray(header.bytes);
+  const end = tail.lastIndexOf(10) + 1;
+  const { records, corrupt } = sessionRecords(decode(tail.subarray(0, end)), session, foldsToNothing);
+  // A last line with no newline yet: being written by another process, or cut short. Read as a full read
   // reads it, and no checkpoint is made from this load.
-  const rest = whole < tail.length ? sessionRecords(decode(tail.subarray(whole)), session) : null;
+  const rest = end < tail.length ? sessionRecords(decode(tail.subarray(end)), session) : null;
   if (rest) records.push(...rest.records);
   for (const r of records) foldRecord(ev, r);
   const arm = records[0]?.arm ?? "shadow";
-  if (corrupt || rest?.corrupt) {
-    foldRecord(ev, degradedMarker(session, arm, corruptNote(corrupt + (rest?.corrupt ?? 0))));
-  }
+  const skipped = corrupt + (rest?.corrupt ?? 0);
+  if (skipped) foldRecord(ev, degradedMarker(session, arm, corruptNote(skipped)));
   if (isLost(dir, session)) foldRecord(ev, degradedMarker(session, arm, LOST_NOTE));
   return {
     ev,
     records: header.records + records.length,
-    bytes: rest ? null : header.bytes + whole,
+    bytes: rest ? null : header.bytes + end,
     folded: records.length,
-    from: { data: header.data, ...(header.previous ? { previous: header.previous } : {}) },
+    from: { header, line, state, restored },
   };
 }
 
+/** A checkpoint's own file names for a session: state files, contents files, temp files a writer left. */
+function checkpointFiles(session: string): RegExp {
+  const b = base(session).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(
+    `^${b}\\.(?:fold-[0-9a-f]+\\.bin|calls-[0-9a-f]+\\.bin|fold(?:\\.json|-[0-9a-f]+\\.bin)\\.[0-9a-f]{16}\\.tmp)$`,
+  );
+}
+
 /**
- * Writes the checkpoint of `ev`, the fold of the ledger's first `bytes` bytes: the data file, then the
- * header (each replaced whole), then removes the data file two checkpoints old; returns the new data file's
- * name. Throws what the file system throws; the caller ignores it (a checkpoint is only ever a shortcut).
+ * Writes the checkpoint of `ev`, the fold of the ledger's first `bytes` bytes, under the session's ledger lock
+ * (lib/guard/ledger/lock.ts): the new calls appended to the contents file of the checkpoint it extends (`from`,
+ * when that file is still whole) or to a new one, a new state file, then the header (replaced whole); then
+ * every file of the session's checkpoints that neither this header nor the one it replaced names is removed
+ * (the ones a writer that died or lost a race left). Returns the checkpoint, or null when another writer holds
+ * the lock (a checkpoint is only a shortcut). Throws what the file system throws; the caller ignores it.
  */
 export function writeCheckpoint(
   dir: string,
   session: string,
-  loaded: { ev: Evidence; records: number; bytes: number; from?: CheckpointFiles },
-): CheckpointFiles {
+  loaded: { ev: Evidence; records: number; bytes: number; from?: Checkpoint },
+): Checkpoint | null {
+  const unlock = tryLock(dir, session);
+  if (typeof unlock !== "function") return null;
+  try {
+    return writeLocked(dir, session, loaded);
+  } finally {
+    unlock();
+  }
+}
+
+function writeLocked(
+  dir: string,
+  session: string,
+  loaded: { ev: Evidence; records: number; bytes: number; from?: Checkpoint },
+): Checkpoint {
+  const { ev, bytes } = loaded;
   const file = joinPath(dir, ledgerFileName(session));
   const headerPath = joinPath(dir, checkpointName(session));
-  const { bytes, from } = loaded;
-  const edge = Math.min(EDGE_BYTES, bytes);
-  const encoded = encodeEvidence(loaded.ev);
-  const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-  const data = `${base(session)}.fold-${id}.bin`;
+  // The header this one replaces (its files are kept for a reader that loaded it): the evidence's own while
+  // the file still starts with its line, else read.
+  let replaced: Header | null = null;
+  if (loaded.from && headerLine(dir, session) === loaded.from.line) replaced = loaded.from.header;
+  else {
+    try {
+      replaced = readHeader(dir, session)?.header ?? null;
+    } catch {
+      // None, or spoiled: nothing to keep for its readers.
+    }
+  }
+  // Extend the checkpoint the evidence came from while its contents file holds every segment it names.
+  let from = loaded.from;
+  let at = 0;
+  if (from) {
+    const last = from.header.ev.segments.at(-1);
+    try {
+      at = host.fileSize(joinPath(dir, from.header.contents));
+      if (last && at < last.at + last.meta + last.text) from = undefined;
+    } catch {
+      from = undefined;
+    }
+  }
+  const contents = from ? from.header.contents : `${base(session)}.calls-${randomName()}.bin`;
+  if (!from) at = 0;
+  const stored = from && { json: from.header.ev, state: from.state, index: from.index };
+  const encoded = encodeEvidence(ev, { hash: host.hash, stored, at });
+  const contentsPath = joinPath(dir, contents);
+  if (from) host.append(contentsPath, encoded.contents);
+  else host.createNew(contentsPath, encoded.contents);
+  const ledger = from ? [...from.header.ledger] : [];
+  const folded = from ? from.header.bytes : 0;
+  if (bytes > folded) ledger.push([bytes, host.hash(host.readBytes(file, folded, bytes - folded))]);
+  const state = `${base(session)}.fold-${randomName()}.bin`;
+  host.createNew(joinPath(dir, state), encoded.state);
   const header: Header = {
     v: FOLD_VERSION,
     session,
+    hash: host.hashName,
     bytes,
     records: loaded.records,
-    head: decode(host.readBytes(file, 0, edge)),
-    last: decode(host.readBytes(file, bytes - edge, edge)),
-    data,
-    ...(from ? { previous: from.data } : {}),
+    ledger,
+    state,
+    stateDigest: host.hash(encoded.state),
+    contents,
+    ...(replaced ? { previous: { state: replaced.state, contents: replaced.contents } } : {}),
     ev: encoded.json,
   };
-  // No longer needed once this header is in place: the data two checkpoints old, as the checkpoint this
-  // evidence came from names it (read from the header being replaced when it came from none). The data one
-  // checkpoint old stays: a reader that loaded the header before may still read from it.
-  let stale: (string | undefined)[];
-  if (from) stale = [from.previous];
-  else {
-    try {
-      stale = [(JSON.parse(host.readText(headerPath)) as Header).previous];
-    } catch {
-      stale = [];
-    }
-  }
-  host.writeWhole(joinPath(dir, data), encoded.data);
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const line = host.hash(json);
   try {
-    host.writeWhole(headerPath, JSON.stringify(header));
+    const text = new Uint8Array(line.length + 1 + json.length);
+    text.set(new TextEncoder().encode(`${line}\n`));
+    text.set(json, line.length + 1);
+    host.writeWhole(headerPath, text);
   } catch (err) {
-    // No header names it: the data file would only take space.
-    stale = [data];
+    // No header names them: the new state file (and a new contents file) would only take space.
+    for (const name of from ? [state] : [state, contents]) removeQuietly(joinPath(dir, name));
     throw err;
-  } finally {
-    for (const name of stale) {
-      if (!name || name === from?.data || !name.startsWith(`${base(session)}.fold-`)) continue;
-      try {
-        host.removeFile(joinPath(dir, name));
-      } catch {
-        // Already gone (another writer removed it): nothing to do.
-      }
-    }
   }
-  return { data, ...(from ? { previous: from.data } : {}) };
+  removeUnnamed(dir, session, new Set([state, contents, replaced?.state, replaced?.contents]));
+  const ints = stateInts(encoded.state);
+  const read = (start: number, n: number) => host.readBytes(contentsPath, start, n);
+  let restored = loaded.from?.restored;
+  if (restored) restored.update(encoded.json, ints, read, contents !== loaded.from!.header.contents);
+  else restored = new Restored(encoded.json, ints, { read, hash: host.hash });
+  return { header, line, state: ints, restored, index: encoded.index };
+}
+
+/** Removes a file if it is there. */
+function removeQuietly(path: string): void {
+  try {
+    host.removeFile(path);
+  } catch {
+    // Never written, or removed meanwhile.
+  }
+}
+
+/** Removes the session's checkpoint files not in `keep`; one already gone is nothing to do. */
+function removeUnnamed(dir: string, session: string, keep: Set<string | undefined>): void {
+  const mine = checkpointFiles(session);
+  let names: string[];
+  try {
+    names = host.listDir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) if (mine.test(name) && !keep.has(name)) removeQuietly(joinPath(dir, name));
+}
+
+/**
+ * Swaps the calls of held evidence for their stored form in `checkpoint` (just written from it), so their
+ * texts and results live in the checkpoint's contents, not in memory; what a rule reads stays the same.
+ */
+export function storeCalls(ev: Evidence, checkpoint: Checkpoint): void {
+  const r = checkpoint.restored;
+  if (ev.calls.length !== storedCalls(checkpoint.header.ev)) return;
+  for (let i = 0; i < ev.calls.length; i++) {
+    const c = ev.calls[i];
+    if (!(c instanceof RestoredCall && c.restored === r)) ev.calls[i] = new RestoredCall(r, i, metaOf(c));
+  }
 }

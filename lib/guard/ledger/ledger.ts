@@ -120,14 +120,17 @@ export function parseLedger(text: string, skip?: (line: string) => boolean): Par
 export const LEDGER_READ = { max: 8 * 1024 * 1024, head: 1024 * 1024, tail: 7 * 1024 * 1024 };
 
 /**
- * A file's text, or its head and tail (lines cut at either edge dropped) when it exceeds `LEDGER_READ.max`;
+ * A file's text, or its head and tail (lines cut at either edge dropped) when it exceeds `max` bytes;
  * `bytes` is the file's size when what was read ends on a whole line and nothing was appended meanwhile. A
  * symbolic link is refused (`Host.readRange`).
  */
-function readBounded(file: string): { head: string; tail: string; skipped: number; bytes: number | null } {
+function readBounded(
+  file: string,
+  max: number,
+): { head: string; tail: string; skipped: number; bytes: number | null } {
   const size = host.fileSize(file);
   const whole = (text: string) => (text === "" || text.endsWith("\n")) && host.fileSize(file) === size;
-  if (size <= LEDGER_READ.max) {
+  if (size <= max) {
     const head = host.readRange(file, 0, size);
     return { head, tail: "", skipped: 0, bytes: whole(head) ? size : null };
   }
@@ -142,9 +145,12 @@ function readBounded(file: string): { head: string; tail: string; skipped: numbe
 }
 
 /** A file's bounded text; a missing file is empty (its 0 bytes known). */
-function readIfAny(file: string): { head: string; tail: string; skipped: number; bytes: number | null } {
+function readIfAny(
+  file: string,
+  max: number,
+): { head: string; tail: string; skipped: number; bytes: number | null } {
   try {
-    return readBounded(file);
+    return readBounded(file, max);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     return { head: "", tail: "", skipped: 0, bytes: 0 };
@@ -196,9 +202,15 @@ export function sessionFiles(dir: string, session: string): string[] {
  * versions, which are still read). Where evidence may be missing, a `degraded` marker (in memory, never
  * written) makes rules that reason from absence record instead of block: a ledger over `LEDGER_READ.max` bytes
  * is read in part (the marker stands where its middle was); a line that is not a record (a write cut short)
- * was skipped; a record was lost (the session's `.lost` file, `markLost`). `skip` as for `parseLedger`.
+ * was skipped; a record was lost (the session's `.lost` file, `markLost`). `skip` as for `parseLedger`; `max`
+ * the largest ledger read whole (default `LEDGER_READ.max`; a resumed session is read whole off the hook path).
  */
-export function readLedger(dir: string, session: string, skip?: (line: string) => boolean): ReadLedger {
+export function readLedger(
+  dir: string,
+  session: string,
+  options: { skip?: (line: string) => boolean; max?: number } = {},
+): ReadLedger {
+  const { skip, max = LEDGER_READ.max } = options;
   const files = sessionFiles(dir, session);
   const records: LedgerRecord[] = [];
   let corrupt = 0;
@@ -209,13 +221,13 @@ export function readLedger(dir: string, session: string, skip?: (line: string) =
     records.push(...parsed.records);
   };
   for (const file of files) {
-    const part = readIfAny(joinPath(dir, file));
+    const part = readIfAny(joinPath(dir, file), max);
     keep(part.head);
     if (part.skipped) {
       records.push(degradedMarker(
         session,
         records[0]?.arm ?? "shadow",
-        `ledger over ${LEDGER_READ.max} bytes: ${part.skipped} bytes in its middle were not read; evidence degraded`,
+        `ledger over ${max} bytes: ${part.skipped} bytes in its middle were not read; evidence degraded`,
         "gap",
       ));
     }

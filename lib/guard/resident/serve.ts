@@ -158,6 +158,7 @@ export async function serve(options: ServeOptions): Promise<void> {
           input: () => Promise.resolve({ text, size }),
           note,
           evidence: (s) => store.evidence(s),
+          reread: (s) => store.reread(s),
           send: (reply) => send(200, reply),
           saved: (record, written) => {
             // Folded after the reply, off its path (the session's next event still waits for it); the record
@@ -198,16 +199,31 @@ export async function serve(options: ServeOptions): Promise<void> {
       });
     });
   };
-  /** Folds the resumed sessions (one per tick), then warms the decision path (lib/guard/resident/warm.ts). */
+  /**
+   * Resumes the sessions a restarted guard found open, one per tick, each read whole however long its ledger
+   * grew since its last checkpoint (off the hook path) and checkpointed at once; a session's events wait in its
+   * queue for its own resume. Then warms the decision path (lib/guard/resident/warm.ts).
+   */
   const warm = (sessions: string[]) => {
-    const session = sessions.shift();
-    if (session === undefined) return warmDecisions();
-    setImmediate(() => {
-      try {
-        if (!store.holds(session)) store.evidence(session);
-      } catch { /* an unreadable ledger is met again, and recorded, by the session's next event */ }
-      warm(sessions);
-    });
+    let chain = Promise.resolve();
+    for (const session of sessions) {
+      const resumed = chain.then(() =>
+        new Promise<void>((done) =>
+          setImmediate(() => {
+            try {
+              if (!store.holds(session)) store.resume(session);
+            } catch { /* an unreadable ledger is met again, and recorded, by the session's next event */ }
+            done();
+          })
+        )
+      );
+      queues.set(session, resumed);
+      void resumed.then(() => {
+        if (queues.get(session) === resumed) queues.delete(session);
+      });
+      chain = resumed;
+    }
+    void chain.then(warmDecisions);
   };
   const warmDecisions = () => {
     if (settings.arm === "stock") return;

@@ -4,7 +4,13 @@
  * records or sessions are held (least recently used first). A released session that comes back is folded
  * again from its ledger, so releasing loses nothing: the ledger is the state, memory is a cache of it.
  */
-import { type CheckpointFiles, loadEvidence, writeCheckpoint } from "../ledger/checkpoint.ts";
+import {
+  type Checkpoint,
+  type LoadedEvidence,
+  loadEvidence,
+  storeCalls,
+  writeCheckpoint,
+} from "../ledger/checkpoint.ts";
 import { type Evidence, foldRecord } from "../engine/evidence.ts";
 import { host, joinPath } from "../runtime/host.ts";
 import { ledgerFileName } from "../ledger/ledger.ts";
@@ -22,15 +28,25 @@ export interface SessionLimits {
   maxSessions: number;
   /** Records folded since a held session's last checkpoint before the sweep writes a new one. */
   checkpointEvery: number;
+  /**
+   * Ledger bytes written since a held session's last checkpoint before the sweep writes a new one, whatever the
+   * records: well under the 8 MB a full read takes whole (`LEDGER_READ`), so a restarted guard resumes the
+   * session from a checkpoint and a short tail.
+   */
+  checkpointBytes: number;
 }
 
-/** The defaults: 5 s after a Stop, 30 min idle, 50k records, 256 sessions, a checkpoint every 1,000 records. */
+/**
+ * The defaults: 5 s after a Stop, 30 min idle, 50k records, 256 sessions, a checkpoint every 1,000 records or
+ * 2 MB of ledger.
+ */
 export const DEFAULT_LIMITS: SessionLimits = {
   endedMs: 5_000,
   idleMs: 30 * 60_000,
   maxRecords: 50_000,
   maxSessions: 256,
   checkpointEvery: 1_000,
+  checkpointBytes: 2 * 1024 * 1024,
 };
 
 /**
@@ -70,8 +86,10 @@ interface Held {
   bytes: number | null;
   /** Records folded since the last checkpoint (or since the load, from the ledger itself). */
   since: number;
+  /** Ledger bytes at the last checkpoint (or at the load): a checkpoint is due `checkpointBytes` after it. */
+  checkpointed: number;
   /** The checkpoint the evidence was loaded from or last written to. */
-  from?: CheckpointFiles;
+  from?: Checkpoint;
 }
 
 /** Why sessions were released, counted since the store started. */
@@ -135,7 +153,30 @@ export class SessionStore {
       this.#held.set(session, held);
       return held.ev;
     }
-    const loaded = loadEvidence(this.#dir, session, this.#checkpoints);
+    return this.#hold(session, loadEvidence(this.#dir, session, { checkpoint: this.#checkpoints }));
+  }
+
+  /**
+   * Loads a session a restarted guard resumes, off the hook path: its ledger read whole however long it grew
+   * since its last checkpoint (a hook-path read keeps only the head and tail of a ledger over 8 MB, and would
+   * spend the block budget and the stop gate again), then checkpointed at once.
+   */
+  resume(session: string): void {
+    this.#hold(session, loadEvidence(this.#dir, session, { checkpoint: this.#checkpoints, whole: true }));
+    const held = this.#held.get(session);
+    if (held && held.since > 0) this.#checkpoint(session, held, true);
+  }
+
+  /**
+   * The session's evidence from its ledger alone, when the checkpoint it came from turned out spoiled while a
+   * rule read it (`SpoiledCheckpoint`): the held evidence is dropped, and the next checkpoint starts anew.
+   */
+  reread(session: string): Evidence {
+    this.drop(session);
+    return this.#hold(session, loadEvidence(this.#dir, session, { checkpoint: false }));
+  }
+
+  #hold(session: string, loaded: LoadedEvidence): Evidence {
     // The ledger may not say so itself (a file system that refused the marker too: `markLost`).
     if (this.#lost.has(session)) loaded.ev.degraded = true;
     if (this.#known.has(session)) this.releases.rebuilt++;
@@ -148,6 +189,7 @@ export class SessionStore {
       stoppedAt: null,
       bytes: loaded.bytes,
       since: loaded.folded,
+      checkpointed: loaded.bytes ?? 0,
       ...(loaded.from ? { from: loaded.from } : {}),
     });
     this.#records += loaded.records;
@@ -204,12 +246,16 @@ export class SessionStore {
 
   /**
    * Releases the sessions that ended (a Stop `endedMs` ago with nothing since) or went idle, and checkpoints
-   * those that folded `checkpointEvery` records since their last checkpoint (so a guard that dies loses none).
+   * those that folded `checkpointEvery` records or `checkpointBytes` of ledger since their last checkpoint (so a
+   * guard that dies loses none, and resumes from a short tail).
    */
   sweep(): void {
     const now = this.#now();
     for (const [session, held] of [...this.#held]) {
-      if (held.since >= this.limits.checkpointEvery) this.#checkpoint(session, held);
+      const grown = held.bytes !== null && held.bytes - held.checkpointed >= this.limits.checkpointBytes;
+      if (held.since >= this.limits.checkpointEvery || (held.since > 0 && grown)) {
+        this.#checkpoint(session, held, true);
+      }
       if (held.stoppedAt !== null && now - held.stoppedAt >= this.limits.endedMs) {
         this.#release(session);
         this.releases.ended++;
@@ -235,21 +281,29 @@ export class SessionStore {
 
   /**
    * Writes the session's checkpoint when its evidence is exactly the fold of the ledger as it is: every byte
-   * of it known, and no other process appended since (its size is what this guard accounted for).
+   * of it known, and no other process appended since (its size is what this guard accounted for). A session
+   * that stays held (`kept`) then swaps its calls for their stored form, so their texts and results live in
+   * the checkpoint's contents instead of memory.
    */
-  #checkpoint(session: string, held: Held): void {
+  #checkpoint(session: string, held: Held, kept = false): void {
     if (!this.#checkpoints || held.bytes === null) return;
     try {
       if (host.fileSize(joinPath(this.#dir, ledgerFileName(session))) !== held.bytes) {
         held.bytes = null;
         return;
       }
-      held.from = writeCheckpoint(this.#dir, session, { ...held, bytes: held.bytes });
+      const written = writeCheckpoint(this.#dir, session, { ...held, bytes: held.bytes });
+      if (written) {
+        held.from = written;
+        if (kept) storeCalls(held.ev, written);
+      }
     } catch {
       // Unwritable: the session is folded from its ledger when it comes back, as without checkpoints.
     }
-    // Tried either way: a full disk is tried again after another `checkpointEvery` records, not every sweep.
+    // Tried either way: a full disk is tried again after another `checkpointEvery` records or
+    // `checkpointBytes`, not every sweep.
     held.since = 0;
+    held.checkpointed = held.bytes ?? 0;
   }
 
   /** Releases least recently used sessions, never `keep`, until both caps hold. */

@@ -1,5 +1,6 @@
 /** The guard's host under Deno: Deno's own API only, so a hook process never starts Deno's node-compat layer. */
 import { type HookSignal, type Host, randomName } from "./host_api.ts";
+import { digest } from "./digest.ts";
 
 /** Writes all of `bytes` to a Deno writer (a pipe may take a large write in parts). */
 function writeAll(writer: { writeSync(p: Uint8Array): number }, bytes: Uint8Array): void {
@@ -74,6 +75,21 @@ function createNew(path: string, data: string | Uint8Array): void {
   }
 }
 
+/**
+ * A regular file opened to append (and read), never through a link: created exclusively when absent (a link
+ * swapped in meanwhile is `EEXIST`), checked by `openRegular` when present.
+ */
+function openAppend(path: string): Deno.FsFile {
+  const file = openRegular(path, { read: true, append: true });
+  if (file) return file;
+  try {
+    return Deno.openSync(path, { read: true, append: true, createNew: true, mode: 0o644 });
+  } catch (err) {
+    if ((err as { code?: string }).code !== "EEXIST") throw err;
+    return openExisting(path, { read: true, append: true });
+  }
+}
+
 /** Removes a file if it is there. */
 function removeQuietly(path: string): void {
   try {
@@ -129,17 +145,10 @@ export function denoHost(): Host {
     fileSize: (path) => Deno.statSync(path).size,
     modifiedAt: (path) => Deno.lstatSync(path).mtime?.getTime() ?? 0,
     listDir: (path) => Array.from(Deno.readDirSync(path), (entry) => entry.name),
+    hash: digest,
+    hashName: "xx64",
     appendLine(path, text) {
-      // A new file is created exclusively (a link swapped in meanwhile is EEXIST), an existing one checked.
-      let file = openRegular(path, { read: true, append: true });
-      if (!file) {
-        try {
-          file = Deno.openSync(path, { read: true, append: true, createNew: true, mode: 0o644 });
-        } catch (err) {
-          if ((err as { code?: string }).code !== "EEXIST") throw err;
-          file = openExisting(path, { read: true, append: true });
-        }
-      }
+      const file = openAppend(path);
       try {
         const size = file.statSync().size;
         const last = new Uint8Array(1);
@@ -156,6 +165,15 @@ export function denoHost(): Host {
         file.close();
       }
     },
+    append(path, data) {
+      const file = openAppend(path);
+      try {
+        writeAll(file, data);
+      } finally {
+        file.close();
+      }
+    },
+
     makeDir: (path) => Deno.mkdirSync(path, { recursive: true }),
     async readStdin(push) {
       // Plain reads, not `Deno.stdin.readable`: setting up the web stream costs a hook ≈ 10 ms, reading

@@ -19,6 +19,7 @@ import {
   writeSync,
 } from "node:fs";
 import process from "node:process";
+import { createHash } from "node:crypto";
 import { type HookSignal, type Host, randomName } from "./host_api.ts";
 
 /** The error code of a file-system error, or "". */
@@ -172,6 +173,8 @@ export function nodeHost(): Host {
     fileSize: (path) => statSync(path).size,
     modifiedAt: (path) => lstatSync(path).mtimeMs,
     listDir: (path) => readdirSync(path),
+    hash: (bytes) => createHash("sha256").update(bytes).digest("hex").slice(0, 32),
+    hashName: "sha256-128",
     appendLine(path, text) {
       const fd = openRegular(path, O_RDWR | O_APPEND | O_CREAT);
       try {
@@ -185,6 +188,15 @@ export function nodeHost(): Host {
         closeSync(fd);
       }
     },
+    append(path, data) {
+      const fd = openRegular(path, O_WRONLY | O_APPEND | O_CREAT);
+      try {
+        writeAllFd(fd, data);
+      } finally {
+        closeSync(fd);
+      }
+    },
+
     makeDir: (path) => void mkdirSync(path, { recursive: true }),
     async readStdin(push) {
       const { chunks, rest } = readStdinSync();
