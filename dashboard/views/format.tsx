@@ -1,6 +1,5 @@
 /** Formatting the pages share: rates, money, sizes, times, truncated text, outcome and decision badges. */
 import type { FC } from "hono/jsx";
-import type { ReplayMark } from "../store.ts";
 
 /** Formats a 0–1 rate as a percentage. */
 export function pct(v: number | null | undefined): string {
@@ -57,12 +56,3 @@ export const Decision: FC<{ value: unknown }> = ({ value }) => (
 );
 
 // ---------- Search ----------
-
-/** A replay's blocks on one trial, each with whether it came in time for the checks it protects. */
-export function replayRulesText(m: ReplayMark): string {
-  const v = m.verdict?.verdict;
-  if (!v) return m.rules.join(", ") || "stop gate";
-  const parts = Object.entries(v.rules).map(([id, f]) => (f.timing ? `${id}, ${f.timing}` : id));
-  if (v.gate) parts.push(`stop gate${v.gate.timing ? `, ${v.gate.timing}` : ""}`);
-  return parts.join("; ");
-}

@@ -3,10 +3,19 @@ import type { Child, FC } from "hono/jsx";
 import type { LedgerRecord } from "../../lib/guard/engine/record.ts";
 import type { CheckInfo } from "../../rules/catalog/checks.ts";
 import type { RuleMeta } from "../../lib/guard/engine/rule.ts";
-import type { Row } from "../store.ts";
+import type { ReplayMark, Row } from "../store.ts";
 import type { CallItem, CheckLink, Item } from "../transcript.ts";
-import { cls, Decision, firstLines, json, kilo, Outcome, replayRulesText, time, usd } from "./format.tsx";
+import { cls, Decision, firstLines, json, kilo, Outcome, time, usd } from "./format.tsx";
 import { Layout } from "./layout.tsx";
+
+/** A replay's blocks on one trial, each with whether it came in time for the checks it protects. */
+function replayRulesText(m: ReplayMark): string {
+  const v = m.verdict?.verdict;
+  if (!v) return m.rules.join(", ") || "stop gate";
+  const parts = Object.entries(v.rules).map(([id, f]) => (f.timing ? `${id}, ${f.timing}` : id));
+  if (v.gate) parts.push(`stop gate${v.gate.timing ? `, ${v.gate.timing}` : ""}`);
+  return parts.join("; ");
+}
 
 /** What the Trial page knows about rules and checks. */
 export interface RuleBook {

@@ -2,7 +2,7 @@
 import type { Child, FC } from "hono/jsx";
 import type { Row } from "../store.ts";
 import { COLUMNS, queryString, type TablePage, type TrialQuery } from "../table.ts";
-import { Outcome, pct, replayRulesText, usd } from "./format.tsx";
+import { Outcome, pct, usd } from "./format.tsx";
 import { Layout } from "./layout.tsx";
 
 function replayCell(r: Row): Child {
