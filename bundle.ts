@@ -3,11 +3,8 @@
  * Node and no Deno): `deno task bundle [--agent] [--out FILE]`.
  */
 import { dirname, join } from "node:path";
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { host } from "./lib/guard/runtime/host.ts";
-import { pathToFileURL } from "node:url";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { type CommandSpec, runCli } from "./lib/cli.ts";
-import { PREBUILT_BUNDLE, PREBUILT_MANIFEST, type PrebuiltManifest } from "./lib/guard/runtime/prebuilt.ts";
 
 const ROOT = import.meta.dirname ?? ".";
 
@@ -105,48 +102,6 @@ export async function moduleGraph(entry: string): Promise<GraphModule[]> {
   return (JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: GraphModule[] }).modules;
 }
 
-/** The files an entry's bundle is made of: its static imports, followed transitively, as paths from the root. */
-async function staticSources(entry: string): Promise<string[]> {
-  const graph = new Map((await moduleGraph(entry)).map((m) => [m.specifier, m]));
-  const seen = new Set<string>();
-  const stack = [pathToFileURL(join(ROOT, entry)).href];
-  while (stack.length) {
-    const at = stack.pop()!;
-    if (seen.has(at)) continue;
-    seen.add(at);
-    for (const dep of graph.get(at)?.dependencies ?? []) {
-      if (dep.code && !dep.isDynamic) stack.push(dep.code.specifier);
-    }
-  }
-  const root = pathToFileURL(ROOT).href;
-  return [...seen].map((s) => s.slice(root.length + 1)).sort();
-}
-
-/**
- * Bundles command mode (lib/guard/command_prebuilt.ts) into `dist/fiable-guard-hook.js` for `deno run guard.ts
- * <event>`, and writes its manifest: every source file in it with the size and mtime it had before bundling
- * (so a file edited while this runs makes the bundle stale, never wrongly fresh; lib/guard/runtime/prebuilt.ts).
- */
-export async function bundleHook(): Promise<string> {
-  const entry = "lib/guard/command_prebuilt.ts";
-  const sources = await staticSources(entry);
-  const outside = sources.filter((s) => !/^(lib|rules)\//.test(s));
-  if (outside.length) throw new Error(`Cannot bundle the hook: it would include ${outside}`);
-  const files = sources.map((path): [string, number, number] => {
-    const info = statSync(join(ROOT, path));
-    return [path, info.size, info.mtimeMs];
-  });
-  const out = join(ROOT, PREBUILT_BUNDLE);
-  const temp = join(await Deno.makeTempDir({ prefix: "fiable-hook-bundle-" }), "hook.js");
-  await denoBundle(entry, temp, { what: "the hook", minify: false, format: "esm" });
-  mkdirSync(dirname(out), { recursive: true });
-  host.writeWhole(out, readFileSync(temp));
-  const manifest: PrebuiltManifest = { v: 1, files };
-  host.writeWhole(join(ROOT, PREBUILT_MANIFEST), JSON.stringify(manifest) + "\n");
-  await Deno.remove(dirname(temp), { recursive: true });
-  return out;
-}
-
 /** Bundles agent_node.ts (fiable-agent, the research arm) into `out`. */
 export function bundleAgent(out = DEFAULT_AGENT_BUNDLE): Promise<string> {
   return denoBundle("agent_node.ts", out, { what: "the agent", minify: false, format: "esm" });
@@ -160,7 +115,6 @@ export function main(args: string[]): Promise<number> {
       return 0;
     }
     console.log(`wrote ${await bundleGuard(p.string("out"))}`);
-    console.log(`wrote ${await bundleHook()}`);
     return 0;
   });
 }
@@ -170,8 +124,7 @@ export const CLI: CommandSpec = {
   name: "bundle",
   summary:
     "Builds `dist/fiable-guard.cjs`, the guard as one file for Node ≥ 20 (the trial container has no " +
-    "Deno), and `dist/fiable-guard-hook.js`, the hook path that `deno run guard.ts <event>` runs while its " +
-    "sources are unchanged. `--agent` builds `dist/fiable-agent.mjs`.",
+    "Deno). `--agent` builds `dist/fiable-agent.mjs`.",
   usage: ["deno task bundle [--agent] [--out FILE]"],
   options: {
     agent: { type: "boolean", description: "build fiable-agent instead of the guard" },

@@ -7,10 +7,9 @@
  * ledger, or on stderr when that is unwritable.
  *
  * The hook path (an event word, lib/guard/command.ts) loads no `node:` module and no npm package under Deno,
- * and nothing it does not use: I/O goes through lib/guard/runtime/host.ts, and the other commands, the live post, the
- * profile parser and the resident check are loaded when used (lib/guard/runtime/lazy.ts). Under Deno it runs from the
- * prebuilt hook bundle when `deno task bundle` made one and no source changed since (lib/guard/runtime/prebuilt.ts),
- * else from source (tests/startup.ts keeps all this so; issue 20).
+ * and nothing it does not use: I/O goes through lib/guard/runtime/host.ts, and the other commands, the live
+ * post, the profile parser and the resident check are loaded when used (lib/guard/runtime/lazy.ts;
+ * tests/startup.ts keeps all this so; issue 20).
  */
 import { isEventWord, neutralReply } from "./lib/guard/engine/hook.ts";
 import { host } from "./lib/guard/runtime/host.ts";

@@ -1,7 +1,6 @@
 /**
  * Decision latency of `guard pre` on a terminal call with a 500-record ledger: command mode under Deno
- * (`deno run guard.ts`: from the prebuilt hook bundle, which this writes to dist/ as `deno task bundle` does,
- * and from source; from the session's evidence checkpoint, and re-reading the whole ledger), command mode
+ * (`deno run guard.ts`, from the session's evidence checkpoint, and re-reading the whole ledger), command mode
  * under the Node bundle (with and without its V8 code cache), http mode — and, as the yardstick, a Python
  * stdlib hook doing the minimum equivalent work (read the JSON, fold the 500-line JSONL, print JSON).
  *
@@ -15,7 +14,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundleGuard, bundleHook } from "../bundle.ts";
+import { bundleGuard } from "../bundle.ts";
 import { recordsOf, toolCall } from "../lib/guard/engine/rule.ts";
 import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
@@ -228,8 +227,6 @@ async function measure(p: Parsed): Promise<number> {
   const ledger = benchLedger();
   writeFileSync(join(dir, `${SESSION}.jsonl`), ledger.map((r) => JSON.stringify(r)).join("\n") + "\n");
   const bundle = await bundleGuard(join(dir, "fiable-guard.cjs"));
-  // What `deno task bundle` leaves for `deno run guard.ts`: the prebuilt hook path, in dist/ (see prebuilt.ts).
-  await bundleHook();
   const pyHook = join(dir, "hook.py");
   writeFileSync(pyHook, PYTHON_HOOK);
   const empty = join(dir, "empty.ts");
@@ -243,8 +240,6 @@ async function measure(p: Parsed): Promise<number> {
   const m = await interleaved(runs, {
     denoFloor: () => timeBare([deno, "run", "-A", empty]),
     deno: () => timeProcess([deno, "run", "-A", join(ROOT, "guard.ts"), "pre"], env),
-    denoSource: () =>
-      timeProcess([deno, "run", "-A", join(ROOT, "guard.ts"), "pre"], { ...env, FIABLE_PREBUILT: "0" }),
     denoNoCheckpoint: () =>
       timeProcess([deno, "run", "-A", join(ROOT, "guard.ts"), "pre"], { ...env, FIABLE_CHECKPOINT: "0" }),
     nodeFloor: () => timeBare(["node", "-e", "1"]),
@@ -280,7 +275,6 @@ async function measure(p: Parsed): Promise<number> {
   );
   console.log(`  http mode (node bundle, resident)  ${fmt(http).padStart(9)}`);
   console.log(row("command mode, Deno (guard.ts)", m.deno, m.denoFloor, "deno run empty.ts"));
-  console.log(row("— from source (FIABLE_PREBUILT=0)", m.denoSource, m.denoFloor, "deno run empty.ts"));
   console.log(
     row("— whole ledger (FIABLE_CHECKPOINT=0)", m.denoNoCheckpoint, m.denoFloor, "deno run empty.ts"),
   );

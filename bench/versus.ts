@@ -3,7 +3,7 @@
  * what a change costs or saves (`deno run guard.ts pre` and the Node bundle, each checkout's own, on the
  * 500-record ledger of bench/latency.ts, from its checkpoint). `--before` is a checkout or a git ref (default
  * `main`, checked out into a temporary worktree); `--after` is a checkout (default: this one). Each is bundled
- * first (`deno task bundle` in it: the Node bundle, and the prebuilt hook bundle where there is one).
+ * first (`deno task bundle` in it).
  *
  * Usage: deno run -A bench/versus.ts [--before DIR|REF] [--after DIR] [--runs 30] [--env NAME=VALUE]
  */
@@ -37,7 +37,7 @@ export const CLI: CommandSpec = {
       type: "string",
       value: "NAME=VALUE",
       multiple: true,
-      description: "an environment variable for every guard process (e.g. FIABLE_PREBUILT=0)",
+      description: "an environment variable for every guard process (e.g. FIABLE_CHECKPOINT=0)",
     },
   },
   args: "none",

@@ -9,7 +9,8 @@ import type { AggregateResult, ArmInput, Comparison, Row as AggRow } from "../li
 import type { Prices, Recipe } from "../lib/results/cost.ts";
 import type { Slice } from "./experiments.ts";
 import type { FiguresJob } from "./figures_child.ts";
-import { enforces, type Row, type Store } from "./store.ts";
+import type { Row, Store } from "./store.ts";
+import { type Counted, type ReplaySummary, summarizeVerdicts } from "../lib/trajectories/verdict.ts";
 import type { ToolCount } from "../lib/results/tool_counts.ts";
 
 /** How each recipe prices a trial, in this project's words (docs/EVALUATION_PROTOCOL.md, Metrics). */
@@ -218,61 +219,51 @@ export function taskMatrix(result: AggregateResult): Matrix {
 export interface ReplayFigure {
   replay: string;
   arm: string;
-  trials: number;
-  failed: number;
-  passed: number;
-  blockedFailed: number;
-  blockedPassed: number;
-  gateFailed: number;
-  gatePassed: number;
-  rules: { id: string; failed: number; passed: number }[];
+  /**
+   * Replay's own summary of these trials (summarizeVerdicts over the verdicts its summary.json holds), so
+   * every figure equals `deno task replay`'s on the same trials: time-aware, not-observable trials counted
+   * as replay counts them.
+   */
+  summary: ReplaySummary;
+  /** Replayed trials found only as ledgers (no replay summary.json beside them): in no figure. */
+  withoutVerdict: number;
 }
 
-/** Would-have-blocked figures from the replay ledgers attached to scored trials, per replay arm × real arm. */
+/** Would-have-blocked figures per replay arm × real arm, from replay's verdicts on the rows' trials. */
 export function replayFigures(rows: readonly Row[]): ReplayFigure[] {
-  const out = new Map<string, ReplayFigure & { byRule: Map<string, { failed: number; passed: number }> }>();
+  const groups = new Map<string, { replay: string; arm: string; counted: Counted[]; without: number }>();
   for (const row of rows) {
-    if (row.outcome !== "passed" && row.outcome !== "failed") continue;
-    const passed = row.outcome === "passed";
     for (const m of row.replays) {
       const key = `${m.arm}\u0000${row.arm}`;
-      let f = out.get(key);
-      if (!f) {
-        f = {
-          replay: m.arm,
-          arm: row.arm,
-          trials: 0,
-          failed: 0,
-          passed: 0,
-          blockedFailed: 0,
-          blockedPassed: 0,
-          gateFailed: 0,
-          gatePassed: 0,
-          rules: [],
-          byRule: new Map(),
-        };
-        out.set(key, f);
-      }
-      f.trials++;
-      if (passed) f.passed++;
-      else f.failed++;
-      if (m.blocked) passed ? f.blockedPassed++ : f.blockedFailed++;
-      const gate = enforces(m.arm) ? m.stopBlocks > 0 : m.rules.includes("STOP-GATE");
-      if (gate) passed ? f.gatePassed++ : f.gateFailed++;
-      for (const id of m.rules) {
-        const r = f.byRule.get(id) ?? { failed: 0, passed: 0 };
-        passed ? r.passed++ : r.failed++;
-        f.byRule.set(id, r);
+      const g = groups.get(key) ?? { replay: m.arm, arm: row.arm, counted: [], without: 0 };
+      groups.set(key, g);
+      if (!m.verdict) g.without++;
+      else {
+        g.counted.push({
+          passed: m.verdict.passed,
+          observable: !!m.verdict.verdict,
+          verdict: m.verdict.verdict,
+        });
       }
     }
   }
-  return [...out.values()].sort((a, b) => a.replay.localeCompare(b.replay) || a.arm.localeCompare(b.arm))
-    .map(({ byRule, ...f }) => ({
-      ...f,
-      rules: [...byRule].map(([id, r]) => ({ id, ...r })).sort((a, b) =>
-        b.passed - a.passed || b.failed - a.failed || a.id.localeCompare(b.id)
-      ),
+  return [...groups.values()].sort((a, b) => a.replay.localeCompare(b.replay) || a.arm.localeCompare(b.arm))
+    .map((g) => ({
+      replay: g.replay,
+      arm: g.arm,
+      summary: summarizeVerdicts(g.counted, 0),
+      withoutVerdict: g.without,
     }));
+}
+
+/** Replay's summary of one replay arm over every row (the Rules page's replay columns). */
+export function replayArmSummary(rows: readonly Row[], arm: string): ReplaySummary {
+  const counted: Counted[] = [];
+  for (const row of rows) {
+    const v = row.replays.find((m) => m.arm === arm)?.verdict;
+    if (v) counted.push({ passed: v.passed, observable: !!v.verdict, verdict: v.verdict });
+  }
+  return summarizeVerdicts(counted, 0);
 }
 
 /** A running ablation's state for one arm. */

@@ -18,13 +18,13 @@ import { CHECKS } from "../rules/catalog/checks.ts";
 import { toolEvents } from "../lib/trajectories/atif.ts";
 import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import { type Prices, pricesFrom, type Recipe, RECIPES } from "../lib/results/cost.ts";
-import { findAggregates, INGEST_CAPS, type IngestCaps, type Sources, Store } from "./store.ts";
+import { findAggregates, GATE, INGEST_CAPS, type IngestCaps, type Sources, Store } from "./store.ts";
 import { type CommandSpec, parse, type Parsed, portNumber, runCli } from "../lib/cli.ts";
 import { SLICE_BYTES } from "./ledgers.ts";
 import { matchChecks, matchRules, RowSearch } from "./search.ts";
 import { htmxSource } from "./static/htmx.ts";
 import { type OpenedHandbook, openHandbook, searchHandbook } from "../lib/guard/handbook.ts";
-import { ablationProgress, Figures, replayFigures, taskMatrix } from "./figures.ts";
+import { ablationProgress, Figures, replayArmSummary, replayFigures, taskMatrix } from "./figures.ts";
 import { readExperiments } from "./experiments.ts";
 import { buildTranscript, checkLinks, ledgerTranscript } from "./transcript.ts";
 import { parseQuery, tablePage } from "./table.ts";
@@ -442,7 +442,7 @@ export function createApp(
         const meta = RULES.find((r) => r.meta.id === id)?.meta;
         f = {
           id,
-          name: meta?.name ?? (id === "STOP-GATE" ? "closure gate" : ""),
+          name: meta?.name ?? (id === GATE ? "closure gate" : ""),
           seat: meta?.seat ?? "all",
           protects: meta?.protects ?? [],
           failed: 0,
@@ -464,16 +464,17 @@ export function createApp(
         else if (row.outcome === "passed") f.passed++;
         else f.other++;
       }
-      for (const m of row.replays) {
-        replayArms.add(m.arm);
-        if (row.outcome !== "passed" && row.outcome !== "failed") continue;
-        for (const id of m.rules) {
-          const r = entry(id).replay[m.arm] ??= { failed: 0, passed: 0 };
-          row.outcome === "passed" ? r.passed++ : r.failed++;
-        }
-      }
+      for (const m of row.replays) if (m.verdict) replayArms.add(m.arm);
       if (row.source === "trial") {
         for (const id of row.failedChecks) failures.set(id, (failures.get(id) ?? 0) + 1);
+      }
+    }
+    for (const arm of replayArms) {
+      // Replay's own counts (its verdicts), the closure gate as STOP-GATE.
+      const summary = replayArmSummary(rows, arm);
+      for (const [id, r] of Object.entries(summary.by_rule)) entry(id).replay[arm] = r;
+      if (summary.closure_gate.fires_failed + summary.closure_gate.fires_passed) {
+        entry(GATE).replay[arm] = summary.closure_gate;
       }
     }
     return c.html(

@@ -19,11 +19,13 @@ import {
 } from "../lib/results/trials.ts";
 import type { DuckLoader } from "../lib/results/columnar.ts";
 import { findSummaries, loadSummary, type SummaryReplay } from "./summary.ts";
+import { findReplayRuns, readVerdicts, type ReplayVerdict, verdictKey } from "./verdicts.ts";
 import { readTrajectory, type Trajectory } from "../lib/trajectories/atif.ts";
 import { type Prices, type Recipe, trialCost } from "../lib/results/cost.ts";
 import type { ToolCount } from "../lib/results/tool_counts.ts";
 import {
   type BlockEvent,
+  GATE,
   type LedgerStats,
   LedgerTail,
   type NumberedRecord,
@@ -88,6 +90,17 @@ export interface ReplayMark {
   denies: number;
   stopBlocks: number;
   closure: string[];
+  /**
+   * Replay's own verdict (its summary.json, dashboard/verdicts.ts): what every replay figure counts; absent
+   * when only the ledgers were found. A not-observable trial has one whose `verdict` is null.
+   */
+  verdict?: ReplayVerdict;
+}
+
+/** A replay arm's verdicts give the mark its block and rules; the ledger keeps its denies and closure. */
+function withVerdict(mark: ReplayMark, v: ReplayVerdict): ReplayMark {
+  const fired = v.verdict ? [...Object.keys(v.verdict.rules), ...(v.verdict.gate ? [GATE] : [])] : [];
+  return { ...mark, blocked: v.verdict?.blocked ?? false, rules: fired.sort(), verdict: v };
 }
 
 /** One trial as the dashboard lists it. */
@@ -292,6 +305,8 @@ export class Store {
   private dirty = true;
   private tailVersions = new Map<string, number>();
   private summaries = new Map<string, SummaryState>();
+  /** Replay runs below --results (their summary.json): the verdicts by trial key, read again when it changes. */
+  private runs = new Map<string, { mtime: number; verdicts: Map<string, ReplayVerdict[]> | null }>();
   private lazyTails = new Map<string, LedgerTail>();
   private scanning: ScanProgress | null = null;
   private lastBuild = -Infinity;
@@ -505,6 +520,20 @@ export class Store {
         if (state.pending) yield state.pending;
       }
     }
+    progress("reading replay verdicts");
+    for (const dir of findReplayRuns([...this.sources.results, ...this.sources.logs])) {
+      let mtime = 0;
+      try {
+        mtime = statSync(join(dir, "summary.json")).mtimeMs;
+      } catch {
+        continue;
+      }
+      if (this.runs.get(dir)?.mtime === mtime) continue;
+      const got = readVerdicts(dir);
+      this.runs.set(dir, { mtime, verdicts: "why" in got ? null : got });
+      this.dirty = true;
+      yield;
+    }
     progress("finding ledgers");
     const jsonl: string[] = [];
     const skip = new Set(this.trials.keys());
@@ -643,6 +672,21 @@ export class Store {
     this.ingestKeys = new Map();
     const usedSessions = new Set<string>();
     const usedReplays = new Set<string>();
+    const verdicts = new Map<string, ReplayVerdict[]>();
+    const byName = new Map<string, string[]>();
+    for (const run of this.runs.values()) {
+      for (const [key, list] of run.verdicts ?? []) {
+        verdicts.set(key, list);
+        const name = key.slice(key.indexOf("/") + 1);
+        byName.set(name, [...(byName.get(name) ?? []), key]);
+      }
+    }
+    /** A trial's verdicts: by packet and name, else by a name only one replayed trial has. */
+    const verdictsOf = (packet: string, name: string) => {
+      const keys = byName.get(name) ?? [];
+      return verdicts.get(verdictKey(packet, name)) ??
+        (keys.length === 1 ? verdicts.get(keys[0]) : undefined);
+    };
     const statsOf = (parts: LedgerPart[]) =>
       parts.flatMap((p) =>
         p.stats
@@ -681,9 +725,13 @@ export class Store {
           usedReplays.add(key);
         }
       }
+      const replayed = verdictsOf(info.packet, info.ref.name) ?? [];
+      for (const v of replayed) if (!replayArms.has(v.arm)) replayArms.set(v.arm, []);
       const marks = [...replayArms].sort(([a], [b]) => a.localeCompare(b)).map(([arm, list]) => {
         const all = statsOf(list);
-        return markOf(arm, merged(all), all.find((x) => x.closure.length)?.closure ?? []);
+        const mark = markOf(arm, merged(all), all.find((x) => x.closure.length)?.closure ?? []);
+        const v = replayed.find((x) => x.arm === arm);
+        return v ? withVerdict(mark, v) : mark;
       });
       const s = info.summary;
       const id = rowId(`trial:${info.ref.dir}`);

@@ -112,7 +112,8 @@ export function filterRows(rows: readonly Row[], q: TrialQuery): Row[] {
   const text = q.q?.toLowerCase();
   return rows.filter((r) =>
     (!q.arm || r.arm === q.arm) && (!q.domain || r.domain === q.domain) &&
-    (!q.outcome || r.outcome === q.outcome) && (!q.rule || r.rules.includes(q.rule)) &&
+    (!q.outcome || r.outcome === q.outcome) &&
+    (!q.rule || r.rules.includes(q.rule) || r.replays.some((m) => m.rules.includes(q.rule!))) &&
     (!q.task || r.task === q.task) && (!q.check || r.failedChecks.includes(q.check)) &&
     (!q.replay ||
       (q.replay === "yes"

@@ -8,7 +8,8 @@ import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import type { CheckInfo } from "../rules/catalog/checks.ts";
 import type { RuleMeta } from "../lib/guard/engine/rule.ts";
 import type { AggregateResult } from "../lib/results/aggregate.ts";
-import type { AggregateFile, Row, ScanProgress } from "./store.ts";
+import type { AggregateFile, ReplayMark, Row, ScanProgress } from "./store.ts";
+import type { FireCounts } from "../lib/trajectories/verdict.ts";
 import type { Hit, RuleMatch } from "./search.ts";
 import type { HandbookHit } from "../lib/guard/handbook.ts";
 import type { BlockEvent, NumberedRecord } from "./ledgers.ts";
@@ -382,6 +383,11 @@ const IntegrityProblems: FC<{ problems: { arm: string; p: string }[] }> = ({ pro
     )
     : null;
 
+/** A protector's replay cell: fires in failed (in time / too late) / in passed. */
+function fireCell(r: FireCounts): string {
+  return `${r.fires_failed} (${r.in_time} / ${r.too_late}) / ${r.fires_passed}`;
+}
+
 /** What replays would have blocked, per replay arm and real arm (a replay is never an arm). */
 export const ReplayTable: FC<{ figures: ReplayFigure[]; orphans: number }> = ({ figures, orphans }) =>
   figures.length || orphans
@@ -390,8 +396,13 @@ export const ReplayTable: FC<{ figures: ReplayFigure[]; orphans: number }> = ({ 
         <h2>Would have blocked (replay)</h2>
         <p class="muted">
           Replay runs the guard over recorded trials and records what it would have decided; the trials are
-          the originals, so these are counts of trials, not an arm's results. A rule that would have blocked a
-          passing trial is a false positive to explain or fix.
+          the originals, so these are counts of trials, not an arm's results, and they are replay's own (its
+          summary.json). A fire counts in time when it came at or before the call that dooms the check it
+          protects, too late after it; the rescue estimate counts failed trials whose every failed
+          deterministic check was blocked in time. A replay shows when a block would have come, not what the
+          agent would have done after it. A rule that would have blocked a passing trial is a false positive
+          to explain or fix; a trial whose agent reached the simulator outside MCP is not observable and
+          counts in no fire.
         </p>
         {figures.length
           ? (
@@ -401,34 +412,53 @@ export const ReplayTable: FC<{ figures: ReplayFigure[]; orphans: number }> = ({ 
                   <th>replayed as</th>
                   <th>on trials of</th>
                   <th>trials (failed / passed)</th>
+                  <th>not observable</th>
                   <th>would have blocked: failed</th>
                   <th>would have blocked: passed</th>
-                  <th>closure gate: failed / passed</th>
-                  <th>rules (failed / passed trials)</th>
+                  <th>closure gate: failed (in time / too late) / passed</th>
+                  <th>rescue in time (upper / strict)</th>
+                  <th>rules: failed (in time / too late) / passed</th>
                 </tr>
               </thead>
               <tbody>
-                {figures.map((f) => (
-                  <tr>
-                    <td>{f.replay}</td>
-                    <td>
-                      <a href={`/trials?arm=${encodeURIComponent(f.arm)}&replay=yes`}>{f.arm}</a>
-                    </td>
-                    <td>{f.trials} ({f.failed} / {f.passed})</td>
-                    <td>{f.blockedFailed}</td>
-                    <td class={f.blockedPassed ? "fp" : ""}>{f.blockedPassed}</td>
-                    <td>{f.gateFailed} / {f.gatePassed}</td>
-                    <td class="rules">
-                      {f.rules.slice(0, 12).map((r) => (
-                        <span class={`rule ${r.passed ? "fp" : ""}`}>
-                          {r.id} {r.failed}/{r.passed}
-                        </span>
-                      ))}
-                    </td>
-                  </tr>
-                ))}
+                {figures.map((f) => {
+                  const s = f.summary;
+                  const rules = Object.entries(s.by_rule).sort(([a, x], [b, y]) =>
+                    y.fires_passed - x.fires_passed || y.fires_failed - x.fires_failed || a.localeCompare(b)
+                  );
+                  return (
+                    <tr>
+                      <td>{f.replay}</td>
+                      <td>
+                        <a href={`/trials?arm=${encodeURIComponent(f.arm)}&replay=yes`}>{f.arm}</a>
+                      </td>
+                      <td>{s.trials} ({s.failed} / {s.passed})</td>
+                      <td class="not-observable">{s.not_observable}</td>
+                      <td>{s.trials_blocked.failed}</td>
+                      <td class={s.trials_blocked.passed ? "fp" : ""}>{s.trials_blocked.passed}</td>
+                      <td>{fireCell(s.closure_gate)}</td>
+                      <td>{s.rescue_estimate.upper} / {s.rescue_estimate.strict}</td>
+                      <td class="rules">
+                        {rules.slice(0, 12).map(([id, r]) => (
+                          <span class={`rule ${r.fires_passed ? "fp" : ""}`}>
+                            {id} {fireCell(r)}
+                          </span>
+                        ))}
+                      </td>
+                    </tr>
+                  );
+                })}
               </tbody>
             </table>
+          )
+          : null}
+        {figures.some((f) => f.withoutVerdict)
+          ? (
+            <p class="muted">
+              {figures.reduce((a, f) => a + f.withoutVerdict, 0)}{" "}
+              replayed trial(s) were found only as ledgers, with no replay summary.json beside them (an
+              interrupted replay?), and are in no figure here; replay them again with --out.
+            </p>
           )
           : null}
         {orphans
@@ -657,13 +687,26 @@ export const MatrixPage: FC<{ matrix: Matrix | null; pending: boolean; notice?: 
 
 // ---------- Trials ----------
 
+/** A replay's blocks on one trial, each with whether it came in time for the checks it protects. */
+function replayRulesText(m: ReplayMark): string {
+  const v = m.verdict?.verdict;
+  if (!v) return m.rules.join(", ") || "stop gate";
+  const parts = Object.entries(v.rules).map(([id, f]) => (f.timing ? `${id}, ${f.timing}` : id));
+  if (v.gate) parts.push(`stop gate${v.gate.timing ? `, ${v.gate.timing}` : ""}`);
+  return parts.join("; ");
+}
+
 function replayCell(r: Row): Child {
   if (!r.replays.length) return "—";
   return (
     <>
       {r.replays.map((m) => (
         <div class={m.blocked ? "would" : "muted"}>
-          {m.arm}: {m.blocked ? m.rules.join(" ") || "blocked" : "no block"}
+          {m.arm}: {m.verdict && !m.verdict.verdict
+            ? "not observable"
+            : m.blocked
+            ? m.rules.join(" ") || "blocked"
+            : "no block"}
         </div>
       ))}
     </>
@@ -1276,8 +1319,10 @@ export const Scorecard: FC<{
             <ul>
               {row.replays.map((m) => (
                 <li class={m.blocked ? "would" : ""}>
-                  {m.arm}: {m.blocked
-                    ? `would have blocked (${m.rules.join(", ") || "stop gate"})`
+                  {m.arm}: {m.verdict && !m.verdict.verdict
+                    ? `not observable (${m.verdict.unobservable}): counted in no replay figure`
+                    : m.blocked
+                    ? `would have blocked (${replayRulesText(m)})`
                     : "would not have blocked"}
                 </li>
               ))}
@@ -1442,8 +1487,8 @@ export interface RuleFires {
   failed: number;
   passed: number;
   other: number;
-  /** Replay arm → would-have fires in failed / passed trials. */
-  replay: Record<string, { failed: number; passed: number }>;
+  /** Replay arm → replay's own fire counts for the rule (in time / too late; replay's summary). */
+  replay: Record<string, FireCounts>;
 }
 
 /** The Rules page: fires per rule in guarded trials and in replays, then the check coverage map. */
@@ -1465,7 +1510,7 @@ export const RulesPage: FC<{
           <th>guarded trials: fired in failed</th>
           <th>… in passed</th>
           <th>… unscored</th>
-          {replayArms.map((a) => <th key={a}>replay {a}: would fire in failed / passed</th>)}
+          {replayArms.map((a) => <th key={a}>replay {a}: fires in failed (in time / too late) / passed</th>)}
           <th>protects</th>
         </tr>
       </thead>
@@ -1481,8 +1526,8 @@ export const RulesPage: FC<{
             <td>{f.passed}</td>
             <td>{f.other}</td>
             {replayArms.map((a) => {
-              const r = f.replay[a] ?? { failed: 0, passed: 0 };
-              return <td key={a} class={r.passed ? "fp" : ""}>{r.failed} / {r.passed}</td>;
+              const r = f.replay[a];
+              return <td key={a} class={r?.fires_passed ? "fp" : ""}>{r ? fireCell(r) : "0 (0 / 0) / 0"}</td>;
             })}
             <td class="checks">{f.protects.join(", ")}</td>
           </tr>

@@ -11,6 +11,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
@@ -252,17 +253,16 @@ arms(
   },
 );
 
-arms("would-have-blocked figures count replayed trials by their real outcome", () => {
+arms("would-have-blocked figures are replay's own summary of the replayed trials", () => {
   const figures = replayFigures(rows());
-  const checklist = figures.find((f) => f.replay === "checklist" && f.arm === "stock")!;
+  const report = JSON.parse(readFileSync(join(replayOut, "summary.json"), "utf8"));
+  for (const arm of ["checklist", "critic"]) {
+    const f = figures.find((x) => x.replay === arm && x.arm === "stock")!;
+    assert.equal(f.summary, report.summary[arm], arm);
+    assert.is(f.withoutVerdict, 0);
+  }
   const stock = rows().filter((r) => r.arm === "stock");
-  assert.is(checklist.trials, stock.length);
-  assert.is(checklist.failed, stock.filter((r) => r.outcome === "failed").length);
-  assert.is(
-    checklist.blockedFailed,
-    stock.filter((r) => r.outcome === "failed" && r.replays.find((m) => m.arm === "checklist")!.blocked)
-      .length,
-  );
+  assert.is(figures.find((x) => x.replay === "checklist")!.summary.trials, stock.length);
 });
 
 arms(
@@ -365,7 +365,12 @@ table("filters by arm, outcome, rule, task, failed check, replay and name", asyn
   assert.not.match((await get("/trials?outcome=failed", hx)).text, ">passed<");
   const rule = rows().find((r) => r.rules.length)!.rules[0];
   const q = (over: Record<string, string>) => parseQuery(over);
-  assert.ok(filterRows(rows(), q({ rule })).every((r) => r.rules.includes(rule)));
+  const fired = (r: Row, id: string) => r.rules.includes(id) || r.replays.some((m) => m.rules.includes(id));
+  assert.ok(filterRows(rows(), q({ rule })).every((r) => fired(r, rule)));
+  // A rule that fired only in replays still finds its trials.
+  const replayOnly = rows().flatMap((r) => r.replays.flatMap((m) => m.rules))
+    .find((id) => !rows().some((r) => r.rules.includes(id)))!;
+  assert.ok(replayOnly && filterRows(rows(), q({ rule: replayOnly })).length > 0, replayOnly);
   const check = rows().find((r) => r.failedChecks.length)!.failedChecks[0];
   assert.ok(filterRows(rows(), q({ check })).length > 0);
   assert.ok(filterRows(rows(), q({ check })).every((r) => r.failedChecks.includes(check)));

@@ -28,8 +28,7 @@ import { pathToFileURL } from "node:url";
 import { parseLedger } from "../lib/guard/ledger/ledger.ts";
 import { lazy, LAZY_PATHS, type LazyName } from "../lib/guard/runtime/lazy.ts";
 import { literalLoader } from "../lib/guard/lazy_node.ts";
-import { isFresh, PREBUILT_BUNDLE, type Stamp } from "../lib/guard/runtime/prebuilt.ts";
-import { bundleHook, guardHash, moduleGraph } from "../bundle.ts";
+import { guardHash, moduleGraph } from "../bundle.ts";
 import { runGuard, type Runtime, runtimes, testBundle } from "./support/guard_process.ts";
 import { post as postPayload, pre } from "./support/payloads.ts";
 
@@ -71,7 +70,7 @@ async function fetchedByHook(
 s(
   "a Deno hook process fetches only the guard's own modules: no npm package, nothing it does not use",
   async () => {
-    const { modules, npmLock, stdout } = await fetchedByHook({ FIABLE_PREBUILT: "0" });
+    const { modules, npmLock, stdout } = await fetchedByHook();
     assert.match(stdout, "permissionDecision");
     // The log format is Deno's own: if it changed, this must fail rather than pass on an empty list.
     assert.ok(modules.includes("guard.ts") && modules.includes("lib/guard/event.ts"), modules.join(" "));
@@ -107,11 +106,6 @@ s(
         literalLoader(name) as Promise<object>,
       ]);
       assert.ok(Object.keys(byUrl).length > 0, `${name} has no exports`);
-      // Command mode may come from the prebuilt bundle: another module with the same exports (see below).
-      if (name === "command") {
-        assert.equal(Object.keys(byUrl).filter((k) => k !== "setLazyLoader"), Object.keys(byLiteral));
-        continue;
-      }
       assert.ok(byUrl === byLiteral, `${name}: ${LAZY_PATHS[name]} is not the module lazy_node.ts imports`);
     }
     const graph = await reachable("guard.ts");
@@ -123,98 +117,40 @@ s(
   },
 );
 
-s("isFresh: every file of the manifest must still have its size and mtime", () => {
-  const stamps: Record<string, Stamp> = {
-    "lib/a.ts": { size: 10, mtimeMs: 5 },
-    "rules/b.ts": { size: 3, mtimeMs: 7 },
-  };
-  const stamp = (path: string) => stamps[path] ?? null;
-  const manifest = { v: 1, files: [["lib/a.ts", 10, 5], ["rules/b.ts", 3, 7]] };
-  assert.ok(isFresh(manifest, stamp));
-  assert.not.ok(isFresh({ v: 1, files: [["lib/a.ts", 11, 5]] }, stamp), "a file changed size");
-  assert.not.ok(isFresh({ v: 1, files: [["lib/a.ts", 10, 6]] }, stamp), "a file was touched");
-  assert.not.ok(isFresh({ v: 1, files: [["lib/gone.ts", 1, 1]] }, stamp), "a file is gone");
-  for (
-    const bad of [null, "x", {}, { v: 2, files: manifest.files }, { v: 1, files: [] }, { v: 1, files: [3] }]
-  ) {
-    assert.not.ok(isFresh(bad, stamp), JSON.stringify(bad));
-  }
-});
-
 s(
-  "deno run guard.ts runs the prebuilt hook bundle while its sources are unchanged, and source otherwise",
-  async () => {
-    await bundleHook();
-    const bundled = await fetchedByHook();
-    assert.match(bundled.stdout, "permissionDecision");
-    assert.ok(bundled.modules.includes(PREBUILT_BUNDLE), bundled.modules.join(" "));
-    assert.not.ok(bundled.modules.includes("lib/guard/event.ts"), "the hook also loaded the sources");
-    // A touched source (a new mtime, same bytes) makes the bundle stale: source runs, with the same decision.
-    const touched = join(ROOT, "rules/case_lock.ts");
-    const before = statSync(touched);
-    try {
-      Deno.utimeSync(touched, before.atime!, new Date(before.mtimeMs + 2000));
-      const stale = await fetchedByHook();
-      assert.ok(stale.modules.includes("lib/guard/event.ts"), stale.modules.join(" "));
-      assert.not.ok(stale.modules.includes(PREBUILT_BUNDLE), "a stale bundle ran");
-      assert.equal(JSON.parse(stale.stdout), JSON.parse(bundled.stdout));
-    } finally {
-      Deno.utimeSync(touched, before.atime!, before.mtime!);
-    }
-    // A bundle that cannot load (here: not JavaScript) is passed over for source, never a failed hook.
-    const bundle = join(ROOT, PREBUILT_BUNDLE);
-    const good = readFileSync(bundle);
-    try {
-      writeFileSync(bundle, "this is not JavaScript (");
-      const broken = await fetchedByHook();
-      assert.ok(broken.modules.includes("lib/guard/event.ts"), broken.modules.join(" "));
-      assert.equal(JSON.parse(broken.stdout), JSON.parse(bundled.stdout));
-    } finally {
-      writeFileSync(bundle, good);
-    }
-  },
-);
-
-s(
-  "a Deno hook process runs no node-compat code, from source or prebuilt (its CPU profile names none)",
+  "a Deno hook process runs no node-compat code (its CPU profile names none)",
   async () => {
     // The module list is not all: a global can load Deno's node-compat layer lazily (Deno 2.9's setTimeout
     // loads node:timers, ≈ 30 ms). A sampling profile misses nothing that costs milliseconds.
-    await bundleHook();
-    for (
-      const [env, ran] of [[{ FIABLE_PREBUILT: "0" }, "/lib/guard/engine/decide.ts"], [
-        {},
-        `/${PREBUILT_BUNDLE}`,
-      ]] as const
-    ) {
-      const dir = mkdtempSync(join(tmpdir(), "fiable-profile-"));
-      const profiled: Runtime = {
-        name: "deno, profiled",
-        argv: (word) => [
-          Deno.execPath(),
-          "run",
-          "-A",
-          "--cpu-prof",
-          `--cpu-prof-dir=${join(dir, "prof")}`,
-          join(ROOT, "guard.ts"),
-          word,
-        ],
-      };
-      const run = await runGuard(profiled, "pre", SUBMIT, {
-        FIABLE_LEDGER_DIR: join(dir, "ledger"),
-        FIABLE_CC_ARM: "critic",
-        ...env,
-      });
-      assert.match(run.stdout, "permissionDecision");
-      const [file] = readdirSync(join(dir, "prof"));
-      const profile = JSON.parse(readFileSync(join(dir, "prof", file), "utf8")) as {
-        nodes: { callFrame: { url: string } }[];
-      };
-      const urls = new Set(profile.nodes.map((n) => n.callFrame.url));
-      assert.ok([...urls].some((u) => u.endsWith(ran)), `the profile does not show ${ran} running`);
-      const nodeCompat = [...urls].filter((u) => u.startsWith("ext:deno_node/") || u.startsWith("node:"));
-      assert.equal(nodeCompat, [], `the hook ran ${nodeCompat.join(", ")}`);
-    }
+    const dir = mkdtempSync(join(tmpdir(), "fiable-profile-"));
+    const profiled: Runtime = {
+      name: "deno, profiled",
+      argv: (word) => [
+        Deno.execPath(),
+        "run",
+        "-A",
+        "--cpu-prof",
+        `--cpu-prof-dir=${join(dir, "prof")}`,
+        join(ROOT, "guard.ts"),
+        word,
+      ],
+    };
+    const run = await runGuard(profiled, "pre", SUBMIT, {
+      FIABLE_LEDGER_DIR: join(dir, "ledger"),
+      FIABLE_CC_ARM: "critic",
+    });
+    assert.match(run.stdout, "permissionDecision");
+    const [file] = readdirSync(join(dir, "prof"));
+    const profile = JSON.parse(readFileSync(join(dir, "prof", file), "utf8")) as {
+      nodes: { callFrame: { url: string } }[];
+    };
+    const urls = new Set(profile.nodes.map((n) => n.callFrame.url));
+    assert.ok(
+      [...urls].some((u) => u.endsWith("/lib/guard/engine/decide.ts")),
+      "the profile does not show decide.ts running",
+    );
+    const nodeCompat = [...urls].filter((u) => u.startsWith("ext:deno_node/") || u.startsWith("node:"));
+    assert.equal(nodeCompat, [], `the hook ran ${nodeCompat.join(", ")}`);
   },
 );
 

@@ -1,6 +1,6 @@
 /**
  * Command mode: one hook event on stdin, one JSON reply on stdout, exit 0 whatever happens (guard.ts loads it
- * for an event word, from the prebuilt bundle when that is fresh: lib/guard/runtime/prebuilt.ts).
+ * for an event word).
  */
 import type { EventWord } from "./engine/hook.ts";
 import { host } from "./runtime/host.ts";

@@ -208,8 +208,19 @@ function count(row: FireCounts, passed: boolean, f: Fire): void {
   else row.too_late++;
 }
 
-/** The trial-level metrics of one arm over replayed trials (the `--json` shape). */
-export function summarize(trials: readonly TrialReplay[], unreadable: number, arm: Arm): ReplaySummary {
+/** One trial as the summary counts it: its verdict for the arm (null when it has none). */
+export interface Counted {
+  passed: boolean;
+  /** False when the agent reached the simulator outside MCP: counted in trials, in no figure. */
+  observable: boolean;
+  verdict: ArmVerdict | null;
+}
+
+/**
+ * The trial-level metrics of verdicts (the `--json` shape): `summarize` over replayed trials, the dashboard
+ * over the verdicts replay wrote beside its ledgers — the same counting.
+ */
+export function summarizeVerdicts(trials: readonly Counted[], unreadable: number): ReplaySummary {
   const s: ReplaySummary = {
     trials: trials.length + unreadable,
     passed: 0,
@@ -225,8 +236,8 @@ export function summarize(trials: readonly TrialReplay[], unreadable: number, ar
   for (const t of trials) {
     if (t.passed) s.passed++;
     else s.failed++;
-    if (t.observable === false) s.not_observable++;
-    const v = armVerdict(t, arm);
+    if (!t.observable) s.not_observable++;
+    const v = t.verdict;
     if (!v) continue;
     for (const [id, f] of Object.entries(v.rules)) count(s.by_rule[id] ??= fireCounts(), v.passed, f);
     if (v.gate) count(s.closure_gate, v.passed, v.gate);
@@ -243,4 +254,16 @@ export function summarize(trials: readonly TrialReplay[], unreadable: number, ar
   }
   s.by_rule = Object.fromEntries(Object.entries(s.by_rule).sort(([a], [b]) => a.localeCompare(b)));
   return s;
+}
+
+/** The trial-level metrics of one arm over replayed trials (the `--json` shape). */
+export function summarize(trials: readonly TrialReplay[], unreadable: number, arm: Arm): ReplaySummary {
+  return summarizeVerdicts(
+    trials.map((t) => ({
+      passed: t.passed,
+      observable: t.observable !== false,
+      verdict: armVerdict(t, arm),
+    })),
+    unreadable,
+  );
 }

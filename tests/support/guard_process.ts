@@ -4,7 +4,7 @@ import { closeSync, mkdtempSync, openSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundleGuard, bundleHook } from "../../bundle.ts";
+import { bundleGuard } from "../../bundle.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..", "..");
 
@@ -22,15 +22,8 @@ export function testBundle(): Promise<string> {
   return bundlePath;
 }
 
-let hookBuilt: Promise<string> | undefined;
-
-/**
- * The two runtimes every hook test runs against. Deno runs guard.ts as a user does after `deno task bundle`:
- * from the prebuilt hook bundle, built once per test run (tests/startup.ts checks the source path too).
- */
+/** The two runtimes every hook test runs against: Deno running guard.ts, and the Node bundle (in a temp dir). */
 export async function runtimes(): Promise<Runtime[]> {
-  hookBuilt ??= bundleHook();
-  await hookBuilt;
   const bundle = await testBundle();
   return [
     { name: "deno", argv: (word) => [Deno.execPath(), "run", "-A", join(ROOT, "guard.ts"), word] },

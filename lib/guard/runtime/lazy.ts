@@ -1,7 +1,7 @@
 /**
- * The modules the hook path loads only when it uses them: command mode itself (so guard.ts can run it from the
- * prebuilt bundle), the commands (and through them the http server), the resident check, the live post, Node's
- * `process`, the profile parser and the handbook index.
+ * The modules the hook path loads only when it uses them: command mode itself (so a guard.ts whose command mode
+ * does not load still answers), the commands (and through them the http server), the resident check, the live
+ * post, Node's `process`, the profile parser and the handbook index.
  *
  * `deno run` fetches, before any code runs, every module reachable through an `import()` whose specifier is
  * a string literal, and resolves their npm packages. A literal here would cost every hook process the http
@@ -9,8 +9,6 @@
  * these are imported by a computed URL, which Deno does not follow. The Node bundles need literals to include
  * them, so their entries install literal loaders with `setLazyLoader` (lib/guard/lazy_node.ts).
  */
-
-import { host } from "./host.ts";
 
 /** The lazily loaded modules, by name. */
 export type LazyName = "command" | "commands" | "live" | "resident" | "nodeProcess" | "profile" | "handbook";
@@ -34,22 +32,7 @@ export const LAZY_PATHS: Record<LazyName, string> = {
 
 const byUrl: LazyLoader = (name) => import(new URL(LAZY_PATHS[name], import.meta.url).href);
 
-/** What lib/guard/runtime/prebuilt.ts exports that this file uses (loaded by URL, so named here). */
-interface Prebuilt {
-  prebuiltCommand(env: Record<string, string | undefined>, sourceLoader: LazyLoader): Promise<unknown>;
-}
-
-/** Under Deno: command mode from the prebuilt bundle when it is fresh (lib/guard/runtime/prebuilt.ts), else source. */
-const underDeno: LazyLoader = async (name) => {
-  if (name === "command") {
-    const { prebuiltCommand } = await import(new URL("./prebuilt.ts", import.meta.url).href) as Prebuilt;
-    const bundled = await prebuiltCommand(host.env, byUrl);
-    if (bundled) return bundled;
-  }
-  return await byUrl(name);
-};
-
-let loader: LazyLoader = underDeno;
+let loader: LazyLoader = byUrl;
 
 /** Installs the loader a bundle needs (one with literal specifiers, which the bundler includes). */
 export function setLazyLoader(next: LazyLoader): void {

@@ -1,0 +1,69 @@
+/**
+ * One computation everywhere: on each real packet in ../shared, the dashboard's replay figures (the Arms
+ * page's would-have-blocked table, the Rules page's replay columns, its HTML) equal `deno task replay`'s own
+ * summary of the same replay, arm by arm, not-observable trials included; and the Trials page's rule filter
+ * finds the trials a replay rule fired in.
+ */
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { replayTrees } from "../lib/trajectories/replay.ts";
+import { replayArmSummary, replayFigures } from "../dashboard/figures.ts";
+import { Store } from "../dashboard/store.ts";
+import { filterRows, parseQuery } from "../dashboard/table.ts";
+import { createApp } from "../dashboard/server.tsx";
+
+const SHARED = join(import.meta.dirname ?? ".", "..", "..", "shared");
+const PACKETS = ["leaderboard", "leaderboard-extra"].flatMap((group) => {
+  const dir = join(SHARED, group);
+  return existsSync(dir)
+    ? readdirSync(dir).filter((name) => !name.includes(".")).sort().map((name) => join(dir, name))
+    : [];
+});
+
+const s = suite("dashboard replay figures = replay's, per packet");
+const root = mkdtempSync(join(tmpdir(), "dash-replay-"));
+s.after(() => rmSync(root, { recursive: true, force: true }));
+
+s("the ten packets are there", () => {
+  assert.is(
+    PACKETS.length,
+    10,
+    `Cannot compare the dashboard with replay: ${SHARED} holds ${PACKETS.length} packets`,
+  );
+});
+
+for (const packet of PACKETS) {
+  const name = packet.split("/").pop()!;
+  s(name, async () => {
+    const out = join(root, name);
+    const report = await replayTrees([packet], { arms: ["checklist", "critic"], out, workers: 1 });
+    const store = new Store({ logs: [packet], results: [out], duckdb: false });
+    store.refresh({ scanMs: 0 });
+    const rows = store.rows();
+    const figures = replayFigures(rows);
+    for (const arm of report.arms) {
+      const mine = figures.filter((f) => f.replay === arm);
+      assert.is(mine.length, 1, `${arm}: one real arm for the packet's trials`);
+      const cli = { ...report.summary[arm]!, trials: report.summary[arm]!.trials - report.unreadable.length };
+      assert.equal(mine[0].summary, { ...cli, unreadable: 0 }, `${name} ${arm}: Arms page = replay`);
+      assert.is(mine[0].withoutVerdict, 0);
+      assert.equal(replayArmSummary(rows, arm), mine[0].summary, `${name} ${arm}: Rules page = replay`);
+      for (const id of Object.keys(report.summary[arm]!.by_rule)) {
+        const found = filterRows(rows, parseQuery({ rule: id }));
+        assert.ok(
+          found.length >= report.summary[arm]!.by_rule[id].fires_failed,
+          `${name}: rule filter ${id}`,
+        );
+      }
+    }
+    const { app } = createApp(store, { figureWaitMs: 0 });
+    const html = await (await app.request("/")).text();
+    const notObservable = report.summary.checklist!.not_observable;
+    assert.match(html, `<td class="not-observable">${notObservable}</td>`);
+  });
+}
+
+s.run();
