@@ -457,10 +457,11 @@ s("replayArm: a judge's objection is counted under votes, enforced or not", () =
 });
 
 s("the four real packets replay with no unreadable trial", async () => {
-  if (!existsSync(SHARED)) {
-    console.log(`  (skipped: ${SHARED} is absent)`);
-    return;
-  }
+  assert.ok(
+    existsSync(SHARED),
+    `Cannot replay the real packets: ${SHARED} is absent. Check out the shared folder beside this ` +
+      "checkout (../shared/leaderboard, read in place).",
+  );
   // The stock arm reads every trajectory and scorecard but asks the engine nothing (the bench runs the rest).
   const report = await replayTrees([SHARED], { arms: ["stock"], out: null });
   const summary = report.summary.stock!;
