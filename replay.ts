@@ -1,8 +1,9 @@
 /**
  * Replay recorded χ-Bench trials through the guard: `deno task replay <path>... [--arm A[,B]] [--rules ID,…]
  * [--out DIR] [--json] [--by-packet] [--workers N]`. Writes one ledger per trial and arm plus summary.json
- * (with per-packet summaries), prints a table per arm and, when the trials span several packets (or with
- * --by-packet), one column per packet; with --json, the summary of the first arm. When the critic arm is
+ * (with per-packet summaries) and the Parquet summary (verdicts.parquet among it), prints a table per arm
+ * (fires in failed trials split in time / too late, the time-aware rescue estimate) and, when the trials span
+ * several packets (or with --by-packet), one column per packet; with --json, the summary of the first arm. When the critic arm is
  * replayed, the critic judges' figures follow, overall and per packet. Exits 1 only when nothing could be
  * read.
  */

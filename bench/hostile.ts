@@ -126,7 +126,7 @@ function writeCases(dir: string): { name: string; word: string; stdin: string; l
     {
       name: "post, ledger path a dir",
       word: "post",
-      stdin: file("unwritable", post("unwritable", "chart_search_patients", {}, { patients: [] })),
+      stdin: file("unwritable-post", post("unwritable", "chart_search_patients", {}, { patients: [] })),
       ledger: unwritable,
     },
   ];

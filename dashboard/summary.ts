@@ -20,11 +20,11 @@ export interface SummaryReplay {
   stats: LedgerStats;
 }
 
-/** Folders holding a decisions.parquet, the roots themselves and up to three levels below them. */
-export function findSummaries(roots: readonly string[]): string[] {
+/** Folders holding `file`: the roots themselves and up to three levels below them (not below a find). */
+export function foldersWith(roots: readonly string[], file: string): string[] {
   const found: string[] = [];
   const walk = (dir: string, depth: number) => {
-    if (existsSync(join(dir, DECISIONS_FILE))) {
+    if (existsSync(join(dir, file))) {
       found.push(dir);
       return;
     }
@@ -47,6 +47,11 @@ export function findSummaries(roots: readonly string[]): string[] {
   };
   for (const root of roots) walk(root, 0);
   return found;
+}
+
+/** Folders holding a decisions.parquet, the roots themselves and up to three levels below them. */
+export function findSummaries(roots: readonly string[]): string[] {
+  return foldersWith(roots, DECISIONS_FILE);
 }
 
 const ENFORCED = "('deny', 'block', 'release')";

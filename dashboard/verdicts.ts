@@ -5,11 +5,12 @@
  * would-have-blocked figures are `deno task replay`'s to the digit, time-aware, with not-observable trials
  * counted as replay counts them: in the trials, in no fire.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ArmVerdict, armVerdict, type TrialReplay } from "../lib/trajectories/verdict.ts";
 import type { Arm } from "../lib/guard/engine/record.ts";
 import { packetName } from "../lib/results/trials.ts";
+import { foldersWith } from "./summary.ts";
 
 /** The file a replay writes its per-trial results into. */
 export const SUMMARY_FILE = "summary.json";
@@ -30,30 +31,7 @@ export function verdictKey(packet: string, trial: string): string {
 
 /** Folders holding a replay's summary.json: the roots themselves and up to three levels below them. */
 export function findReplayRuns(roots: readonly string[]): string[] {
-  const found: string[] = [];
-  const walk = (dir: string, depth: number) => {
-    if (existsSync(join(dir, SUMMARY_FILE))) {
-      found.push(dir);
-      return;
-    }
-    if (depth >= 3) return;
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      if (name.includes(".") || name === "node_modules") continue;
-      try {
-        if (statSync(join(dir, name)).isDirectory()) walk(join(dir, name), depth + 1);
-      } catch {
-        // vanished
-      }
-    }
-  };
-  for (const root of roots) walk(root, 0);
-  return found;
+  return foldersWith(roots, SUMMARY_FILE);
 }
 
 /** Every verdict in a replay's summary.json, by trial key; or why the file is not a replay's summary. */

@@ -1,7 +1,9 @@
 /**
  * The hook path's file I/O under both hosts (lib/guard/runtime/): in the ledger dir nothing is written or read
  * through a symbolic link, files are created exclusively under unpredictable temp names, and an append never
- * joins a half line (issue 32).
+ * joins a half line (issue 32). The Node host runs here under Deno's node:fs, which honours O_NOFOLLOW only
+ * without permission flags (under `--deny-run` it follows the link), so this suite is not in the quick tier;
+ * tests/hostile_ledger.ts holds the real Node bundle to the same refusals.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";

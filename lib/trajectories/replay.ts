@@ -1,7 +1,8 @@
 /**
  * Replay: recorded χ-Bench trials → the hook events the live guard would have seen → the same engine
  * (`decide`), per arm. Shadow semantics: a would-be block is recorded and the trial continues as recorded.
- * Then trial-level metrics (failure-analysis §3, §8): ff / ffc / fp per rule, closure gate, rescue bound.
+ * Each failed check's doom (the first executed call that fixes it, lib/guard/engine/doom.ts) is kept with
+ * the trial, so verdict.ts can tell a block in time from one too late; the trial-level metrics are there.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve, sep } from "node:path";

@@ -215,6 +215,19 @@ export function fixtureTrials(): FixtureTrial[] {
     args: { case_id: CASE },
     result: `{"status":"submitted"}`,
   };
+  /** An MD approval finalized, and no letter generated. */
+  const approvedNoLetter = claudeV12(PROMPTS.payer, [
+    {
+      name: "review_submit_md_case_decision",
+      args: { case_id: CASE, decision: "approve", determination_rationale: "criteria met" },
+      result: `{"case_id":"${CASE}","decision":"approve"}`,
+    },
+    {
+      name: "determination_finalize",
+      args: { case_id: CASE, decision: "approved" },
+      result: `{"case_id":"${CASE}","status":"approved"}`,
+    },
+  ]);
   return [
     {
       // Failed: submitted with no determination. PP-01 fires; its protected check failed → rescued (strict).
@@ -247,18 +260,7 @@ export function fixtureTrials(): FixtureTrial[] {
       domain: "pa_um",
       name: "pa_t003_mdreview_payer__ccccccc",
       file: "trajectory.jsonl",
-      trajectory: claudeV12(PROMPTS.payer, [
-        {
-          name: "review_submit_md_case_decision",
-          args: { case_id: CASE, decision: "approve", determination_rationale: "criteria met" },
-          result: `{"case_id":"${CASE}","decision":"approve"}`,
-        },
-        {
-          name: "determination_finalize",
-          args: { case_id: CASE, decision: "approved" },
-          result: `{"case_id":"${CASE}","status":"approved"}`,
-        },
-      ]),
+      trajectory: approvedNoLetter,
       reward: 0,
       checks: {
         "outcome.letter_types": false,
@@ -272,18 +274,7 @@ export function fixtureTrials(): FixtureTrial[] {
       domain: "pa_um",
       name: "pa_t010_mdreview_payer__jjjjjjj",
       file: "trajectory.jsonl",
-      trajectory: claudeV12(PROMPTS.payer, [
-        {
-          name: "review_submit_md_case_decision",
-          args: { case_id: CASE, decision: "approve", determination_rationale: "criteria met" },
-          result: `{"case_id":"${CASE}","decision":"approve"}`,
-        },
-        {
-          name: "determination_finalize",
-          args: { case_id: CASE, decision: "approved" },
-          result: `{"case_id":"${CASE}","status":"approved"}`,
-        },
-      ]),
+      trajectory: approvedNoLetter,
       reward: 0,
       checks: { "outcome.target_status": false, "outcome.letter_types": false, "md.decision_exists": true },
     },

@@ -223,11 +223,14 @@ function resume(dir: string, session: string, whole: boolean): LoadedEvidence | 
   };
 }
 
-/** A checkpoint's own file names for a session: state files, contents files, temp files a writer left. */
+/**
+ * A checkpoint's own file names for a session: state files (base-36 ids from versions before 6), contents
+ * files, temp files a writer left. Ids hold no dot, so another session's files never match.
+ */
 function checkpointFiles(session: string): RegExp {
   const b = base(session).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   return new RegExp(
-    `^${b}\\.(?:fold-[0-9a-f]+\\.bin|calls-[0-9a-f]+\\.bin|fold(?:\\.json|-[0-9a-f]+\\.bin)\\.[0-9a-f]{16}\\.tmp)$`,
+    `^${b}\\.(?:fold-[0-9a-z]+\\.bin|calls-[0-9a-f]+\\.bin|fold(?:\\.json|-[0-9a-f]+\\.bin)\\.[0-9a-f]{16}\\.tmp)$`,
   );
 }
 
