@@ -28,30 +28,16 @@ import { ablationProgress, Figures, replayArmSummary, replayFigures, taskMatrix 
 import { readExperiments } from "./experiments.ts";
 import { buildTranscript, checkLinks, ledgerTranscript } from "./transcript.ts";
 import { parseQuery, tablePage } from "./table.ts";
-import {
-  AggregatePage,
-  ArmsFigures,
-  ArmsPage,
-  CSS,
-  HandbookPage,
-  HandbookResults,
-  LedgerPage,
-  LiveNow,
-  LivePage,
-  MatrixPage,
-  MessagePage,
-  type RuleFires,
-  RulesPage,
-  ScanStatus,
-  Scorecard,
-  SearchPage,
-  SearchResults,
-  SYNTHETIC_NOTICE,
-  Timeline,
-  TrialPage,
-  TrialsPage,
-  TrialsView,
-} from "./views.tsx";
+import { AggregatePage, ArmsFigures, ArmsPage } from "./views/arms.tsx";
+import { CSS, MessagePage, ScanStatus, SearchResults, SYNTHETIC_NOTICE } from "./views/layout.tsx";
+import { HandbookPage, HandbookResults } from "./views/handbook.tsx";
+import { LedgerPage } from "./views/ledger.tsx";
+import { LiveNow, LivePage } from "./views/live.tsx";
+import { MatrixPage } from "./views/matrix.tsx";
+import { type RuleFires, RulesPage } from "./views/rules.tsx";
+import { Scorecard, Timeline, TrialPage } from "./views/trial.tsx";
+import { SearchPage } from "./views/search.tsx";
+import { TrialsPage, TrialsView } from "./views/trials.tsx";
 
 /** Dashboard options beyond the sources. */
 export interface AppOptions {

@@ -1,0 +1,172 @@
+/**
+ * The page frame every page renders in (navigation, the search box and its results fragment, the
+ * synthetic-data notice, the scan status), the message page, and the stylesheet. Every page in views/ renders
+ * through JSX, which escapes every value from a trajectory or ledger; none uses raw HTML.
+ */
+import type { Child, FC, PropsWithChildren } from "hono/jsx";
+import type { ScanProgress } from "../store.ts";
+import type { Hit, RuleMatch } from "../search.ts";
+import { Outcome } from "./format.tsx";
+
+const NAV = [
+  ["/", "Arms"],
+  ["/matrix", "Matrix"],
+  ["/trials", "Trials"],
+  ["/rules", "Rules"],
+  ["/live", "Live"],
+  ["/handbook", "Handbook"],
+] as const;
+
+/** The caveat every page carries when the trials are the demo's synthetic samples. */
+export const SYNTHETIC_NOTICE =
+  "These are the demo's synthetic sample trials: scripted agents, some of whose " +
+  "runs were generated through the guard itself, so the pass rates and differences here only illustrate the " +
+  "dashboard. They say nothing about how the guard does on χ-Bench.";
+
+/** The full page around a body: nav, search box, htmx from /static, and any notice. */
+export const Layout: FC<PropsWithChildren<{ title: string; active?: string; notice?: Child }>> = (
+  { title, active, notice, children },
+) => (
+  <html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta
+        name="htmx-config"
+        content='{"allowEval":false,"includeIndicatorStyles":false,"allowScriptTags":false}'
+      />
+      <title>{title} · fiable dashboard</title>
+      <link rel="stylesheet" href="/static/app.css" />
+      <script src="/static/htmx.min.js"></script>
+    </head>
+    <body>
+      <header>
+        <strong class="brand">fiable</strong>
+        <nav>
+          {NAV.map(([href, label]) => (
+            <a key={href} href={href} class={active === label ? "active" : ""}>{label}</a>
+          ))}
+        </nav>
+        <form action="/search" method="get" class="search" role="search">
+          <input
+            type="search"
+            name="q"
+            placeholder="Search trials, tasks, rules, checks…"
+            aria-label="Search"
+            hx-get="/search"
+            hx-trigger="input changed delay:300ms, search"
+            hx-target="#search-results"
+            hx-swap="outerHTML"
+            autocomplete="off"
+          />
+          <SearchResults hits={[]} query="" rules={[]} checks={[]} />
+        </form>
+      </header>
+      {notice ? <p id="notice" class="notice" role="note">{notice}</p> : null}
+      <main>{children}</main>
+    </body>
+  </html>
+);
+
+/**
+ * While the dashboard is still reading its sources: how far it got, polled every second; once done, a link to
+ * reload the page with everything read.
+ */
+export const ScanStatus: FC<{ progress: ScanProgress | null; rows: number }> = ({ progress, rows }) =>
+  progress
+    ? (
+      <span id="scan-progress" role="status" hx-get="/scan" hx-trigger="every 1s" hx-swap="outerHTML">
+        Still reading the sources ({progress.phase}: {progress.trials.toLocaleString("en")} trial folders
+        {progress.ledgers ? `, ${progress.ledgers.toLocaleString("en")} ledgers` : ""}, {Math.round(
+          (Date.now() - progress.started) / 1000,
+        )} s so far): this page shows the {rows.toLocaleString("en")} trials read so far.
+      </span>
+    )
+    : (
+      <span id="scan-progress" role="status" data-done="true">
+        All sources read: {rows.toLocaleString("en")} trials. <a href="">Reload this page</a> to see them all.
+      </span>
+    );
+
+/** A plain message page (404, 401…). */
+export const MessagePage: FC<{ title: string; message: string }> = ({ title, message }) => (
+  <Layout title={title}>
+    <h1>{title}</h1>
+    <p>{message}</p>
+  </Layout>
+);
+
+/** The stylesheet, served as /static/app.css. */
+export const CSS = `
+body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
+header{display:flex;gap:1rem;align-items:center;padding:.5rem 1rem;background:#1f2937;color:#fff;position:relative}
+header a{color:#cbd5e1;margin-right:.8rem;text-decoration:none}header a.active{color:#fff;font-weight:600}
+.brand{font-size:1.1rem}.search{margin-left:auto;position:relative}.search input{width:22rem;padding:.3rem}
+.results{display:none;position:absolute;right:0;background:#fff;color:#222;list-style:none;margin:0;padding:.3rem;width:34rem;box-shadow:0 2px 8px #0004;z-index:5}
+.results.open{display:block}.results a{color:#1d4ed8}.hits .results{display:block;position:static;box-shadow:none;width:auto}
+.notice{background:#fef3c7;border:1px solid #f59e0b;padding:.4rem .8rem;margin:.5rem 1.5rem}
+main{padding:1rem 1.5rem}table{border-collapse:collapse;background:#fff;width:100%}
+th,td{border-bottom:1px solid #e5e7eb;padding:.25rem .5rem;text-align:left;vertical-align:top}
+th a.sort{color:inherit;text-decoration:none}td.num{text-align:right;white-space:nowrap}
+.muted{color:#6b7280}.error{color:#b91c1c}.badge{display:inline-block;padding:0 .4rem;border-radius:.6rem;font-size:12px;background:#e5e7eb;margin-left:.2rem}
+.badge.warn{background:#fde68a}tr.marked td:first-child{border-left:3px solid #f59e0b}
+.passed,.d-allow{background:#d1fae5}.failed,.d-deny,.d-block,.d-error{background:#fee2e2}.running{background:#dbeafe}
+.d-shadow{background:#fef3c7}.d-release{background:#ede9fe}.d-context{background:#e0f2fe}.d-gap{background:#fde68a}.d-restart{background:#e0e7ff}
+.basis{max-width:70rem}.guard.quiet{background:none;color:#6b7280;font-size:12px}
+.charts{display:flex;gap:2rem;flex-wrap:wrap;margin-top:1rem}.chart text{fill:#222}
+.trial{display:grid;grid-template-columns:minmax(0,3fr) minmax(18rem,1fr);gap:1.5rem}
+#timeline,#ledger{list-style:none;padding:0}.ev{background:#fff;border-left:4px solid #d1d5db;margin:.35rem 0;padding:.35rem .6rem}
+.ev.prompt{border-color:#0284c7}.ev.prompt .title{font-weight:600}.ev.user.feedback{border-color:#7c3aed}
+.ev.system{border-color:#e5e7eb;color:#6b7280}.ev.rec{border-color:#0ea5e9}.ev.would{border-color:#d97706;background:#fffbeb}
+.ev .text{white-space:pre-wrap;margin:.2rem 0}.call{border:1px solid #e5e7eb;border-radius:.3rem;padding:.25rem .4rem;margin:.3rem 0}
+.call.call-deny{border:2px solid #dc2626}.call.call-release{border:2px solid #7c3aed}.call.call-shadow,.call.would-deny{border:2px dashed #d97706}
+.guard.gd-deny{background:#fee2e2}.guard.gd-release{background:#ede9fe}.guard.gd-shadow{background:#fef3c7}.guard.gd-error{background:#fee2e2}
+#scorecard code{word-break:break-all}.failed-checks{padding-left:1rem}.failed-checks li{margin:.4rem 0}.steps a{margin-right:.4rem}
+.arg{margin-left:.5rem;font-size:12px;background:#f3f4f6;padding:0 .3rem;border-radius:.2rem}.arg .k{color:#6b7280}
+.guard{margin:.2rem 0;padding:.2rem .4rem;border-radius:.2rem}.guard.would{background:#fffbeb;border:1px dashed #d97706}
+.metrics{color:#6b7280;font-size:12px}.step{font-weight:600;font-size:12px}
+.time{color:#6b7280;font-family:monospace}.pager{margin:.4rem 0}
+.hit{margin:.2rem 0}.hit .msg{white-space:pre-wrap}.checks{color:#4b5563;font-size:12px}
+pre{white-space:pre-wrap;word-break:break-word;background:#f3f4f6;padding:.4rem;max-height:24rem;overflow:auto;margin:.2rem 0}
+pre.preview{max-height:6rem;font-size:12px}
+.rule{display:inline-block;margin:.1rem .3rem .1rem 0;padding:0 .3rem;border:1px solid #d1d5db;border-radius:.3rem}
+.rule.fired{background:#fee2e2}.rule.would{border-style:dashed;border-color:#d97706}.fp,.rule.fp{background:#fee2e2;font-weight:600}
+tr.gap td:first-child{border-left:3px solid #f59e0b}tr.covered td:first-child{border-left:3px solid #10b981}
+form#filters{margin:.5rem 0}form#filters label{margin-right:1rem}.would{color:#92400e}
+#matrix td.cell{text-align:center}#matrix .all{background:#d1fae5}#matrix .none{background:#fee2e2}#matrix .some{background:#fef9c3}
+#matrix .gained{outline:3px solid #059669;outline-offset:-3px;font-weight:700}#matrix .lost{outline:3px solid #dc2626;outline-offset:-3px;font-weight:700}
+.legend .cell{padding:0 .3rem}.cell.gained{outline:2px solid #059669}.cell.lost{outline:2px solid #dc2626}
+#matrix tr.group th{background:#f3f4f6}#matrix td.task{font-family:monospace;font-size:12px}
+.bar{display:inline-block;width:8rem;height:.6rem;background:#e5e7eb;margin-left:.5rem;vertical-align:middle}.bar span{display:block;height:100%;background:#4c78a8}
+#trials td{font-size:13px}#trials td:first-child{max-width:19rem;word-break:break-all}#trials td.task{max-width:13rem;word-break:break-all;font-size:12px;color:#4b5563}
+#trials td:nth-child(9),#trials td:nth-child(10){max-width:12rem;font-size:12px}
+.guard-ok{margin-left:.6rem;font-size:12px;color:#047857}
+dl.facts{display:grid;grid-template-columns:auto 1fr;gap:.1rem .6rem}dl.facts dt{color:#6b7280}
+.overlays a.active,.overlays a.active{font-weight:700}
+`;
+
+/** Search hits: `<ul id="search-results">`, with rules and checks the query names first. */
+export const SearchResults: FC<
+  { hits: Hit[]; query: string; rules: RuleMatch[]; checks: string[]; id?: string }
+> = ({ hits, query, rules, checks, id }) => (
+  <ul id={id ?? "search-results"} class={query ? "results open" : "results"}>
+    {rules.map((r) => (
+      <li class="rule-hit">
+        rule <a href={`/trials?rule=${encodeURIComponent(r.id)}`}>{r.id}</a>{" "}
+        <span class="muted">{r.name}</span>
+      </li>
+    ))}
+    {checks.map((c) => (
+      <li class="check-hit">
+        check <a href={`/trials?check=${encodeURIComponent(c)}`}>{c}</a>
+      </li>
+    ))}
+    {query && !hits.length ? <li class="muted">No trial matches “{query}”.</li> : null}
+    {hits.map(({ row }) => (
+      <li class="trial-hit">
+        <a href={`/trials/${row.id}`}>{row.name}</a> <span class="muted">{row.arm} · {row.task}</span>{" "}
+        <Outcome value={row.outcome} />
+      </li>
+    ))}
+  </ul>
+);

@@ -1,0 +1,556 @@
+/** The Trial page: its scorecard, and the timeline with each call's guard record (`#timeline`, paged). */
+import type { Child, FC } from "hono/jsx";
+import type { LedgerRecord } from "../../lib/guard/engine/record.ts";
+import type { CheckInfo } from "../../rules/catalog/checks.ts";
+import type { RuleMeta } from "../../lib/guard/engine/rule.ts";
+import type { ReplayMark, Row } from "../store.ts";
+import type { CallItem, CheckLink, Item } from "../transcript.ts";
+import { cls, Decision, firstLines, json, kilo, Outcome, time, usd } from "./format.tsx";
+import { Layout } from "./layout.tsx";
+
+/** A replay's blocks on one trial, each with whether it came in time for the checks it protects. */
+function replayRulesText(m: ReplayMark): string {
+  const v = m.verdict?.verdict;
+  if (!v) return m.rules.join(", ") || "stop gate";
+  const parts = Object.entries(v.rules).map(([id, f]) => (f.timing ? `${id}, ${f.timing}` : id));
+  if (v.gate) parts.push(`stop gate${v.gate.timing ? `, ${v.gate.timing}` : ""}`);
+  return parts.join("; ");
+}
+
+/** What the Trial page knows about rules and checks. */
+export interface RuleBook {
+  rules: readonly RuleMeta[];
+  checks: readonly CheckInfo[];
+}
+
+const Hits: FC<{ record: LedgerRecord }> = ({ record }) => (
+  <>
+    {(Array.isArray(record.rules) ? record.rules : []).map((h) => (
+      <div class="hit">
+        <strong>{String(h?.id ?? "")}</strong>
+        {Array.isArray(h?.checks) && h.checks.length
+          ? <span class="checks">{` → ${h.checks.join(", ")}`}</span>
+          : null}
+        <div class="msg">{String(h?.message ?? "")}</div>
+      </div>
+    ))}
+  </>
+);
+
+const Votes: FC<{ record: LedgerRecord }> = ({ record }) =>
+  Array.isArray(record.votes) && record.votes.length
+    ? (
+      <table class="votes">
+        <tbody>
+          {record.votes.map((v) => (
+            <tr>
+              <td>{String(v?.judge ?? "")}{v?.mode ? ` (${v.mode})` : ""}</td>
+              <td>{v?.object ? "objects" : "accepts"}</td>
+              <td>{String(v?.reason ?? "")}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    )
+    : null;
+
+const DECISION_TEXT: Record<string, string> = {
+  deny: "guard denied the call",
+  release: "guard released the call (block budget spent)",
+  shadow: "guard would have denied (shadow, not enforced)",
+  allow: "guard allowed",
+  error: "guard failed open (allowed)",
+};
+
+function quietAllow(r: LedgerRecord): boolean {
+  return String(r.decision) === "allow" && !r.rules?.length && !r.note;
+}
+
+/** The guard's decision on one call, as the ledger recorded it (and as the model read a deny). */
+const GuardBox: FC<{ record: LedgerRecord; would?: string }> = ({ record, would }) => {
+  const d = String(record.decision);
+  const quiet = quietAllow(record);
+  return (
+    <div class={`guard gd-${cls(d)} ${would ? "would" : ""} ${quiet ? "quiet" : ""}`}>
+      <span class="who">{would ? `replay (${would}) would have:` : "guard:"}</span> <Decision value={d} />
+      {" "}
+      <span class="muted">{DECISION_TEXT[d] ?? ""}</span>
+      {record.latency_ms !== undefined ? <span class="muted">{` · ${record.latency_ms} ms`}</span> : null}
+      {record.first_block ? <span class="badge first">first block</span> : null}
+      {record.case ? <span class="muted">{` · case ${record.case}`}</span> : null}
+      {quiet ? null : (
+        <>
+          <Hits record={record} />
+          <Votes record={record} />
+          {d === "deny" && record.reason
+            ? (
+              <details class="reason">
+                <summary>the block reason as the model read it</summary>
+                <pre>{json(record.reason)}</pre>
+              </details>
+            )
+            : null}
+          {record.note ? <div class="note">{String(record.note)}</div> : null}
+          {record.error ? <pre class="error">{json(record.error, 2000)}</pre> : null}
+        </>
+      )}
+    </div>
+  );
+};
+
+const Metrics: FC<{ m: NonNullable<Extract<Item, { kind: "agent" }>["metrics"]> }> = ({ m }) => (
+  <span class="metrics">
+    {m.prompt !== null ? `in ${kilo(m.prompt)}` : ""}
+    {m.cached !== null ? ` · cached ${kilo(m.cached)}` : ""}
+    {m.completion !== null ? ` · out ${kilo(m.completion)}` : ""}
+    {m.cost !== null ? ` · $${m.cost.toFixed(4)}` : ""}
+  </span>
+);
+
+const CallView: FC<{ call: CallItem; overlay: string | null }> = ({ call, overlay }) => {
+  const d = call.guard ? cls(call.guard.decision) : "";
+  const w = call.would ? cls(call.would.decision) : "";
+  return (
+    <div class={`call ${d ? `call-${d}` : ""} ${w === "deny" ? "would-deny" : ""}`} data-call={call.id}>
+      <div class="head">
+        <code class="tool">{call.tool ?? call.raw}</code>
+        {call.keyArgs.map(([k, v]) => (
+          <span class="arg">
+            <span class="k">{k}</span>=<span class="v">{v}</span>
+          </span>
+        ))}
+        {call.isError ? <span class="badge d-error">error</span> : null}
+        {!call.answered ? <span class="badge">no result</span> : null}
+        {call.sidechain ? <span class="muted">(subagent)</span> : null}
+        {call.guard && quietAllow(call.guard)
+          ? (
+            <span class="guard-ok">
+              guard allowed{call.guard.latency_ms !== undefined ? ` · ${call.guard.latency_ms} ms` : ""}
+            </span>
+          )
+          : null}
+      </div>
+      {call.guard && !quietAllow(call.guard) ? <GuardBox record={call.guard} /> : null}
+      {call.would && (w !== "allow" || call.would.rules?.length)
+        ? <GuardBox record={call.would} would={overlay ?? "replay"} />
+        : null}
+      {call.result
+        ? (
+          <div class="result">
+            <pre class="preview">{firstLines(call.result)}</pre>
+            {call.result.length > firstLines(call.result).length
+              ? (
+                <details>
+                  <summary>whole result ({call.result.length} characters)</summary>
+                  <pre>{json(call.result, 20_000)}</pre>
+                </details>
+              )
+              : null}
+          </div>
+        )
+        : null}
+      {Object.keys(call.input).length
+        ? (
+          <details class="args">
+            <summary>arguments</summary>
+            <pre>{json(call.input)}</pre>
+          </details>
+        )
+        : null}
+      {call.script
+        ? (
+          <details class="script">
+            <summary>codex script</summary>
+            <pre>{json(call.script, 20_000)}</pre>
+          </details>
+        )
+        : null}
+    </div>
+  );
+};
+
+export const GuardRecord: FC<{ record: LedgerRecord; would: boolean; overlay: string | null }> = (
+  { record: r, would, overlay },
+) => {
+  const event = String(r.event);
+  const who = would ? `replay (${overlay ?? "replay"}) would have: ` : "";
+  if (event === "prompt" || event === "session-start") {
+    return (
+      <div class="record">
+        <div class="head">
+          {who}
+          {event === "prompt" ? "prompt" : "session start"}
+          {r.seat ? ` · seat ${r.seat}` : ""}
+          {r.phase ? ` · phase ${r.phase}` : ""}
+          {r.note ? ` (${r.note})` : ""}
+        </div>
+        {r.decision === "context" && r.reason
+          ? (
+            <details class="plan" open={event === "prompt"}>
+              <summary>plan given to the agent</summary>
+              <pre>{json(r.reason)}</pre>
+            </details>
+          )
+          : null}
+        {r.prompt && event === "prompt"
+          ? (
+            <details>
+              <summary>task prompt as the guard saw it</summary>
+              <pre>{json(r.prompt)}</pre>
+            </details>
+          )
+          : null}
+      </div>
+    );
+  }
+  if (event === "stop") {
+    return (
+      <div class={`record stop d-${cls(r.decision)} ${would ? "would" : ""}`}>
+        <div class="head">
+          {who}stop gate <Decision value={r.decision} />
+          {r.decision === "block" ? <span class="muted">the agent was sent back to work</span> : null}
+          {r.decision === "release" ? <span class="muted">released with obligations open</span> : null}
+        </div>
+        {Array.isArray(r.obligations) && r.obligations.length
+          ? <ul class="obligations">{r.obligations.map((o, i) => <li key={i}>{String(o)}</li>)}</ul>
+          : null}
+        {r.reason ? <pre class="reason">{json(r.reason, 4000)}</pre> : null}
+        {r.note ? <div class="note">{String(r.note)}</div> : null}
+      </div>
+    );
+  }
+  if (event === "guard") {
+    const gap =
+      (r as unknown as { gap?: { since?: string; until?: string; missed?: number; tools?: string[] } })
+        .gap;
+    return (
+      <div class={`record lifecycle d-${cls(r.decision)}`}>
+        <div class="head">
+          guard <Decision value={r.decision} />{" "}
+          {String(r.decision) === "restart" ? "the guard came (back) up for this ledger" : ""}
+          {String(r.decision) === "gap" ? "hook events were missed while no guard answered" : ""}
+        </div>
+        {gap
+          ? (
+            <div class="gap">
+              {String(gap.since ?? "?")} – {String(gap.until ?? "?")}
+              {typeof gap.missed === "number" ? ` · ${gap.missed} missed` : ""}
+              {Array.isArray(gap.tools) && gap.tools.length ? ` · ${gap.tools.join(", ")}` : ""}
+            </div>
+          )
+          : null}
+        {r.note ? <div class="note">{String(r.note)}</div> : null}
+      </div>
+    );
+  }
+  if (event === "pre" || event === "post" || event === "post-fail") {
+    return (
+      <div class={`record d-${cls(r.decision)}`}>
+        <div class="head">
+          {who}
+          {event} <code class="tool">{String(r.tool ?? "")}</code> <Decision value={r.decision} />
+        </div>
+        <GuardBox record={r} would={would ? overlay ?? "replay" : undefined} />
+      </div>
+    );
+  }
+  return (
+    <div class={`record d-${cls(r.decision)}`}>
+      <div class="head">
+        {who}
+        {event} <Decision value={r.decision} />
+      </div>
+      {r.error ? <pre class="error">{json(r.error, 2000)}</pre> : null}
+      {r.note ? <div class="note">{String(r.note)}</div> : null}
+    </div>
+  );
+};
+
+/** One transcript entry as a list item with a stable anchor. */
+function itemView(item: Item, index: number, overlay: string | null): Child {
+  const anchor = `item-${index}`;
+  if (item.kind === "record") {
+    return (
+      <li id={anchor} class={`ev rec ev-${cls(item.record.event)} ${item.would ? "would" : ""}`}>
+        <span class="time">{time(item.record.t)}</span>
+        <GuardRecord record={item.record} would={item.would} overlay={overlay} />
+      </li>
+    );
+  }
+  if (item.kind === "prompt") {
+    const first = item.text.split("\n").find((l) => l.trim()) ?? "";
+    return (
+      <li id={anchor} class="ev prompt">
+        <div class="head">
+          <span class="time">{time(item.t)}</span> task prompt
+        </div>
+        <div class="title">{first.replace(/^#+\s*/, "")}</div>
+        <details>
+          <summary>whole prompt ({item.text.length} characters)</summary>
+          <pre>{json(item.text, 40_000)}</pre>
+        </details>
+      </li>
+    );
+  }
+  if (item.kind === "system") {
+    return (
+      <li id={anchor} class="ev system">
+        <details>
+          <summary>
+            <span class="time">{time(item.t)}</span> system · {firstLines(item.text, 1, 120)}
+          </summary>
+          <pre>{json(item.text, 20_000)}</pre>
+        </details>
+      </li>
+    );
+  }
+  if (item.kind === "user") {
+    return (
+      <li id={anchor} class={`ev user ${item.feedback ? "feedback" : ""}`}>
+        <div class="head">
+          <span class="time">{time(item.t)}</span>{" "}
+          {item.feedback ? "stop gate, as the agent read it" : "user message"}
+        </div>
+        <pre>{json(item.text, 8000)}</pre>
+      </li>
+    );
+  }
+  return (
+    <li id={anchor} class="ev agent">
+      <div class="head">
+        <span class="time">{time(item.t)}</span> <span class="step">step {item.step + 1}</span>{" "}
+        {item.metrics ? <Metrics m={item.metrics} /> : null}
+      </div>
+      {item.text ? <div class="text">{json(item.text, 6000)}</div> : null}
+      {item.reasoning
+        ? (
+          <details class="reasoning">
+            <summary>reasoning</summary>
+            <pre>{json(item.reasoning, 12_000)}</pre>
+          </details>
+        )
+        : null}
+      {item.calls.map((c) => <CallView key={c.id} call={c} overlay={overlay} />)}
+    </li>
+  );
+}
+
+/** Transcript entries per page. */
+export const ITEMS_PER_PAGE = 250;
+
+/** The transcript: `<ol id="timeline">` (one page of it), polling itself while the trial is live. */
+export const Timeline: FC<{
+  row: Row;
+  items: readonly Item[];
+  page: number;
+  overlay: string | null;
+  live: boolean;
+  note?: string;
+}> = ({ row, items, page, overlay, live, note }) => {
+  const start = (page - 1) * ITEMS_PER_PAGE;
+  const shown = items.slice(start, start + ITEMS_PER_PAGE);
+  const q = new URLSearchParams();
+  if (page > 1) q.set("page", String(page));
+  if (overlay) q.set("replay", overlay);
+  const poll = live
+    ? {
+      "hx-get": `/trials/${row.id}${q.size ? `?${q}` : ""}`,
+      "hx-trigger": "every 1s",
+      "hx-swap": "outerHTML",
+    }
+    : {};
+  return (
+    <ol id="timeline" start={start + 1} data-count={String(items.length)} {...poll}>
+      {shown.map((item, i) => itemView(item, start + i, overlay))}
+      {!items.length
+        ? <li class="muted">{note ?? "No trajectory or guard ledger for this trial."}</li>
+        : null}
+    </ol>
+  );
+};
+
+/** Links between pages of a long transcript. */
+const TranscriptPager: FC<{ row: Row; total: number; page: number; overlay: string | null }> = (
+  { row, total, page, overlay },
+) => {
+  const pages = Math.max(1, Math.ceil(total / ITEMS_PER_PAGE));
+  if (pages <= 1) return null;
+  const href = (p: number) => {
+    const q = new URLSearchParams({ page: String(p) });
+    if (overlay) q.set("replay", overlay);
+    return `/trials/${row.id}?${q}`;
+  };
+  return (
+    <nav class="pager">
+      entries {(page - 1) * ITEMS_PER_PAGE + 1}–{Math.min(total, page * ITEMS_PER_PAGE)} of {total} ·{" "}
+      {page > 1 ? <a href={href(page - 1)} rel="prev">‹ prev</a> : null} page {page} of {pages}{" "}
+      {page < pages ? <a href={href(page + 1)} rel="next">next ›</a> : null}
+    </nav>
+  );
+};
+
+/** The scorecard column: failed checks with the rules that protect them and links to the steps involved. */
+export const Scorecard: FC<{
+  row: Row;
+  book: RuleBook;
+  links: Map<string, CheckLink[]>;
+  overlay: string | null;
+  recipe: string;
+}> = ({ row, book, links, overlay, recipe }) => {
+  const pageOf = (i: number) => Math.floor(i / ITEMS_PER_PAGE) + 1;
+  const href = (i: number) => {
+    const q = new URLSearchParams({ page: String(pageOf(i)) });
+    if (overlay) q.set("replay", overlay);
+    return `/trials/${row.id}?${q}#item-${i}`;
+  };
+  const replayRules = new Map(row.replays.map((m) => [m.arm, new Set(m.rules)]));
+  return (
+    <aside id="scorecard">
+      <h2>Scorecard</h2>
+      <p>
+        <Outcome value={row.outcome} /> reward {row.reward ?? "—"}
+      </p>
+      <dl class="facts">
+        <dt>cost ({recipe})</dt>
+        <dd>{usd(row.cost, 4)}</dd>
+        {row.reportedCost !== null
+          ? (
+            <>
+              <dt>harness-reported</dt>
+              <dd class="muted" title="the agent's own estimate; figures use the recipe">
+                {usd(row.reportedCost, 4)} (not used in figures)
+              </dd>
+            </>
+          )
+          : null}
+        <dt>tool calls</dt>
+        <dd>{row.toolCalls ?? "—"}</dd>
+        <dt>model</dt>
+        <dd>{row.model ?? "—"}</dd>
+      </dl>
+      {row.replays.length
+        ? (
+          <div class="replays">
+            <h3>Replay</h3>
+            <ul>
+              {row.replays.map((m) => (
+                <li class={m.blocked ? "would" : ""}>
+                  {m.arm}: {m.verdict && !m.verdict.verdict
+                    ? `not observable (${m.verdict.unobservable}): counted in no replay figure`
+                    : m.blocked
+                    ? `would have blocked (${replayRulesText(m)})`
+                    : "would not have blocked"}
+                </li>
+              ))}
+            </ul>
+          </div>
+        )
+        : null}
+      <h3>Failed checks</h3>
+      {row.failedChecks.length
+        ? (
+          <ul class="failed-checks">
+            {row.failedChecks.map((id) => {
+              const protectors = book.rules.filter((r) => r.protects.includes(id));
+              const info = book.checks.find((c) => c.id === id);
+              const at = links.get(id) ?? [];
+              return (
+                <li data-check={id}>
+                  <code>{id}</code>{" "}
+                  {info ? <span class="muted">({info.kind}, preventable: {info.preventable})</span> : null}
+                  <div>
+                    {protectors.length
+                      ? protectors.map((r) => {
+                        const fired = row.rules.includes(r.id);
+                        const would = [...replayRules].filter(([, s]) => s.has(r.id)).map(([a]) => a);
+                        return (
+                          <span class={`rule ${fired ? "fired" : ""} ${would.length ? "would" : ""}`}>
+                            {r.id}{" "}
+                            {fired ? "fired" : would.length ? `would fire (${would.join(", ")})` : "quiet"}
+                          </span>
+                        );
+                      })
+                      : <span class="muted">no rule protects it</span>}
+                  </div>
+                  {at.length
+                    ? (
+                      <div class="steps">
+                        at{" "}
+                        {at.slice(0, 10).map((l) => (
+                          <a key={l.index} class="step-link" href={href(l.index)}>{l.label}</a>
+                        ))}
+                        {at.length > 10 ? ` +${at.length - 10} more` : ""}
+                      </div>
+                    )
+                    : null}
+                </li>
+              );
+            })}
+          </ul>
+        )
+        : <p class="muted">{row.scorecard ? "No failed checks." : "No scorecard."}</p>}
+    </aside>
+  );
+};
+
+const SOURCE_LABEL: Record<Row["source"], string> = {
+  trial: "trial folder",
+  live: "guard ledger, no trial folder yet",
+  ingest: "records posted live",
+};
+
+/** The Trial page: transcript beside the scorecard. */
+export const TrialPage: FC<{
+  row: Row;
+  timeline: Child;
+  scorecard: Child;
+  total: number;
+  page: number;
+  overlay: string | null;
+  overlays: string[];
+  banner?: Child;
+  notice?: Child;
+}> = ({ row, timeline, scorecard, total, page, overlay, overlays, banner, notice }) => (
+  <Layout title={row.name} active="Trials" notice={notice}>
+    <h1>{row.name}</h1>
+    <p class="muted summary">
+      {row.arm} · {row.task} · {row.domain} · {SOURCE_LABEL[row.source]}
+      {row.guarded ? "" : " (no guard ledger)"}
+      {row.seat ? ` · seat ${row.seat}` : ""} · {row.blocks} blocks · {row.shadows} shadow · {row.releases}
+      {" "}
+      releases
+      {row.errors ? ` · ${row.errors} fail-open errors` : ""}
+      {row.gaps ? ` · ${row.gaps} gaps` : ""}
+      {row.restarts ? ` · ${row.restarts} guard restarts` : ""}
+    </p>
+    {overlays.length
+      ? (
+        <p class="overlays">
+          Replay overlay: <a href={`/trials/${row.id}?replay=none`} class={overlay ? "" : "active"}>none</a>
+          {overlays.map((a) => (
+            <>
+              {" · "}
+              <a
+                href={`/trials/${row.id}?replay=${encodeURIComponent(a)}`}
+                class={overlay === a ? "active" : ""}
+              >
+                {a}
+              </a>
+            </>
+          ))}
+          <span class="muted">— what the guard would have decided had this arm run on this trial</span>
+        </p>
+      )
+      : null}
+    {banner}
+    <div class="trial">
+      <section id="transcript">
+        <h2>Transcript</h2>
+        <TranscriptPager row={row} total={total} page={page} overlay={overlay} />
+        {timeline}
+        <TranscriptPager row={row} total={total} page={page} overlay={overlay} />
+      </section>
+      {scorecard}
+    </div>
+  </Layout>
+);
