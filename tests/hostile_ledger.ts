@@ -158,6 +158,30 @@ for (const runtime of await runtimes()) {
   );
 
   s(
+    "http mode: a post whose append fails is not denied on later, after the session's release either",
+    async () => {
+      const dir = tempLedger();
+      const session = "failed-http";
+      const ledger = join(dir, ledgerFileName(session));
+      mkdirSync(ledger);
+      const server = await serveGuard(runtime, { ...env(dir), FIABLE_SUPERVISE: "0" });
+      try {
+        const hook = async (word: string, body: string) =>
+          await (await fetch(`${server.url}/hook/${word}`, { method: "POST", body })).json();
+        await hook("post", queue(session));
+        rmdirSync(ledger);
+        const end = JSON.stringify({ session_id: session, hook_event_name: "SessionEnd", reason: "other" });
+        await fetch(`${server.url}/hook/session-end`, { method: "POST", body: end }).then((r) => r.text());
+        const reply = await hook("pre", dispose(session));
+        assert.is(reply.hookSpecificOutput?.permissionDecision, "allow", JSON.stringify(reply));
+        assert.is.not(readLedger(dir, session).records.at(-1)?.decision, "deny");
+      } finally {
+        server.stop();
+      }
+    },
+  );
+
+  s(
     "a write cut short by a full disk: the next record starts its own line, and the session reads degraded",
     async () => {
       const dir = tempLedger();

@@ -27,12 +27,6 @@ import { readSavedOutput } from "./saved_output.ts";
  */
 export type EvidenceSource = (session: string) => Evidence | null;
 
-/**
- * The same evidence from the ledger alone, when the checkpoint it came from turned out spoiled while a rule read
- * it (`SpoiledCheckpoint`, lib/guard/ledger/checkpoint_format.ts).
- */
-export type Reread = (session: string) => Evidence | null;
-
 /** What an event comes to: the reply for Claude Code and the record for the ledger (none for stock). */
 export interface EventOutcome {
   reply: Record<string, unknown>;
@@ -48,7 +42,14 @@ export async function handle(
   word: EventWord,
   text: string,
   settings: GuardSettings,
-  options: { evidence: EvidenceSource; reread?: Reread; note?: string; size?: number; started?: number },
+  options: {
+    evidence: EvidenceSource;
+    /** The same evidence from the ledger alone, when its checkpoint turned out spoiled while a rule read it. */
+    reread?: EvidenceSource;
+    note?: string;
+    size?: number;
+    started?: number;
+  },
 ): Promise<EventOutcome> {
   const started = performance.now();
   const budgetStart = options.started ?? started;
@@ -174,8 +175,8 @@ export interface EventIO {
   check?(text: string): Promise<string | undefined>;
   /** The session's evidence, already folded. */
   evidence: EvidenceSource;
-  /** The session's evidence from its ledger alone (after a spoiled checkpoint). */
-  reread?: Reread;
+  /** The session's evidence from its ledger alone (after a spoiled checkpoint: `SpoiledCheckpoint`). */
+  reread?: EvidenceSource;
   /** Sends the reply; called once, after the record is saved. */
   send(reply: Record<string, unknown>): void;
   /** After the reply: the record (null when none) and the ledger bytes it took (null when it was not saved). */

@@ -35,6 +35,7 @@ import { host, joinPath } from "../runtime/host.ts";
 import { randomName } from "../runtime/host_api.ts";
 import { tryLock } from "./lock.ts";
 import {
+  besideLedger,
   corruptNote,
   degradedMarker,
   isLost,
@@ -105,7 +106,7 @@ export interface LoadedEvidence {
   from?: Checkpoint;
 }
 
-const base = (session: string) => ledgerFileName(session).replace(/\.jsonl$/, "");
+const base = (session: string) => besideLedger(session, "");
 /** The header file's name for a session. */
 export const checkpointName = (session: string) => `${base(session)}.fold.json`;
 

@@ -44,9 +44,14 @@ export function appendRecord(dir: string, record: LedgerRecord): number {
   return host.appendLine(joinPath(dir, ledgerFileName(record.session)), JSON.stringify(record) + "\n");
 }
 
+/** The name of a file beside a session's ledger: the ledger's name with `suffix` for `.jsonl`. */
+export function besideLedger(session: string, suffix: string): string {
+  return ledgerFileName(session).replace(/\.jsonl$/, suffix);
+}
+
 /** The file beside a session's ledger that says a record of it was lost (`markLost`). */
 export function lostFileName(session: string): string {
-  return ledgerFileName(session).replace(/\.jsonl$/, ".lost");
+  return besideLedger(session, ".lost");
 }
 
 /**

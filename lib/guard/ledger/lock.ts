@@ -10,14 +10,14 @@
  */
 import { host, joinPath } from "../runtime/host.ts";
 import { randomName } from "../runtime/host_api.ts";
-import { ledgerFileName } from "./ledger.ts";
+import { besideLedger } from "./ledger.ts";
 
 /** A lock older than this was left by a holder that died (a hook's whole budget is 1.5 s by default). */
 export const STALE_MS = 5_000;
 
 /** The lock file's name for a session. */
 export function lockFileName(session: string): string {
-  return ledgerFileName(session).replace(/\.jsonl$/, ".lock");
+  return besideLedger(session, ".lock");
 }
 
 /** A held lock's release; `busy` when another holder has it; `unavailable` when no lock can be made here. */
