@@ -22,7 +22,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createApp } from "../dashboard/server.tsx";
-import { rowId } from "../dashboard/store.ts";
+import { rowId } from "../dashboard/model.ts";
 import {
   writeArmsAtScale,
   writeBigLedgerTrial,

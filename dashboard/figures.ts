@@ -9,7 +9,8 @@ import type { AggregateResult, ArmInput, Comparison, Row as AggRow } from "../li
 import type { Prices, Recipe } from "../lib/results/cost.ts";
 import type { Slice } from "./experiments.ts";
 import type { FiguresJob } from "./figures_child.ts";
-import type { Row, Store } from "./store.ts";
+import type { Store } from "./store.ts";
+import type { Row } from "./model.ts";
 import { type Counted, type ReplaySummary, summarizeVerdicts } from "../lib/trajectories/verdict.ts";
 import type { ToolCount } from "../lib/results/tool_counts.ts";
 

@@ -8,7 +8,7 @@
 import MiniSearch from "minisearch";
 import { RULES } from "../rules/mod.ts";
 import { CHECKS } from "../rules/catalog/checks.ts";
-import type { Row } from "./store.ts";
+import type { Row } from "./model.ts";
 
 /** One search hit: the row and its score. */
 export interface Hit {

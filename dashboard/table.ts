@@ -2,7 +2,7 @@
  * The Trials table's query: filter, sort by any column, paginate. Pure; the page renders one page of rows,
  * so a 10,000-row table costs one sort and one slice per request.
  */
-import type { Row } from "./store.ts";
+import type { Row } from "./model.ts";
 
 /** Sortable columns, in table order. */
 export const COLUMNS = [

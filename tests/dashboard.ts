@@ -27,8 +27,9 @@ import {
   serve,
 } from "../dashboard/server.tsx";
 import { postLive } from "../lib/guard/ledger/live.ts";
-import { armOfPath, ledgerStats, LedgerTail, type Row, rowId } from "../dashboard/store.ts";
-import { PAGE_LINES, SMALL_LEDGER_BYTES } from "../dashboard/ledgers.ts";
+import { armOfPath } from "../dashboard/sources/trials.ts";
+import { ledgerStats, LedgerTail, PAGE_LINES, SMALL_LEDGER_BYTES } from "../dashboard/ledgers.ts";
+import { type Row, rowId } from "../dashboard/model.ts";
 import { ablationProgress, armInputs, pickControl, replayFigures, taskMatrix } from "../dashboard/figures.ts";
 import { sliceOf } from "../dashboard/experiments.ts";
 import { filterRows, parseQuery, sortRows, tablePage } from "../dashboard/table.ts";

@@ -1,7 +1,7 @@
 /** The Arms page (the arms table, guard integrity, replay figures, charts) and a saved aggregate's page. */
 import type { Child, FC } from "hono/jsx";
 import type { AggregateResult } from "../../lib/results/aggregate.ts";
-import type { AggregateFile } from "../store.ts";
+import type { AggregateFile } from "../sources/aggregates.ts";
 import type { FireCounts } from "../../lib/trajectories/verdict.ts";
 import {
   type ArmRow,

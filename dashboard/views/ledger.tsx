@@ -1,6 +1,6 @@
 /** The Ledger page: a trial's guard ledger, one record per line, paged. */
 import type { Child, FC } from "hono/jsx";
-import type { Row } from "../store.ts";
+import type { Row } from "../model.ts";
 import type { NumberedRecord } from "../ledgers.ts";
 import { pct, time } from "./format.tsx";
 import { Layout } from "./layout.tsx";

@@ -1,6 +1,6 @@
 /** The Live page: the running trials and the latest blocks (`#now`, polled). */
 import type { Child, FC } from "hono/jsx";
-import type { Row } from "../store.ts";
+import type { Row } from "../model.ts";
 import type { BlockEvent } from "../ledgers.ts";
 import type { Progress } from "../figures.ts";
 import { Decision, duration, firstLines, pct, time, usd } from "./format.tsx";

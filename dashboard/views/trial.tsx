@@ -3,7 +3,7 @@ import type { Child, FC } from "hono/jsx";
 import type { LedgerRecord } from "../../lib/guard/engine/record.ts";
 import type { CheckInfo } from "../../rules/catalog/checks.ts";
 import type { RuleMeta } from "../../lib/guard/engine/rule.ts";
-import type { ReplayMark, Row } from "../store.ts";
+import type { ReplayMark, Row } from "../model.ts";
 import type { CallItem, CheckLink, Item } from "../transcript.ts";
 import { cls, Decision, firstLines, json, kilo, Outcome, time, usd } from "./format.tsx";
 import { Layout } from "./layout.tsx";

@@ -1,6 +1,6 @@
 /** The Trials page: the filtered, sorted, paged table (`#trials`) and its filter form. */
 import type { Child, FC } from "hono/jsx";
-import type { Row } from "../store.ts";
+import type { Row } from "../model.ts";
 import { COLUMNS, queryString, type TablePage, type TrialQuery } from "../table.ts";
 import { Outcome, pct, usd } from "./format.tsx";
 import { Layout } from "./layout.tsx";
