@@ -49,7 +49,16 @@ export const DESIGN = {
   simSeed: 1,
   /** The discovery set's strict rescue bound (failure-analysis.md): about +7 pass@1 points. */
   reference: 0.07,
+  /**
+   * The same bound counted in time (erratum 2026-12-04): failed trials of the discovery set (the four packets
+   * in ../shared/leaderboard) whose every failed check a checklist block reaches before its doom, out of all
+   * its trials. tests/rule_regression.ts holds it to replay's figure.
+   */
+  timeAware: { rescued: 13, trials: 300 },
 };
+
+/** The time-aware strict rescue bound as a pass@1 difference. */
+export const TIME_AWARE_REFERENCE = DESIGN.timeAware.rescued / DESIGN.timeAware.trials;
 
 /** One task's runs over the packets: n scored, c passed. */
 export type TaskRuns = TaskOutcome;
@@ -240,6 +249,7 @@ export interface PowerRow {
   mdeShift: number;
   mdeRescue: number;
   powerAtReference: number;
+  powerAtTimeAware: number;
 }
 
 /** The rows for every attempt count. */
@@ -253,6 +263,7 @@ export function powerRows(p: number[]): PowerRow[] {
       mdeShift: minimumDetectable(shift, 4),
       mdeRescue: minimumDetectable(res, 1),
       powerAtReference: shift(effectFor(p, logOddsShift, DESIGN.reference, 4)).power,
+      powerAtTimeAware: shift(effectFor(p, logOddsShift, TIME_AWARE_REFERENCE, 4)).power,
     };
   });
 }
@@ -313,11 +324,12 @@ export async function sectionBody(
     "minimum detectable difference (MDE) at 80% power, in pass@1 points.",
     "",
     "| attempts per task | trials (4 arms) | MDE, uniform log-odds shift | MDE, rescue a share of failures | " +
-    `power at ${pts(DESIGN.reference)} points (log-odds shift) |`,
-    "| ---: | ---: | ---: | ---: | ---: |",
+    `power at ${pts(DESIGN.reference)} points (log-odds shift) | ` +
+    `power at ${pts(TIME_AWARE_REFERENCE)} points, counted in time |`,
+    "| ---: | ---: | ---: | ---: | ---: | ---: |",
     ...rows.map((r) =>
       `| ${r.attempts} | ${r.trials.toLocaleString("en-US")} | ${pts(r.mdeShift)} | ${pts(r.mdeRescue)} | ` +
-      `${(100 * r.powerAtReference).toFixed(0)}% |`
+      `${(100 * r.powerAtReference).toFixed(0)}% | ${(100 * r.powerAtTimeAware).toFixed(0)}% |`
     ),
     "",
     `At the registered size (3 attempts, ${registered.trials} trials) H1 can show a gain of about ` +
@@ -325,7 +337,10 @@ export async function sectionBody(
     `${pts(DESIGN.reference)}-point strict rescue bound from the discovery set is detected with ` +
     `${(100 * registered.powerAtReference).toFixed(0)}% power, so if the true effect is near that bound an ` +
     "inconclusive H1 is the likely outcome; it cannot show that the guard has no effect, nor an effect smaller " +
-    "than the MDE.",
+    "than the MDE. Counted in time (erratum 2026-12-04: a block counts only at or before the call that dooms " +
+    `the check), the bound is ${DESIGN.timeAware.rescued} of ${DESIGN.timeAware.trials} trials, ` +
+    `${pts(TIME_AWARE_REFERENCE)} points, detected with ${(100 * registered.powerAtTimeAware).toFixed(0)}% ` +
+    "power: the checklist's replayed rescues alone are not what the registered size can show.",
     "",
     `<!-- power:inputs sha256=${inputsDigest(tasks)} -->`,
   ];

@@ -4,7 +4,7 @@ import * as assert from "uvu/assert";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { RULES } from "../rules/mod.ts";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve, sep } from "node:path";
 import {
   BASELINE,
   EXTRA,
@@ -22,6 +22,7 @@ import {
   withSentence,
 } from "../scripts/rule_regression.ts";
 import { replayTrees } from "../lib/trajectories/replay.ts";
+import { DESIGN } from "../scripts/power.ts";
 
 const s = suite("rule regression");
 const dir = mkdtempSync(join(tmpdir(), "rule-regression-"));
@@ -93,6 +94,15 @@ s("the real packets: every baseline catch kept, and every rule header states its
   const current = snapshot(report);
   for (const trial of Object.keys(baseline.trials)) assert.ok(current.trials[trial], `${trial} was replayed`);
   assert.equal(lostCatches(baseline, current), []);
+  const tuning = report.packets.filter((p) => resolve(p.packet).startsWith(resolve(TUNING) + sep));
+  const trials = tuning.reduce((n, p) => n + p.summary.checklist!.trials, 0);
+  const rescued = tuning.reduce((n, p) => n + p.summary.checklist!.rescue_estimate.strict, 0);
+  assert.equal(
+    { rescued, trials },
+    DESIGN.timeAware,
+    "scripts/power.ts DESIGN.timeAware is the discovery set's time-aware strict rescue bound: set it to replay's " +
+      "figure and run `deno run -A scripts/power.ts`",
+  );
   if (!extra) {
     console.log(`  (rule headers not checked: ${EXTRA} is absent)`);
     return;

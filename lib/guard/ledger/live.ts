@@ -5,13 +5,18 @@ import type { LedgerRecord } from "../engine/record.ts";
 export const LIVE_TIMEOUT_MS = 200;
 
 /** Posts a record; resolves (never rejects) within the timeout, whatever the dashboard does. */
-export async function postLive(url: string, token: string, record: LedgerRecord): Promise<void> {
+export async function postLive(
+  url: string,
+  token: string,
+  record: LedgerRecord,
+  timeoutMs = LIVE_TIMEOUT_MS,
+): Promise<void> {
   try {
     const res = await fetch(url.replace(/\/$/, "") + "/ingest", {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
       body: JSON.stringify(record),
-      signal: AbortSignal.timeout(LIVE_TIMEOUT_MS),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     await res.body?.cancel();
   } catch {
