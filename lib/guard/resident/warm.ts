@@ -9,7 +9,6 @@
  * throws the outcomes away. Any error ends the warm-up and is reported to the caller, never to a session.
  */
 import { decodeEvidence, encodeEvidence, stateInts } from "../ledger/checkpoint_format.ts";
-import { host } from "../runtime/host.ts";
 import { decideOn, type EngineConfig, type GuardEvent } from "../engine/decide.ts";
 import { emptyEvidence, type Evidence, foldRecord } from "../engine/evidence.ts";
 import type { Arm, LedgerRecord } from "../engine/record.ts";
@@ -83,11 +82,11 @@ function warmSteps(config: EngineConfig, repeat: number): (() => void)[] {
       for (const r of records.slice(i, i + FOLD_STEP)) foldRecord(folded, r);
     });
   }
-  work.push(() => (encoded = encodeEvidence(folded, { hash: host.hash })));
+  work.push(() => (encoded = encodeEvidence(folded)));
   work.push(() => {
     const { json, state, contents } = encoded!;
     const read = (start: number, n: number) => contents.subarray(start, start + n);
-    restored = decodeEvidence(json, { state: stateInts(state), read, hash: host.hash }).ev;
+    restored = decodeEvidence(json, { state: stateInts(state), read }).ev;
   });
   for (let i = 0; i < events.length; i += DECIDE_STEP) {
     work.push(() => {

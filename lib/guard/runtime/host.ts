@@ -25,8 +25,6 @@ function missingHost(): Host {
     fileSize: missing,
     modifiedAt: missing,
     listDir: missing,
-    hash: missing,
-    hashName: "none",
     appendLine: missing,
     append: missing,
     createNew: missing,

@@ -47,13 +47,6 @@ export interface Host {
   /** The names in a directory; throws what the file system throws. */
   listDir(path: string): string[];
   /**
-   * A digest of bytes as hex, synchronous (a checkpoint's integrity): SHA-256's first 128 bits under Node
-   * (node:crypto, native), a 64-bit JavaScript hash under Deno, whose hook path loads no `node:` module.
-   */
-  hash(bytes: Uint8Array): string;
-  /** The name of `hash`'s algorithm (a checkpoint records it; another is read as no checkpoint). */
-  hashName: string;
-  /**
    * Appends one line (`text` ends with a newline) with one write to a file opened O_APPEND, creating the file
    * (not its directory) exclusively with mode 0644 under both runtimes (Deno's default create mode is 0666
    * whatever the umask). Refuses a symbolic link or anything but a regular file (`ELOOP`, `EFTYPE`), never

@@ -1,6 +1,5 @@
 /** The guard's host under Deno: Deno's own API only, so a hook process never starts Deno's node-compat layer. */
 import { type HookSignal, type Host, randomName } from "./host_api.ts";
-import { digest } from "./digest.ts";
 
 /** Writes all of `bytes` to a Deno writer (a pipe may take a large write in parts). */
 function writeAll(writer: { writeSync(p: Uint8Array): number }, bytes: Uint8Array): void {
@@ -145,8 +144,6 @@ export function denoHost(): Host {
     fileSize: (path) => Deno.statSync(path).size,
     modifiedAt: (path) => Deno.lstatSync(path).mtime?.getTime() ?? 0,
     listDir: (path) => Array.from(Deno.readDirSync(path), (entry) => entry.name),
-    hash: digest,
-    hashName: "xx64",
     appendLine(path, text) {
       const file = openAppend(path);
       try {

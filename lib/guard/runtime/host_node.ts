@@ -148,15 +148,6 @@ function createNew(path: string, data: string | Uint8Array): void {
   }
 }
 
-/**
- * node:crypto, loaded on first use: a hook that hashes nothing (no checkpoint read or written) does not pay
- * its ≈ 2 ms of internal modules.
- */
-function nodeCrypto(): typeof import("node:crypto") {
-  return (process as unknown as { getBuiltinModule(id: string): typeof import("node:crypto") })
-    .getBuiltinModule("node:crypto");
-}
-
 /** The Node host. */
 export function nodeHost(): Host {
   return {
@@ -181,8 +172,6 @@ export function nodeHost(): Host {
     fileSize: (path) => statSync(path).size,
     modifiedAt: (path) => lstatSync(path).mtimeMs,
     listDir: (path) => readdirSync(path),
-    hash: (bytes) => nodeCrypto().createHash("sha256").update(bytes).digest("hex").slice(0, 32),
-    hashName: "sha256-128",
     appendLine(path, text) {
       const fd = openRegular(path, O_RDWR | O_APPEND | O_CREAT);
       try {
