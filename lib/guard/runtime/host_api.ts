@@ -7,6 +7,9 @@ export function randomName(): string {
   );
 }
 
+/** The largest chunk `Host.readChunks` hands over: a few of them stay in the processor's cache. */
+export const READ_CHUNK = 256 * 1024;
+
 /** The three signals Claude Code ends a hook with. */
 export type HookSignal = "SIGTERM" | "SIGINT" | "SIGHUP";
 
@@ -27,6 +30,13 @@ export interface Host {
   readRange(path: string, start: number, bytes: number): string;
   /** `bytes` bytes of a ledger-dir file from byte `start` (fewer at its end); refuses what `readRange` refuses. */
   readBytes(path: string, start: number, bytes: number): Uint8Array;
+  /**
+   * Hands `bytes` bytes of a ledger-dir file from byte `start` to `each`, in order, a chunk of at most
+   * `READ_CHUNK` bytes at a time in one buffer that is reused (copy what you keep), until the file ends or
+   * `each` returns false; refuses what `readRange` refuses. Returns the bytes handed over. A long ledger is
+   * so digested without being held whole.
+   */
+  readChunks(path: string, start: number, bytes: number, each: (chunk: Uint8Array) => boolean | void): number;
   /**
    * Replaces a file's whole content, mode 0644: written to a temp file beside it, created exclusively under an
    * unpredictable name, and renamed into place (a link at the path is replaced, never followed), so a reader

@@ -1,5 +1,5 @@
 /** The guard's host under Deno: Deno's own API only, so a hook process never starts Deno's node-compat layer. */
-import { type HookSignal, type Host, randomName } from "./host_api.ts";
+import { type HookSignal, type Host, randomName, READ_CHUNK } from "./host_api.ts";
 
 /** Writes all of `bytes` to a Deno writer (a pipe may take a large write in parts). */
 function writeAll(writer: { writeSync(p: Uint8Array): number }, bytes: Uint8Array): void {
@@ -62,6 +62,30 @@ function readClosing(file: Deno.FsFile, start: number, bytes: number): Uint8Arra
 /** `bytes` bytes of a file from byte `start` (fewer when the file ends first); refuses links (`openRegular`). */
 function readBytes(path: string, start: number, bytes: number): Uint8Array {
   return readClosing(openExisting(path, { read: true }), start, bytes);
+}
+
+/** `Host.readChunks` under Deno. */
+function readChunks(
+  path: string,
+  start: number,
+  bytes: number,
+  each: (chunk: Uint8Array) => boolean | void,
+): number {
+  const file = openExisting(path, { read: true });
+  try {
+    file.seekSync(start, Deno.SeekMode.Start);
+    const buffer = new Uint8Array(Math.min(READ_CHUNK, Math.max(0, bytes)));
+    let done = 0;
+    while (done < bytes) {
+      const n = file.readSync(buffer.subarray(0, Math.min(buffer.length, bytes - done)));
+      if (n === null || n === 0) break;
+      done += n;
+      if (each(buffer.subarray(0, n)) === false) break;
+    }
+    return done;
+  } finally {
+    file.close();
+  }
 }
 
 /** Creates `path` exclusively (a link at the path is `EEXIST`, never followed) and writes `data` to it. */
@@ -129,6 +153,7 @@ export function denoHost(): Host {
     },
     readRange: (path, start, bytes) => new TextDecoder().decode(readBytes(path, start, bytes)),
     readBytes,
+    readChunks,
     writeWhole(path, data) {
       const temp = `${path}.${randomName()}.tmp`;
       try {

@@ -19,7 +19,7 @@ import {
   writeSync,
 } from "node:fs";
 import process from "node:process";
-import { type HookSignal, type Host, randomName } from "./host_api.ts";
+import { type HookSignal, type Host, randomName, READ_CHUNK } from "./host_api.ts";
 
 /** The error code of a file-system error, or "". */
 function codeOf(err: unknown): string {
@@ -129,6 +129,29 @@ function readBytes(path: string, start: number | "tail", bytes: number, follow =
   }
 }
 
+/** `Host.readChunks` under Node. */
+function readChunks(
+  path: string,
+  start: number,
+  bytes: number,
+  each: (chunk: Uint8Array) => boolean | void,
+): number {
+  const fd = openRegular(path, O_RDONLY);
+  try {
+    const buffer = new Uint8Array(Math.min(READ_CHUNK, Math.max(0, bytes)));
+    let done = 0;
+    while (done < bytes) {
+      const n = readSync(fd, buffer, 0, Math.min(buffer.length, bytes - done), start + done);
+      if (n === 0) break;
+      done += n;
+      if (each(buffer.subarray(0, n)) === false) break;
+    }
+    return done;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Removes a file if it is there. */
 function removeQuietly(path: string): void {
   try {
@@ -157,6 +180,7 @@ export function nodeHost(): Host {
     readTail: (path, bytes) => new TextDecoder().decode(readBytes(path, "tail", bytes, true)),
     readRange: (path, start, bytes) => new TextDecoder().decode(readBytes(path, start, bytes)),
     readBytes: (path, start, bytes) => readBytes(path, start, bytes),
+    readChunks,
     writeWhole(path, data) {
       const temp = `${path}.${randomName()}.tmp`;
       try {
