@@ -8,9 +8,10 @@
  * `<ledger>.calls-<id>.bin`, to which each checkpoint appends only the calls added since the one before.
  *
  * Integrity (issue 32): the header carries a digest of itself, of its state, and of the ledger bytes it was
- * folded from (one digest per span a checkpoint added), and each segment of the contents a digest of its own.
- * A reader uses a checkpoint only when all of them match, the ledger read whole to check it; then it folds the
- * lines appended since. A segment is checked when a rule first reads a call in it, and a mismatch there
+ * folded from (one digest per span a checkpoint added), and each segment of the contents a digest of its own,
+ * all of them lib/guard/ledger/digest.ts's, the same under Deno and Node (a checkpoint written by one runtime is
+ * used by the other). A reader uses a checkpoint only when all of them match, every ledger byte before its
+ * offset read and digested a chunk at a time (never held whole); then it folds the lines appended since. A segment is checked when a rule first reads a call in it, and a mismatch there
  * (`SpoiledCheckpoint`) makes the caller decide again on a full read. Anything else (no checkpoint, another
  * version, a ledger replaced, cut or rewritten anywhere, an unreadable or edited file) is a full read. So
  * `loadEvidence` gives what `foldLedger(readLedger(…))` gives, without the re-fold, and the ledger stays the
