@@ -61,6 +61,7 @@ export const QUICK = [
   "transcript",
   "trials",
   "verdict",
+  "walk",
   "warm",
 ];
 

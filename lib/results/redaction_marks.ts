@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { LedgerRecord } from "../guard/engine/record.ts";
+import { walkTree } from "../walk.ts";
 
 /** What a marker looks like: `[redacted]` and `[redacted: long token]`. */
 const MARK = "[redacted";
@@ -65,12 +66,9 @@ export function countMarks(lines: readonly string[], into: RedactionMarks): Reda
   return into;
 }
 
-/** Every `.jsonl` file below a directory. */
-function ledgersUnder(dir: string): string[] {
-  return readdirSync(dir).sort().flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? ledgersUnder(path) : name.endsWith(".jsonl") ? [path] : [];
-  });
+/** Every `.jsonl` file below a directory, at any depth. */
+function ledgersUnder(dir: string): Generator<string> {
+  return walkTree([dir], { depth: Infinity, file: (name) => name.endsWith(".jsonl") });
 }
 
 /** The marks in a replay's ledgers, one row per arm and packet. */

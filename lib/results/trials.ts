@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
+import { walkTree } from "../walk.ts";
 
 /** The three v1.0.0 domains, in leaderboard order. */
 export const DOMAINS = ["pa_provider", "pa_um", "cm"] as const;
@@ -152,24 +153,17 @@ function refOf(dir: string): TrialRef {
  */
 export function* walkTrials(roots: readonly string[]): Generator<TrialRef> {
   const seen = new Set<string>();
-  function* walk(dir: string, depth: number): Generator<TrialRef> {
-    const entries = listDir(dir);
-    if (looksLikeTrial(dir, entries)) {
-      const key = resolve(dir);
-      if (!seen.has(key)) {
-        seen.add(key);
-        yield refOf(dir);
-      }
-      return;
-    }
-    if (depth > 8) return;
-    for (const e of entries) {
-      if (SKIP.has(e) || e.startsWith(".")) continue;
-      const child = join(dir, e);
-      if (isDir(child)) yield* walk(child, depth + 1);
-    }
+  const dirs = walkTree(roots, {
+    depth: 9,
+    skip: (name) => SKIP.has(name) || name.startsWith("."),
+    folder: looksLikeTrial,
+  });
+  for (const dir of dirs) {
+    const key = resolve(dir);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    yield refOf(dir);
   }
-  for (const root of roots) yield* walk(root, 0);
 }
 
 /** Every trial dir below the roots (a root may itself be a trial), sorted by path, each real dir once. */
