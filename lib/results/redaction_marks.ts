@@ -32,6 +32,24 @@ export interface RedactionMarks {
   markers: number;
 }
 
+/** A row with nothing counted yet, for one arm and packet. */
+export function noMarks(arm: string, packet: string): RedactionMarks {
+  return {
+    arm,
+    packet,
+    records: 0,
+    denies: 0,
+    deniesMarked: 0,
+    messages: 0,
+    messagesMarked: 0,
+    casesMarked: 0,
+    inputsMarked: 0,
+    idsMarked: 0,
+    recordsMarked: 0,
+    markers: 0,
+  };
+}
+
 /** Every string inside a value (objects and arrays walked). */
 function strings(value: unknown, out: string[] = []): string[] {
   if (typeof value === "string") out.push(value);
@@ -78,20 +96,7 @@ export function scanReplay(out: string): RedactionMarks[] {
     if (!statSync(join(out, arm)).isDirectory()) continue;
     for (const packet of readdirSync(join(out, arm)).sort()) {
       if (!statSync(join(out, arm, packet)).isDirectory()) continue;
-      const row: RedactionMarks = {
-        arm,
-        packet,
-        records: 0,
-        denies: 0,
-        deniesMarked: 0,
-        messages: 0,
-        messagesMarked: 0,
-        casesMarked: 0,
-        inputsMarked: 0,
-        idsMarked: 0,
-        recordsMarked: 0,
-        markers: 0,
-      };
+      const row = noMarks(arm, packet);
       for (const file of ledgersUnder(join(out, arm, packet))) {
         countMarks(readFileSync(file, "utf8").split("\n"), row);
       }
