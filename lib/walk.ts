@@ -21,7 +21,7 @@ export interface WalkOptions {
 }
 
 /** A folder's names, sorted; none when it cannot be read. */
-function namesIn(dir: string): string[] {
+export function namesIn(dir: string): string[] {
   try {
     return readdirSync(dir).sort();
   } catch {
@@ -30,7 +30,7 @@ function namesIn(dir: string): string[] {
 }
 
 /** True when `path` is a folder now (a link to one counts). */
-function isFolder(path: string): boolean {
+export function isFolder(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {
