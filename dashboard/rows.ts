@@ -64,6 +64,22 @@ function merged(stats: LedgerStats[]): Omit<LedgerStats, "session" | "first" | "
   };
 }
 
+/** A row's guard figures, from its ledgers' merged stats. */
+function guardFigures(
+  m: ReturnType<typeof merged>,
+): Pick<Row, "guardedCalls" | "blocks" | "shadows" | "releases" | "errors" | "gaps" | "restarts" | "rules"> {
+  return {
+    guardedCalls: m.toolCalls,
+    blocks: m.blocks,
+    shadows: m.shadows,
+    releases: m.releases,
+    errors: m.errors,
+    gaps: m.gaps,
+    restarts: m.restarts,
+    rules: m.rules,
+  };
+}
+
 /** Arms that enforce rules: their replays count denies and stop blocks; others count shadow decisions. */
 export function enforces(arm: string): boolean {
   return arm === "checklist" || arm === "critic";
@@ -173,14 +189,7 @@ export function buildModel(src: RowSources): Model {
       reportedCost: s.costUsd,
       model: s.model,
       toolCalls: count && "all" in count ? count.all : null,
-      guardedCalls: m.toolCalls,
-      blocks: m.blocks,
-      shadows: m.shadows,
-      releases: m.releases,
-      errors: m.errors,
-      gaps: m.gaps,
-      restarts: m.restarts,
-      rules: m.rules,
+      ...guardFigures(m),
       failedChecks: info.failedChecks,
       trialDir: info.ref.dir,
       trajectory: info.ref.trajectory,
@@ -215,14 +224,7 @@ export function buildModel(src: RowSources): Model {
     reportedCost: null,
     model: null,
     toolCalls: null,
-    guardedCalls: stats.toolCalls,
-    blocks: stats.blocks,
-    shadows: stats.shadows,
-    releases: stats.releases,
-    errors: stats.errors,
-    gaps: stats.gaps,
-    restarts: stats.restarts,
-    rules: stats.rules,
+    ...guardFigures(stats),
     failedChecks: [],
     trialDir: null,
     trajectory: null,

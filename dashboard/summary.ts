@@ -4,9 +4,9 @@
  * so the dashboard need not read every replay ledger at start. A trial's timeline still reads its own JSONL
  * (`ledger`, relative to the summary's folder) on demand. Without DuckDB the caller falls back to the ledgers.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { connect, DECISIONS_FILE, type DuckLoader, sqlString } from "../lib/results/columnar.ts";
+import { walkTree } from "../lib/walk.ts";
 import { GATE, type LedgerStats } from "./ledgers.ts";
 
 /** One replayed session of one arm, as the summary folds it. */
@@ -22,31 +22,13 @@ export interface SummaryReplay {
 
 /** Folders holding `file`: the roots themselves and up to three levels below them (not below a find). */
 export function foldersWith(roots: readonly string[], file: string): string[] {
-  const found: string[] = [];
-  const walk = (dir: string, depth: number) => {
-    if (existsSync(join(dir, file))) {
-      found.push(dir);
-      return;
-    }
-    if (depth >= 3) return;
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      if (name.includes(".") || name === "node_modules") continue;
-      const path = join(dir, name);
-      try {
-        if (statSync(path).isDirectory()) walk(path, depth + 1);
-      } catch {
-        // vanished
-      }
-    }
-  };
-  for (const root of roots) walk(root, 0);
-  return found;
+  return [
+    ...walkTree(roots, {
+      depth: 3,
+      skip: (name) => name.includes(".") || name === "node_modules",
+      folder: (_dir, names) => names.includes(file),
+    }),
+  ];
 }
 
 /** Folders holding a decisions.parquet, the roots themselves and up to three levels below them. */

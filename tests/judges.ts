@@ -27,19 +27,32 @@ function context(recentText: string[] = []): JudgeContext {
 
 for (const judge of JUDGES as Judge[]) {
   const s = suite(judge.meta.id);
-  judge.valid.forEach((c, i) =>
+  for (const c of judge.valid) {
     s(
-      `valid ${i + 1}`,
+      `passes: ${c.name}`,
       () => assert.is(judge.check(c.call, evidenceOf(c.evidence), context(c.recentText)), null),
-    )
-  );
-  judge.invalid.forEach((c, i) =>
+    );
+  }
+  for (const c of judge.invalid) {
     s(
-      `invalid ${i + 1}`,
+      `fires: ${c.name}`,
       () => assert.equal(judge.check(c.call, evidenceOf(c.evidence), context(c.recentText)), c.data),
-    )
-  );
+    );
+  }
+  s("every example has a name of its own", () => {
+    const names = [...judge.valid, ...judge.invalid].map((c) => c.name);
+    assert.ok(names.every((n) => n.trim().length > 0), "an example has no name");
+    assert.is(new Set(names).size, names.length, `names repeat: ${names}`);
+  });
   s("has an invalid case", () => assert.ok(judge.invalid.length > 0));
+  s("every example's call is one of its triggers (the engine runs the judge on no other)", () => {
+    for (const c of [...judge.valid, ...judge.invalid]) {
+      assert.ok(
+        judge.meta.triggers.includes(c.call.tool),
+        `${c.call.tool} is not among ${judge.meta.triggers}`,
+      );
+    }
+  });
   s("every message slot is filled by its invalid data", () => {
     for (const c of judge.invalid) assert.not.match(renderMessage(judge.meta.message, c.data), /\{\w+\}/);
   });

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { replayTrees } from "../lib/trajectories/replay.ts";
-import { countMarks, scanReplay } from "../lib/results/redaction_marks.ts";
+import { countMarks, noMarks, scanReplay } from "../lib/results/redaction_marks.ts";
 import { EXTRA, TUNING } from "../scripts/rule_regression.ts";
 
 const s = suite("redaction on the packets");
@@ -27,20 +27,7 @@ s("the scan counts a marker in a deny reason, a message, a case, an argument and
       input: { nested: ["[redacted].pdf"] },
     }),
     JSON.stringify({ decision: "record", ids: ["CASE-1"], result: "[redacted: long token]" }),
-  ], {
-    arm: "a",
-    packet: "p",
-    records: 0,
-    denies: 0,
-    deniesMarked: 0,
-    messages: 0,
-    messagesMarked: 0,
-    casesMarked: 0,
-    inputsMarked: 0,
-    idsMarked: 0,
-    recordsMarked: 0,
-    markers: 0,
-  });
+  ], noMarks("a", "p"));
   assert.equal(
     [row.denies, row.deniesMarked, row.messagesMarked, row.casesMarked, row.inputsMarked, row.recordsMarked],
     [1, 1, 1, 1, 1, 2],

@@ -62,6 +62,7 @@ export const QUICK = [
   "transcript",
   "trials",
   "verdict",
+  "walk",
   "warm",
 ];
 

@@ -3,34 +3,21 @@
  * roots (live ledgers that grow, replay ledgers) is found by walking them. Each is tailed from the last byte
  * read (ledgers.ts), in budgets of bytes and milliseconds, so pages answer while a big backlog is read.
  */
-import { readdirSync, statSync } from "node:fs";
-import { join, sep } from "node:path";
+import { sep } from "node:path";
+import { walkTree } from "../../lib/walk.ts";
 import { LedgerTail } from "../ledgers.ts";
 
 /** Bytes read per step while pumping a backlog. */
 const CHUNK = 256 << 10;
 
-/** The `.jsonl` files below `dir` (at most 8 levels down, none under `skip`), appended to `out`. */
-function walkJsonl(dir: string, out: string[], skip: Set<string>, depth = 0): void {
-  if (depth > 8 || skip.has(dir)) return;
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (name.startsWith(".") || name === "node_modules" || name === "sessions") continue;
-    const path = join(dir, name);
-    if (name.endsWith(".jsonl")) out.push(path);
-    else if (!name.includes(".")) {
-      try {
-        if (statSync(path).isDirectory()) walkJsonl(path, out, skip, depth + 1);
-      } catch {
-        // vanished while walking
-      }
-    }
-  }
+/** The `.jsonl` files below the roots: at most 8 levels down, none under a dot name or a folder in `skip`. */
+function walkJsonl(roots: readonly string[], skip: Set<string>): Generator<string> {
+  return walkTree(roots.filter((root) => !skip.has(root)), {
+    depth: 8,
+    skip: (name) => name.startsWith(".") || name === "node_modules" || name === "sessions",
+    enter: (name, path) => !name.includes(".") && !skip.has(path),
+    file: (name) => name.endsWith(".jsonl"),
+  });
 }
 
 /** True when `path` is inside `dir`. */
@@ -54,10 +41,8 @@ export class LedgerFiles {
 
   /** Tails every `.jsonl` below the roots outside `skip`; true when one was new. */
   find(roots: readonly string[], skip: Set<string>): boolean {
-    const jsonl: string[] = [];
-    for (const root of roots) walkJsonl(root, jsonl, skip);
     let found = false;
-    for (const path of jsonl) {
+    for (const path of walkJsonl(roots, skip)) {
       if (this.tails.has(path)) continue;
       this.tails.set(path, new LedgerTail(path));
       found = true;

@@ -211,6 +211,9 @@ export async function runEvent(word: EventWord, io: EventIO): Promise<{ live: Pr
   });
   let size = 0;
   let note: string | undefined;
+  // Decides from the input read; a deny is decided again under the session's lock.
+  const decide = () =>
+    handle(word, text, settings, { evidence: io.evidence, reread: io.reread, note, size, started });
   const decided = (async (): Promise<EventOutcome> => {
     try {
       ({ text, size } = await io.input());
@@ -219,13 +222,7 @@ export async function runEvent(word: EventWord, io: EventIO): Promise<{ live: Pr
     }
     const checked = io.check ? await io.check(text) : undefined;
     note = [io.note, checked].filter(Boolean).join(" ") || undefined;
-    return await handle(word, text, settings, {
-      evidence: io.evidence,
-      reread: io.reread,
-      note,
-      size,
-      started,
-    });
+    return await decide();
   })();
   const first = await Promise.race([decided, expired, ...io.interrupt ? [io.interrupt] : []]);
   cancel();
@@ -238,13 +235,7 @@ export async function runEvent(word: EventWord, io: EventIO): Promise<{ live: Pr
     const held = await io.lock(outcome.record.session);
     if (typeof held === "function") {
       unlock = held;
-      outcome = await handle(word, text, settings, {
-        evidence: io.evidence,
-        reread: io.reread,
-        note,
-        size,
-        started,
-      });
+      outcome = await decide();
     } else if (held === "busy") outcome = unlockedDeny(word, outcome.record);
   }
   // Saved before the reply leaves, so a reader that saw the reply also sees the record.

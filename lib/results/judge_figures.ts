@@ -8,21 +8,21 @@
  */
 import type { Arm } from "../guard/engine/record.ts";
 import { packetName, packetOf } from "../trajectories/replay.ts";
-import { fireIn, summarize, type TrialReplay } from "../trajectories/verdict.ts";
+import {
+  countFire,
+  type FireCounts,
+  fireCounts,
+  fireIn,
+  summarize,
+  type TrialReplay,
+} from "../trajectories/verdict.ts";
 import { JUDGES } from "../guard/engine/judges/mod.ts";
 
-/** One judge's figures (counts are trials). */
-export interface JudgeRow {
+/** One judge's figures (counts are trials), its fires counted as replay counts a rule's (verdict.ts). */
+export interface JudgeRow extends FireCounts {
   id: string;
   name: string;
   enforced: boolean;
-  fires_failed: number;
-  fires_failed_protected: number;
-  /** Of fires_failed_protected: objected at or before the doom of every protected failed check (verdict.ts). */
-  in_time: number;
-  /** Of fires_failed_protected: objected after the doom of at least one of them. */
-  too_late: number;
-  fires_passed: number;
   /** The passing trials it objected in, by name: each one is examined in the judge's header. */
   passing: string[];
   /** Provider trials whose task expected a submission (`TrialReplay.expects`) that it objected in: a defect. */
@@ -98,11 +98,7 @@ export function judgeReport(
       id,
       name,
       enforced,
-      fires_failed: 0,
-      fires_failed_protected: 0,
-      in_time: 0,
-      too_late: 0,
-      fires_passed: 0,
+      ...fireCounts(),
       passing: [],
       fires_submit_expected: 0,
       submit_expected: [],
@@ -116,17 +112,9 @@ export function judgeReport(
         row.fires_submit_expected++;
         row.submit_expected.push(`${packet(t)}/${t.name}`);
       }
-      if (t.passed) {
-        row.fires_passed++;
-        row.passing.push(`${packet(t)}/${t.name}`);
-        continue;
-      }
-      row.fires_failed++;
-      const fire = fireIn(t, protects, votes.map((v) => v.at));
-      if (fire.protected) row.fires_failed_protected++;
-      if (fire.timing === "in time") row.in_time++;
-      if (fire.timing === "too late") row.too_late++;
-      if (t.arms.checklist && !t.arms.checklist.blocked) row.only_it_blocks++;
+      countFire(row, t.passed, fireIn(t, protects, votes.map((v) => v.at)));
+      if (t.passed) row.passing.push(`${packet(t)}/${t.name}`);
+      else if (t.arms.checklist && !t.arms.checklist.blocked) row.only_it_blocks++;
     }
     if (checklist && from) {
       const added = summarize(trials.map((t) => withJudge(t, name, id, protects, from)), 0, "checklist");

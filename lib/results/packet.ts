@@ -4,10 +4,11 @@
  * trial folders, a pass@1 or n_tasks the folders do not give, or a cost or walltime of 0 where the trials have
  * tokens and timestamps, is a problem with the csv's path — never "consistent".
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { agentSeconds, type Prices, trialCost } from "./cost.ts";
 import type { TrialSummary } from "./trials.ts";
+import { walkTree } from "../walk.ts";
 
 /** One results.csv row, as published. Numbers are null when the cell is empty or not a number. */
 export interface PublishedRow {
@@ -169,31 +170,12 @@ export function packetProblems(
 
 /** Folders with a results.csv at or below each root (three levels down), each once, sorted. */
 export function findPackets(roots: string[]): string[] {
-  const found = new Set<string>();
-  const walk = (dir: string, depth: number) => {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return;
-    }
-    if (names.includes("results.csv")) {
-      found.add(resolve(dir));
-      return;
-    }
-    if (depth >= 3) return;
-    for (const name of names) {
-      if (name.startsWith(".") || name === "node_modules") continue;
-      const child = join(dir, name);
-      try {
-        if (statSync(child).isDirectory()) walk(child, depth + 1);
-      } catch {
-        // Vanished or unreadable: not a packet.
-      }
-    }
-  };
-  for (const root of roots) walk(root, 0);
-  return [...found].sort();
+  const found = walkTree(roots, {
+    depth: 3,
+    skip: (name) => name.startsWith(".") || name === "node_modules",
+    folder: (_dir, names) => names.includes("results.csv"),
+  });
+  return [...new Set([...found].map((dir) => resolve(dir)))].sort();
 }
 
 /** The problems of every packet at or below the roots, given every trial read below them. */

@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { LedgerRecord } from "../guard/engine/record.ts";
+import { walkTree } from "../walk.ts";
 
 /** What a marker looks like: `[redacted]` and `[redacted: long token]`. */
 const MARK = "[redacted";
@@ -29,6 +30,24 @@ export interface RedactionMarks {
   /** Records with a marker anywhere, and the markers in all. */
   recordsMarked: number;
   markers: number;
+}
+
+/** A row with nothing counted yet, for one arm and packet. */
+export function noMarks(arm: string, packet: string): RedactionMarks {
+  return {
+    arm,
+    packet,
+    records: 0,
+    denies: 0,
+    deniesMarked: 0,
+    messages: 0,
+    messagesMarked: 0,
+    casesMarked: 0,
+    inputsMarked: 0,
+    idsMarked: 0,
+    recordsMarked: 0,
+    markers: 0,
+  };
 }
 
 /** Every string inside a value (objects and arrays walked). */
@@ -65,12 +84,9 @@ export function countMarks(lines: readonly string[], into: RedactionMarks): Reda
   return into;
 }
 
-/** Every `.jsonl` file below a directory. */
-function ledgersUnder(dir: string): string[] {
-  return readdirSync(dir).sort().flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? ledgersUnder(path) : name.endsWith(".jsonl") ? [path] : [];
-  });
+/** Every `.jsonl` file below a directory, at any depth. */
+function ledgersUnder(dir: string): Generator<string> {
+  return walkTree([dir], { depth: Infinity, file: (name) => name.endsWith(".jsonl") });
 }
 
 /** The marks in a replay's ledgers, one row per arm and packet. */
@@ -80,20 +96,7 @@ export function scanReplay(out: string): RedactionMarks[] {
     if (!statSync(join(out, arm)).isDirectory()) continue;
     for (const packet of readdirSync(join(out, arm)).sort()) {
       if (!statSync(join(out, arm, packet)).isDirectory()) continue;
-      const row: RedactionMarks = {
-        arm,
-        packet,
-        records: 0,
-        denies: 0,
-        deniesMarked: 0,
-        messages: 0,
-        messagesMarked: 0,
-        casesMarked: 0,
-        inputsMarked: 0,
-        idsMarked: 0,
-        recordsMarked: 0,
-        markers: 0,
-      };
+      const row = noMarks(arm, packet);
       for (const file of ledgersUnder(join(out, arm, packet))) {
         countMarks(readFileSync(file, "utf8").split("\n"), row);
       }

@@ -3,8 +3,9 @@
  * submission output roots, leaderboard packets) and reads `result.json`, `verifier/scorecard.json` and
  * `verifier/reward.json` into plain summaries. A trial passes iff reward ≥ 1.0 (checks.md §2).
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
+import { isFolder, namesIn, walkTree } from "../walk.ts";
 
 /** The three v1.0.0 domains, in leaderboard order. */
 export const DOMAINS = ["pa_provider", "pa_um", "cm"] as const;
@@ -71,32 +72,18 @@ export interface Scorecard {
 const TRAJECTORIES = ["trajectory.jsonl.zst", "trajectory.jsonl", "trajectory.json"];
 const SKIP = new Set(["node_modules", ".git", "artifacts", "sessions", "setup"]);
 
-function listDir(dir: string): string[] {
-  try {
-    return readdirSync(dir).sort();
-  } catch {
-    return [];
-  }
-}
-
-function isDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 /** True when `dir` looks like one trial: a result, a verifier dir or an agent trajectory, and not a job dir. */
 function looksLikeTrial(dir: string, entries: string[]): boolean {
   if (entries.includes("job.log")) return false;
   if (entries.includes("result.json")) {
     return !entries.some((e) => !SKIP.has(e) && existsSync(join(dir, e, "result.json")));
   }
-  if (entries.includes("verifier") && isDir(join(dir, "verifier"))) return true;
+  if (entries.includes("verifier") && isFolder(join(dir, "verifier"))) return true;
   if (entries.includes("trial.log") || entries.includes("exception.txt")) return true;
   // A trial Harbor started but never finished: its config.json and agent logs, no result yet.
-  if (entries.includes("config.json") && entries.includes("agent") && isDir(join(dir, "agent"))) return true;
+  if (entries.includes("config.json") && entries.includes("agent") && isFolder(join(dir, "agent"))) {
+    return true;
+  }
   return entries.includes("agent") && TRAJECTORIES.some((t) => existsSync(join(dir, "agent", t)));
 }
 
@@ -132,7 +119,7 @@ function refOf(dir: string): TrialRef {
   const has = (p: string) => existsSync(join(dir, p)) ? join(dir, p) : null;
   const trajectory = TRAJECTORIES.map((t) => has(join("agent", t))).find((p) => p !== null) ?? null;
   const fiable = join(dir, "agent", "fiable");
-  const ledgers = listDir(fiable).filter((f) => f.endsWith(".jsonl")).map((f) => join(fiable, f));
+  const ledgers = namesIn(fiable).filter((f) => f.endsWith(".jsonl")).map((f) => join(fiable, f));
   return {
     dir,
     name,
@@ -152,24 +139,17 @@ function refOf(dir: string): TrialRef {
  */
 export function* walkTrials(roots: readonly string[]): Generator<TrialRef> {
   const seen = new Set<string>();
-  function* walk(dir: string, depth: number): Generator<TrialRef> {
-    const entries = listDir(dir);
-    if (looksLikeTrial(dir, entries)) {
-      const key = resolve(dir);
-      if (!seen.has(key)) {
-        seen.add(key);
-        yield refOf(dir);
-      }
-      return;
-    }
-    if (depth > 8) return;
-    for (const e of entries) {
-      if (SKIP.has(e) || e.startsWith(".")) continue;
-      const child = join(dir, e);
-      if (isDir(child)) yield* walk(child, depth + 1);
-    }
+  const dirs = walkTree(roots, {
+    depth: 9,
+    skip: (name) => SKIP.has(name) || name.startsWith("."),
+    folder: looksLikeTrial,
+  });
+  for (const dir of dirs) {
+    const key = resolve(dir);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    yield refOf(dir);
   }
-  for (const root of roots) yield* walk(root, 0);
 }
 
 /** Every trial dir below the roots (a root may itself be a trial), sorted by path, each real dir once. */

@@ -171,7 +171,9 @@ export function armVerdict(t: TrialReplay, arm: Arm): ArmVerdict | null {
 export interface FireCounts {
   fires_failed: number;
   fires_failed_protected: number;
+  /** Of fires_failed_protected: objected at or before the doom of every protected failed check. */
   in_time: number;
+  /** Of fires_failed_protected: objected after the doom of at least one of them. */
   too_late: number;
   fires_passed: number;
 }
@@ -195,11 +197,13 @@ export interface ReplaySummary {
   rescue_ignoring_time: { upper: number; strict: number };
 }
 
-function fireCounts(): FireCounts {
+/** Counts with nothing counted yet. */
+export function fireCounts(): FireCounts {
   return { fires_failed: 0, fires_failed_protected: 0, in_time: 0, too_late: 0, fires_passed: 0 };
 }
 
-function count(row: FireCounts, passed: boolean, f: Fire): void {
+/** Counts one protector's fire in a trial. */
+export function countFire(row: FireCounts, passed: boolean, f: Fire): void {
   if (passed) return void row.fires_passed++;
   row.fires_failed++;
   if (!f.protected) return;
@@ -239,8 +243,8 @@ export function summarizeVerdicts(trials: readonly Counted[], unreadable: number
     if (!t.observable) s.not_observable++;
     const v = t.verdict;
     if (!v) continue;
-    for (const [id, f] of Object.entries(v.rules)) count(s.by_rule[id] ??= fireCounts(), v.passed, f);
-    if (v.gate) count(s.closure_gate, v.passed, v.gate);
+    for (const [id, f] of Object.entries(v.rules)) countFire(s.by_rule[id] ??= fireCounts(), v.passed, f);
+    if (v.gate) countFire(s.closure_gate, v.passed, v.gate);
     if (v.blocked) s.trials_blocked[v.passed ? "passed" : "failed"]++;
     for (
       const [key, r] of [["rescue_estimate", v.rescue], [

@@ -54,8 +54,12 @@ export interface JudgeMeta {
   checkpoint?: boolean;
 }
 
-/** A judge example: the call, the evidence before it and, optionally, the agent's recent text. */
+/**
+ * A judge example: what the case shows (the tester's title for it), the call, the evidence before it and,
+ * optionally, the agent's recent text.
+ */
 export interface JudgeExample {
+  name: string;
   call: Call;
   evidence: ExampleEvidence;
   recentText?: string[];

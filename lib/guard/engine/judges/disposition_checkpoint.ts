@@ -70,13 +70,23 @@ export const judge: Judge<{ caseId: string }> = {
     return { caseId: arg(call, "case_id") };
   },
   valid: [
-    { call: BUNDLE_CALL, evidence: { calls: [BUNDLED] } },
-    { call: BUNDLE_CALL, evidence: { calls: [DECIDED("gather_more_evidence")] } },
+    { name: "the case already has a bundle", call: BUNDLE_CALL, evidence: { calls: [BUNDLED] } },
+    {
+      name: "the latest determination is a hold (PP-02's to block)",
+      call: BUNDLE_CALL,
+      evidence: { calls: [DECIDED("gather_more_evidence")] },
+    },
   ],
   invalid: [
-    { call: BUNDLE_CALL, evidence: {}, data: { caseId: CASE } },
-    { call: BUNDLE_CALL, evidence: { calls: [DECIDED("submit_pa")] }, data: { caseId: CASE } },
+    { name: "the first bundle, nothing decided", call: BUNDLE_CALL, evidence: {}, data: { caseId: CASE } },
     {
+      name: "the first bundle after a submit_pa determination",
+      call: BUNDLE_CALL,
+      evidence: { calls: [DECIDED("submit_pa")] },
+      data: { caseId: CASE },
+    },
+    {
+      name: "an earlier bundle call failed",
       call: BUNDLE_CALL,
       evidence: { calls: [toolCall(BUNDLE, { case_id: CASE }, { error: "Document DOC-9 is not linked." })] },
       data: { caseId: CASE },

@@ -90,13 +90,19 @@ export const judge: Judge<{ caseId: string; looked: string }> = {
     };
   },
   valid: [
-    { call: toolCall(DECIDE, { case_id: CASE, decision: "deny", signed_off: true }), evidence: {} },
-    { call: P2P_REVIEW, evidence: { calls: [SEEDED] } },
     {
+      name: "a signed deny, not a p2p_review",
+      call: toolCall(DECIDE, { case_id: CASE, decision: "deny", signed_off: true }),
+      evidence: {},
+    },
+    { name: "p2p_list shows a P2P request for the case", call: P2P_REVIEW, evidence: { calls: [SEEDED] } },
+    {
+      name: "the task is a peer-to-peer session",
       call: P2P_REVIEW,
       evidence: { prompt: "# 📞 Peer-to-Peer Session — MRI\n- Use only payer namespaces" },
     },
     {
+      name: "the determination summary names the case's P2P request",
       call: P2P_REVIEW,
       evidence: {
         calls: [toolCall("determination.get_summary", { case_id: CASE }, {
@@ -107,10 +113,16 @@ export const judge: Judge<{ caseId: string; looked: string }> = {
   ],
   invalid: [
     {
+      name: "an MD review whose p2p_list shows no request",
       call: P2P_REVIEW,
       evidence: { prompt: "# ⚕️ MD Review — MRI\n- Use only payer namespaces", calls: [EMPTY_LIST] },
       data: { caseId: CASE, looked: "p2p_list shows none" },
     },
-    { call: P2P_REVIEW, evidence: {}, data: { caseId: CASE, looked: "p2p_list was not called" } },
+    {
+      name: "no P2P request seen and p2p_list never called",
+      call: P2P_REVIEW,
+      evidence: {},
+      data: { caseId: CASE, looked: "p2p_list was not called" },
+    },
   ],
 };

@@ -316,33 +316,67 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
     return fact ? { action: ACTIONS[call.tool](arg(call, "case_id")), tool: shown(call), fact } : null;
   },
   valid: [
-    { call: DECIDE({ override_reason: "All three criteria are met and documented." }), evidence: {} },
-    { call: DECIDE(), evidence: { calls: [FORM, SAVE({ counseling_completed: "Yes — completed 03/02" })] } },
-    { call: DECIDE(), evidence: { calls: [FORM, SAVE({ patient_under_18: "No — patient is 48" })] } },
-    { call: DECIDE(), evidence: { calls: [FORM, SAVE({ arthrodesis_confirmed: "No prior fusion" })] } },
-    { call: DECIDE(), evidence: { calls: [FORM, SAVE({ counseling_completed: "Not applicable" })] } },
     {
+      name: "the override reason says every criterion is met",
+      call: DECIDE({ override_reason: "All three criteria are met and documented." }),
+      evidence: {},
+    },
+    {
+      name: "the saved answer says counseling was completed",
+      call: DECIDE(),
+      evidence: { calls: [FORM, SAVE({ counseling_completed: "Yes — completed 03/02" })] },
+    },
+    {
+      name: "a No to a question not about a completed requirement (patient under 18)",
+      call: DECIDE(),
+      evidence: { calls: [FORM, SAVE({ patient_under_18: "No — patient is 48" })] },
+    },
+    {
+      name: "a No to a conditional question (if prior fusion)",
+      call: DECIDE(),
+      evidence: { calls: [FORM, SAVE({ arthrodesis_confirmed: "No prior fusion" })] },
+    },
+    {
+      name: "a saved answer of not applicable",
+      call: DECIDE(),
+      evidence: { calls: [FORM, SAVE({ counseling_completed: "Not applicable" })] },
+    },
+    {
+      name: "a later saved Yes replaces an earlier No",
       call: DECIDE(),
       evidence: {
         calls: [FORM, SAVE({ counseling_completed: "No" }), SAVE({ counseling_completed: "Yes" })],
       },
     },
     {
+      name: "a hold (gather_more_evidence) after a saved No",
       call: DECIDE({ final_action: "gather_more_evidence" }),
       evidence: { calls: [FORM, SAVE({ counseling_completed: "No" })] },
     },
-    { call: DECIDE(), evidence: { calls: [CREATED(true), BUNDLED(true)] } },
     {
+      name: "active coverage and a ready bundle",
+      call: DECIDE(),
+      evidence: { calls: [CREATED(true), BUNDLED(true)] },
+    },
+    {
+      name: "the override says only the requested service is not yet performed",
       call: DECIDE({ override_reason: "The MRI has not yet been performed; it is the requested service." }),
       evidence: {},
     },
     {
+      name: "a submit after the submit_pa determination was judged",
       call: toolCall(SUBMIT, { case_id: CASE, channel: "portal" }),
       evidence: { calls: [FORM, SAVE({ counseling_completed: "No" }), DECIDE()] },
     },
-    { call: DECIDE(), evidence: {}, recentText: ["All 3 of 3 criteria are met; submitting."] },
+    {
+      name: "the agent's own note says 3 of 3 criteria are met",
+      call: DECIDE(),
+      evidence: {},
+      recentText: ["All 3 of 3 criteria are met; submitting."],
+    },
     // Favourable negations: an exclusion, contraindication or disqualifier not met; a criterion not relied on.
     {
+      name: "an exclusion not met and a criterion not relied on",
       call: DECIDE({
         override_reason: "Both BMI criteria are met; the request does not meet any exclusion and is not " +
           "relied on as a criterion.",
@@ -350,32 +384,38 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       evidence: {},
     },
     {
+      name: "exclusion criteria not met",
       call: DECIDE({ override_reason: "Exclusion criteria are not met (no active infection)." }),
       evidence: {},
     },
     {
+      name: "no contraindication met",
       call: DECIDE({
         override_reason: "The patient does not meet any contraindication listed in the policy.",
       }),
       evidence: {},
     },
     {
+      name: "disqualifying criteria not met, 3 of 3 criteria met",
       call: DECIDE({ override_reason: "Disqualifying criteria are not met; 3 of 3 criteria are met." }),
       evidence: {},
     },
     {
+      name: "an unmet item not relied on as a criterion",
       call: DECIDE({
         override_reason: "Prior imaging is not met, but it is not relied on as a criterion here.",
       }),
       evidence: {},
     },
     {
+      name: "a second bundle on a case already bundled",
       call: toolCall(BUNDLE, { case_id: CASE, document_ids: ["DOC-2"] }),
       evidence: { calls: [FORM, SAVE({ counseling_completed: "No" }), BUNDLED(true)] },
     },
   ],
   invalid: [
     {
+      name: "a bundle while the case record shows coverage inactive",
       call: toolCall(BUNDLE, { case_id: CASE, document_ids: ["DOC-1"] }),
       evidence: { calls: [CREATED(false)] },
       data: {
@@ -385,6 +425,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       },
     },
     {
+      name: "a bundle after a saved answer that counseling is not completed",
       call: toolCall(BUNDLE, { case_id: CASE, document_ids: ["DOC-1"] }),
       evidence: { calls: [FORM, SAVE({ counseling_completed: "Not completed; referral placed" })] },
       data: {
@@ -396,6 +437,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       },
     },
     {
+      name: "the override reason admits a criterion not met",
       call: DECIDE({ override_reason: "Criterion 3 is not met, and no exclusion applies." }),
       evidence: {},
       data: {
@@ -405,6 +447,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       },
     },
     {
+      name: "submit_pa after a saved No to counseling",
       call: DECIDE(),
       evidence: { calls: [FORM, SAVE({ counseling_completed: "No - referral placed, not yet scheduled" })] },
       data: {
@@ -415,6 +458,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       },
     },
     {
+      name: "the call's own questionnaire answer says counseling was partial",
       call: DECIDE({ questionnaire_answers: { counseling_completed: "Partial — discussed only" } }),
       evidence: { calls: [FORM] },
       data: {
@@ -425,6 +469,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       },
     },
     {
+      name: "submit_pa while the case record shows coverage inactive",
       call: DECIDE(),
       evidence: { calls: [CREATED(false)] },
       data: {
@@ -434,6 +479,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       },
     },
     {
+      name: "a submit while the bundle reports not ready",
       call: toolCall(SUBMIT, { case_id: CASE, channel: "portal" }),
       evidence: { calls: [BUNDLED(false)] },
       data: {
@@ -443,6 +489,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       },
     },
     {
+      name: "the override reason says the evaluation is not yet completed",
       call: DECIDE({
         override_reason: "BMI criteria are met. The evaluation required by policy is referred but not yet " +
           "completed and is flagged for payer review.",
@@ -456,6 +503,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       },
     },
     {
+      name: "the override reason submits despite an exclusion",
       call: DECIDE({
         override_reason: "Submitting as an exception despite the policy's hybrid-surgery exclusion.",
       }),
@@ -468,6 +516,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       },
     },
     {
+      name: "the agent's own note says 1 of 3 bullets are met",
       call: DECIDE(),
       evidence: {},
       recentText: [
