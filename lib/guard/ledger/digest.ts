@@ -1,14 +1,15 @@
 /**
  * The checkpoints' digest of bytes (lib/guard/ledger/checkpoint.ts), the same under Deno and Node, so a checkpoint
  * written by one runtime is used by the other: 64 bits from four lanes of xxHash32's round over 32-bit words and
- * two finalisations of their 128-bit state. About 1 ms per 8 MB once compiled, 1–3 ms cold for 400 KB;
- * synchronous, so a restored call can check what it reads inside a rule. It detects a changed byte, not a
- * forger. Pure.
+ * two finalisations of their 128-bit state. 1–2 ms per 8 MB once compiled (≈ 10 ms cold under Node: the
+ * resident guard's warm-up compiles it), 2–3 ms cold for 400 KB; synchronous, so a restored call can check what
+ * it reads inside a rule. It detects a changed byte, not a forger. Pure.
  *
  * Why not SHA-256 (measured, bench/latency.ts's ledger): node:crypto's first hash of 434 KB takes 2.4 ms in a
- * fresh Node process (this one 2.2–3.0 ms), and Deno has SHA-256 natively only as WebCrypto's asynchronous
- * `crypto.subtle.digest` (0.5 ms there, this one 1.0 ms) or through node:crypto, whose node-compat start-up
- * costs a hook more than either; a restored call's lazy check needs a synchronous hash in both.
+ * fresh Node process (this one cold 2.2–3.0 ms) and 8 MB 3.9 ms warm (this one ≈ 2 ms, which a resident guard
+ * pays at each session load); Deno has SHA-256 natively only as WebCrypto's asynchronous `crypto.subtle.digest`
+ * (0.3 ms to start, 0.2 ms for 350 KB) or through node:crypto, whose node-compat start-up costs a hook more than
+ * either, and a restored call's lazy check needs a synchronous hash in both.
  */
 
 const P1 = 0x9e3779b1, P2 = 0x85ebca77, P3 = 0xc2b2ae3d, P4 = 0x27d4eb2f, P5 = 0x165667b1;
