@@ -1,5 +1,5 @@
 /**
- * The dashboard's routes: Arms, Matrix, Trials, Trial, Rules, Live and search, server-rendered; a route
+ * The dashboard's routes: Arms, Matrix, Trials, Trial, Checks, Rules, Live and search, server-rendered; a route
  * returns its fragment when `HX-Request` is set (with `Vary: HX-Request`). Read-only apart from `POST
  * /ingest`, which takes ledger records with a bearer token and a size limit enforced while reading. Only
  * loopback host names are answered without the token (DNS-rebinding protection).
@@ -26,7 +26,16 @@ import { type CommandSpec, parse, type Parsed, portNumber, runCli } from "../lib
 import { matchChecks, matchRules, RowSearch } from "./search.ts";
 import { htmxSource } from "./static/htmx.ts";
 import { type OpenedHandbook, openHandbook, searchHandbook } from "../lib/guard/handbook.ts";
-import { ablationProgress, Figures, replayArmSummary, replayFigures, taskMatrix } from "./figures.ts";
+import {
+  ablationProgress,
+  Figures,
+  replayArmSummary,
+  replayCheckCounts,
+  replayFigures,
+  taskMatrix,
+} from "./figures.ts";
+import { checkRows } from "./checks.ts";
+import { ChecksPage } from "./views/checks.tsx";
 import { readExperiments } from "./experiments.ts";
 import { buildTranscript, checkLinks, ledgerTranscript } from "./transcript.ts";
 import { parseQuery, tablePage } from "./table.ts";
@@ -329,6 +338,8 @@ export function createApp(
       domain: uniq((r) => [r.domain]),
       outcome: uniq((r) => [r.outcome]),
       rule: uniq((r) => [...r.rules, ...r.replays.flatMap((m) => m.rules)]),
+      check: uniq((r) => r.failedChecks),
+      via: uniq((r) => r.replays.filter((m) => m.verdict).map((m) => m.arm)),
     };
     return c.html(<TrialsPage view={view} query={query} options={options} notice={notice()} />);
   });
@@ -474,6 +485,18 @@ export function createApp(
         failures={failures}
         notice={notice()}
       />,
+    );
+  });
+
+  app.get("/checks", (c) => {
+    refresh();
+    const rows = store.rows();
+    const arms = [...new Set(rows.filter((r) => r.source === "trial").map((r) => r.arm))].sort();
+    const replayArms = [...new Set(rows.flatMap((r) => r.replays.filter((m) => m.verdict).map((m) => m.arm)))]
+      .sort();
+    const replay = Object.fromEntries(replayArms.map((a) => [a, replayCheckCounts(rows, a)]));
+    return c.html(
+      <ChecksPage checks={checkRows(rows, replay)} arms={arms} replayArms={replayArms} notice={notice()} />,
     );
   });
 

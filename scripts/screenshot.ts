@@ -34,6 +34,7 @@ export const SHOTS = [
   "trial",
   "trial-replay",
   "ledger",
+  "checks",
   "rules",
   "search",
   "live",
@@ -109,6 +110,7 @@ async function shoot(out: string): Promise<number> {
     await shot(page, out, "trial", `${base}/trials/${guarded.id}`, { height: 1600 });
     await shot(page, out, "trial-replay", `${base}/trials/${replayed.id}`, { height: 1600 });
     await shot(page, out, "ledger", `${base}/trials/${guarded.id}/ledger`, { height: 1000 });
+    await shot(page, out, "checks", `${base}/checks`, { height: 1000 });
     await shot(page, out, "rules", `${base}/rules`, { height: 1000 });
     await page.goto(`${base}/trials`);
     await page.fill("header input[name=q]", "afib");

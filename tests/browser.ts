@@ -112,6 +112,7 @@ for (
     ["/matrix", "#matrix"],
     ["/trials", "#trials-rows"],
     ["/rules", "#coverage"],
+    ["/checks", "#checks"],
     ["/live", "#live-rows"],
     ["/search?q=afib", "#search-hits li a"],
     ["/handbook", "#handbook-results"],
@@ -171,8 +172,43 @@ t("one set of figures per arm, the cost recipe named wherever a cost is shown", 
   if (card.includes("harness-reported")) assert.match(card, "not used in figures");
 });
 
+t("the Checks page: an in-time count opens exactly the trials it counts, filters composed", async () => {
+  await open(`${base(a)}/checks`, "#checks");
+  assert.match(await page.locator("header nav a.active").innerText(), "Checks");
+  const link = page.locator("#checks a.in-time").first();
+  const n = Number(await link.innerText());
+  assert.ok(n > 0);
+  await link.click();
+  await page.waitForURL(/timing=in-time/);
+  await page.waitForSelector("#trials-rows");
+  assert.is(await page.locator("a.trial-link").count(), n);
+  assert.is(await page.locator("select[name=timing]").inputValue(), "in-time");
+  const check = await page.locator("#f-check").inputValue();
+  assert.ok(check.length > 0);
+  await shot("checks-in-time");
+});
+
+t("the Trials check filter takes a stage prefix as you type, and keeps the other filters", async () => {
+  const rows = a.store.rows();
+  const id = rows.find((r) => r.arm === "stock" && r.failedChecks.length)!.failedChecks[0];
+  const stage = id.slice(0, id.indexOf(".") + 1);
+  const want = rows.filter((r) => r.arm === "stock" && r.failedChecks.some((c) => c.startsWith(stage)));
+  await open(`${base(a)}/trials?arm=stock`, "#trials-rows");
+  await page.locator("#f-check").fill(stage);
+  await page.waitForURL((u) =>
+    u.searchParams.get("check") === stage && u.searchParams.get("arm") === "stock"
+  );
+  await page.waitForFunction((n) => document.querySelectorAll("a.trial-link").length === n, want.length);
+  const cells = await page.locator("#trials-rows td.checks").allInnerTexts();
+  assert.ok(cells.every((c) => c.includes(stage)), cells.join(" | "));
+  await open(`${base(a)}/trials?arm=checklist`, "#trials-rows");
+  const row = rows.find((r) => r.arm === "checklist" && r.guarded)!;
+  await page.locator(`#trials-rows a[href="/trials/${row.id}/ledger"]`).click();
+  await page.waitForSelector("#ledger li.rec");
+});
+
 t("no page points to files outside the repository", async () => {
-  const paths = ["/", "/matrix", "/trials", "/rules", "/live", "/search?q=afib", "/handbook"];
+  const paths = ["/", "/matrix", "/trials", "/checks", "/rules", "/live", "/search?q=afib", "/handbook"];
   for (const r of a.store.rows().slice(0, 6)) paths.push(`/trials/${r.id}`);
   for (const path of paths) {
     await page.goto(base(a) + path);
@@ -288,7 +324,19 @@ t(
 t("the trials table sorts by every column, filters as you type and pages", async () => {
   await open(`${base(a)}/trials`, "#trials-rows");
   for (
-    const key of ["name", "task", "arm", "domain", "outcome", "cost", "calls", "blocks", "rules", "replay"]
+    const key of [
+      "name",
+      "task",
+      "arm",
+      "domain",
+      "outcome",
+      "checks",
+      "cost",
+      "calls",
+      "blocks",
+      "rules",
+      "replay",
+    ]
   ) {
     const th = `#trials th[data-sort="${key}"]`;
     const first = await page.locator(th).getAttribute("aria-sort") === "ascending"
@@ -301,7 +349,7 @@ t("the trials table sorts by every column, filters as you type and pages", async
   }
   await page.locator('#trials th[data-sort="cost"] a').click();
   await page.waitForSelector('#trials th[data-sort="cost"][aria-sort="ascending"]');
-  const costs = (await page.locator("#trials-rows tr td:nth-child(6)").allTextContents())
+  const costs = (await page.locator("#trials-rows tr td:nth-child(7)").allTextContents())
     .filter((x) => x.startsWith("$")).map((x) => Number(x.slice(1)));
   assert.ok(costs.length > 2 && costs.every((v, i) => i === 0 || costs[i - 1] <= v), costs.join(","));
   assert.match(page.url(), "sort=cost");
