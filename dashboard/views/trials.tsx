@@ -215,7 +215,7 @@ export const TrialsPage: FC<
           size={18}
         />
         <datalist id="check-ids">
-          {(options.check ?? []).map((c) => <option value={c} />)}
+          {(options.check ?? []).map((c) => <option key={c} value={c} />)}
         </datalist>
       </label>
       {options.via?.length
