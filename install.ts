@@ -401,6 +401,14 @@ async function experiments(args: string[], fs: InstallFs): Promise<number> {
   const read = fsReader(fs, dir);
   const isDir = fsIsDir(fs, dir);
   const info = inspectCheckout(dir, read);
+  const registered = info.registry.includes(`"${HARNESSES[0].name}":`);
+  const register = `deno task install --chi-bench ${dir} --apply`;
+  if (flags["--apply"] && !registered) {
+    throw new InstallRefusal(
+      `Cannot write experiments into ${dir}: ${HARNESSES[0].name} is not registered in ${REGISTRY}, so ` +
+        `every arm would fail to start. Run ${register} first, then this command again.`,
+    );
+  }
   const pricesPath = typeof flags["--prices"] === "string"
     ? resolve(flags["--prices"])
     : join(ROOT, "data", "prices.yaml");
@@ -433,6 +441,11 @@ async function experiments(args: string[], fs: InstallFs): Promise<number> {
   }
   for (const line of estimate) console.log(line);
   console.log("");
+  if (!registered) {
+    console.log(
+      `Note: ${HARNESSES[0].name} is not in ${REGISTRY} yet; --apply refuses until you run ${register}.`,
+    );
+  }
   const writes = planWrites(read, experimentFiles(opts, estimate), readManifest(fs, dir), isDir);
   if (!writes.changes.length) {
     console.log(`Nothing to change: the ablation configs in ${join(dir, EXPERIMENTS_DIR)} are current.`);
@@ -458,13 +471,6 @@ async function experiments(args: string[], fs: InstallFs): Promise<number> {
       `Run order, commands by hand and the aggregate command: ${join(dir, EXPERIMENTS_DIR, "README.md")}`,
     ].join("\n"),
   );
-  if (!info.registry.includes(`"${HARNESSES[0].name}":`)) {
-    console.log(
-      `Note: ${
-        HARNESSES[0].name
-      } is not in ${REGISTRY} yet; run deno task install --chi-bench ${dir} --apply.`,
-    );
-  }
   const missing = Object.values(DOMAINS).filter((d) => !isDir(`data/${d}/tasks`));
   if (missing.length) {
     console.log(

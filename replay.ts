@@ -19,7 +19,16 @@ import {
   replayTrees,
 } from "./lib/trajectories/replay.ts";
 import { columnarLine } from "./lib/results/columnar.ts";
-import { type CommandSpec, parse, type Parsed, runCli, wholeNumber } from "./lib/cli.ts";
+import {
+  type CommandSpec,
+  idRanges,
+  knownItems,
+  parse,
+  type Parsed,
+  runCli,
+  wholeNumber,
+} from "./lib/cli.ts";
+import { RULES } from "./rules/mod.ts";
 import { formatJudgeReport, judgeReport, judgeReportByPacket } from "./lib/results/judge_figures.ts";
 
 export { replayTrees };
@@ -72,6 +81,8 @@ export const CLI: CommandSpec = {
   example: "deno task replay runs/2026-06-01__stock --arm checklist,critic --by-packet",
 };
 
+const RULE_IDS = RULES.map((r) => r.meta.id);
+
 /** Parsed command line. */
 export interface ReplayArgs {
   paths: string[];
@@ -106,7 +117,7 @@ function replayArgs(p: Parsed): ReplayArgs {
   return {
     paths,
     arms,
-    rules: p.string("rules")?.split(",").filter(Boolean),
+    rules: knownItems(p, "rules", RULE_IDS, `${idRanges(RULE_IDS)} (rules/mod.ts)`),
     out,
     json: p.flag("json"),
     byPacket: p.flag("by-packet"),

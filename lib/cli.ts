@@ -284,6 +284,53 @@ export function portNumber(p: Parsed, name = "port"): number | undefined {
   return n;
 }
 
+/**
+ * Numbered ids shown compactly, runs of one prefix joined: `GLOBAL-01…03, PP-01, PP-03` (for error messages
+ * that name the known ids).
+ */
+export function idRanges(ids: readonly string[]): string {
+  const parts: string[] = [];
+  let run: { prefix: string; first: string; last: string; n: number } | null = null;
+  const close = () => {
+    if (run) {
+      parts.push(run.first === run.last ? run.first : `${run.first}…${run.last.slice(run.prefix.length)}`);
+    }
+  };
+  for (const id of ids) {
+    const m = /^(.*?)(\d+)$/.exec(id);
+    if (m && run && run.prefix === m[1] && Number(m[2]) === run.n + 1) {
+      run.last = id;
+      run.n++;
+      continue;
+    }
+    close();
+    run = m ? { prefix: m[1], first: id, last: id, n: Number(m[2]) } : null;
+    if (!m) parts.push(id);
+  }
+  close();
+  return parts.join(", ");
+}
+
+/**
+ * A comma-separated option (`--rules A,B`) whose every item must be known: the items, or a CliError naming
+ * the first unknown one and the known ones (`shown`, else all of them).
+ */
+export function knownItems(
+  p: Parsed,
+  name: string,
+  known: readonly string[],
+  shown?: string,
+): string[] | undefined {
+  const text = p.string(name);
+  if (text === undefined) return undefined;
+  const items = text.split(",").map((s) => s.trim()).filter(Boolean);
+  const bad = items.length ? items.find((item) => !known.includes(item)) : text;
+  if (bad !== undefined) {
+    throw p.error(`--${name} "${bad}" is unknown. Use one or more of ${shown ?? known.join(", ")}.`);
+  }
+  return items;
+}
+
 /** One of a fixed set of words, or a CliError listing them. */
 export function oneOf<T extends string>(p: Parsed, name: string, words: readonly T[]): T | undefined {
   const text = p.string(name);

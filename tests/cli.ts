@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn } from "node:child_process";
-import { CliError, type CommandSpec, helpText, parse, runCli } from "../lib/cli.ts";
+import { CliError, type CommandSpec, helpText, idRanges, knownItems, parse, runCli } from "../lib/cli.ts";
 import {
   ENTRIES,
   entryName,
@@ -74,6 +74,32 @@ for (const [args, message] of REFUSED) {
     () =>
       assert.throws(() => parse(SPEC, args), (e: Error) => e instanceof CliError && e.message === message),
   );
+}
+
+const RANGES: [string[], string][] = [
+  [["GLOBAL-01", "GLOBAL-02", "GLOBAL-03", "PP-01", "PP-03"], "GLOBAL-01…03, PP-01, PP-03"],
+  [["UM-09", "UM-10", "UM-11"], "UM-09…11"],
+  [["STOP-GATE", "CM-01", "CM-02"], "STOP-GATE, CM-01…02"],
+  [[], ""],
+];
+for (const [ids, shown] of RANGES) {
+  p(`idRanges ${ids.join(" ") || "(none)"} → ${shown || '""'}`, () => assert.is(idRanges(ids), shown));
+}
+
+const ITEMS: [string[], string[] | string | undefined][] = [
+  [[], undefined],
+  [["--tag", "a,b"], ["a", "b"]],
+  [["--tag", " b , a "], ["b", "a"]],
+  [["--tag", "a,NOPE-99"], 'Cannot run thing: --tag "NOPE-99" is unknown. Use one or more of a, b.'],
+  [["--tag", ","], 'Cannot run thing: --tag "," is unknown. Use one or more of a, b.'],
+];
+for (const [args, want] of ITEMS) {
+  p(`knownItems ${args.join(" ") || "(absent)"}`, () => {
+    const got = () => knownItems(parse(SPEC, args), "tag", ["a", "b"]);
+    if (typeof want === "string") {
+      assert.throws(got, (e: Error) => e instanceof CliError && e.message === want);
+    } else assert.equal(got(), want);
+  });
 }
 
 p("a negative number is a value, not a flag", () => {
@@ -251,6 +277,12 @@ v(
 v("missing or malformed values are one Cannot line with exit 2", async () => {
   const cases: [string, string | undefined, string[], RegExp][] = [
     ["replay.ts", undefined, [], /^Cannot run replay: no path given\./],
+    [
+      "replay.ts",
+      undefined,
+      [".", "--rules", "PP-01,NOPE-99"],
+      /^Cannot run replay: --rules "NOPE-99" is unknown\. Use one or more of GLOBAL-01…06, PP-01…07, UM-01…/,
+    ],
     ["verify.ts", undefined, [], /^Cannot run verify: no DIR given\./],
     ["dashboard/server.tsx", undefined, ["--logs", "/nope"], /^Cannot run dashboard: \/nope does not exist/],
     ["demo.ts", undefined, ["--port", "http"], /^Cannot run demo: --port "http" is not a port number/],

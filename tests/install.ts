@@ -712,7 +712,7 @@ function configs(dir: string, under = EXPERIMENTS_DIR): Map<string, ExperimentCo
 ex(
   "default: stock, plan, checklist, critic × pa_provider, pa_um, cm, 3 attempts, one trials_dir per arm",
   async () => {
-    const dir = fixture();
+    const dir = await installed();
     const run = await cli([
       "experiments",
       "--chi-bench",
@@ -766,7 +766,7 @@ ex(
 );
 
 ex("--shadow adds the shadow arm; a rerun with the same flags changes nothing", async () => {
-  const dir = fixture();
+  const dir = await installed();
   assert.is((await cli(["experiments", "--chi-bench", dir, "--shadow", "--apply"])).code, 0);
   const all = configs(dir);
   assert.is(all.size, 15);
@@ -779,7 +779,7 @@ ex("--shadow adds the shadow arm; a rerun with the same flags changes nothing", 
 });
 
 ex("--arm picks arms, --claude-version pins the CLI in every arm", async () => {
-  const dir = fixture();
+  const dir = await installed();
   const run = await cli([
     "experiments",
     "--chi-bench",
@@ -802,6 +802,33 @@ ex("--arm picks arms, --claude-version pins the CLI in every arm", async () => {
   ]);
   for (const c of all.values()) assert.is(c.agent_kwargs!.version, "2.1.219");
 });
+
+ex(
+  "--apply refuses a checkout where fiable-cc is not registered: one line naming the command that registers it",
+  async () => {
+    const dir = fixture();
+    const before = snapshot(dir);
+    const dry = await cli(["experiments", "--chi-bench", dir, "--arm", "stock"]);
+    assert.is(dry.code, 0, dry.err);
+    assert.ok(
+      dry.out.includes(
+        `Note: fiable-cc is not in ${REGISTRY} yet; --apply refuses until you run deno task install --chi-bench ${dir} --apply.`,
+      ),
+      dry.out,
+    );
+    const run = await cli(["experiments", "--chi-bench", dir, "--arm", "stock", "--apply"]);
+    assert.is(run.code, 2, run.out);
+    assert.is(
+      run.err,
+      `Cannot write experiments into ${dir}: fiable-cc is not registered in ${REGISTRY}, so every arm would fail ` +
+        `to start. Run deno task install --chi-bench ${dir} --apply first, then this command again.`,
+    );
+    assert.is(run.out, "");
+    assert.equal(snapshot(dir), before);
+    assert.is((await cli(["--chi-bench", dir, "--bundle", FAKE_BUNDLE, "--apply"])).code, 0);
+    assert.is((await cli(["experiments", "--chi-bench", dir, "--arm", "stock", "--apply"])).code, 0);
+  },
+);
 
 ex("a dry run prints the cost estimate and every file it would write, and writes nothing", async () => {
   const dir = fixture();
@@ -863,7 +890,7 @@ ex(
 ex(
   "smoke slices: one task, one attempt, their own trials dir and job, everything else as the ablation",
   async () => {
-    const dir = fixture();
+    const dir = await installed();
     assert.is((await cli(["experiments", "--chi-bench", dir, "--apply"])).code, 0);
     const full = configs(dir);
     const smoke = configs(dir, SMOKE_DIR);
@@ -1006,7 +1033,7 @@ function expected(upTo: "smoke" | "pilot" | "full", from: "smoke" | "full" = "sm
 }
 
 async function applied(): Promise<string> {
-  const dir = fixture();
+  const dir = await installed();
   assert.is((await cli(["experiments", "--chi-bench", dir, "--apply"])).code, 0);
   return dir;
 }
@@ -1113,7 +1140,7 @@ ex("run.sh: a no-go pilot stops before the full ablation (exit 3) unless --force
 ex(
   "the pilot: stock and critic on every provider task, 1 attempt (--pilot-attempts N), its own trials dirs",
   async () => {
-    const dir = fixture();
+    const dir = await installed();
     const run = await cli(["experiments", "--chi-bench", dir, "--pilot-attempts", "2", "--apply"]);
     assert.is(run.code, 0, run.err);
     const pilot = configs(dir, PILOT_DIR);
@@ -1130,7 +1157,7 @@ ex(
       const same = (x: ExperimentConfig) => ({ ...x, n_attempts: 0, trials_dir: "", job_name: "" });
       assert.equal(same(c), same(f), name);
     }
-    const one = fixture();
+    const one = await installed();
     assert.is((await cli(["experiments", "--chi-bench", one, "--apply"])).code, 0);
     assert.ok([...configs(one, PILOT_DIR).values()].every((c) => c.n_attempts === 1));
     const bad = await cli(["experiments", "--chi-bench", one, "--pilot-attempts", "0"]);
