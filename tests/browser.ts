@@ -152,6 +152,37 @@ t(
   },
 );
 
+t(
+  "compare: from a trial's Compare with to two columns, the first divergence marked, back to each step",
+  async () => {
+    errors.length = 0;
+    const row = a.store.rows().find((r) =>
+      r.arm === "stock" && r.task === "pa_t008_t008_o002_p01_new_referral_provider"
+    )!;
+    await open(`${base(a)}/trials/${row.id}`, "#compare-with");
+    await page.locator("#compare-with a", { hasText: "checklist" }).first().click();
+    await page.waitForSelector("#alignment");
+    assert.match(page.url(), /\/compare\?a=[0-9a-f]+&b=[0-9a-f]+/);
+    const diverge = page.locator("#alignment tr.diverge");
+    assert.is(await diverge.count(), 1);
+    assert.match(await diverge.innerText(), "first divergence");
+    assert.match(await page.locator("#divergence").innerText(), /They first part at row \d+/);
+    await page.locator("#divergence a").click();
+    await page.waitForURL(/#row-\d+$/);
+    assert.ok(await diverge.isVisible());
+    assert.match(await page.locator("#compare-checks").innerText(), /failed\s+passed/);
+    await shot("compare");
+    // Each cell links back to its step on its own Trial page.
+    await page.locator("#alignment td.call-cell a.step-link").last().click();
+    await page.waitForSelector("#timeline");
+    assert.match(page.url(), /\/trials\/[0-9a-f]+\?page=1.*#item-\d+$/);
+    assert.equal(errors, []);
+    const bad = await page.goto(`${base(a)}/compare?a=${row.id}&b=nope`);
+    assert.is(bad?.status(), 404);
+    assert.match(await page.locator("main").innerText(), 'Cannot compare b="nope": no trial has that id');
+  },
+);
+
 t("one set of figures per arm, the cost recipe named wherever a cost is shown", async () => {
   await open(`${base(a)}/`, "#arms");
   for (const tr of await page.locator("#arms tbody tr").all()) {
@@ -300,16 +331,17 @@ t(
   "the task × arm matrix: passes/attempts, flips against the control highlighted, cells link to trials",
   async () => {
     await open(`${base(a)}/matrix`, "#matrix");
-    const cells = await page.locator("#matrix td.cell a").allTextContents();
+    const cells = await page.locator("#matrix td.cell a:not(.compare)").allTextContents();
     assert.ok(cells.length > 0 && cells.every((x) => /^\d+\/\d+$/.test(x)), cells.join(","));
     const flipped = page.locator('#matrix td[data-flip="gained"]').first();
     assert.ok(await flipped.isVisible());
     const outline = await flipped.evaluate((el) => getComputedStyle(el).outlineStyle);
     assert.is(outline, "solid");
-    const [n] = (await flipped.locator("a").innerText()).split("/").slice(1).map(Number);
-    const href = (await flipped.locator("a").getAttribute("href"))!;
+    const count = flipped.locator("a:not(.compare)");
+    const [n] = (await count.innerText()).split("/").slice(1).map(Number);
+    const href = (await count.getAttribute("href"))!;
     const params = new URL(href, base(a)).searchParams;
-    await flipped.locator("a").click();
+    await count.click();
     await page.waitForSelector("#trials-rows");
     const armsShown = await page.locator("#trials-rows tr td:nth-child(3)").allTextContents();
     const tasksShown = await page.locator("#trials-rows tr td:nth-child(2)").allTextContents();
