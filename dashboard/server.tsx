@@ -20,20 +20,13 @@ import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import { type Prices, pricesFrom, type Recipe, RECIPES } from "../lib/results/cost.ts";
 import { type Sources, Store } from "./store.ts";
 import { findAggregates } from "./sources/aggregates.ts";
-import { GATE, SLICE_BYTES } from "./ledgers.ts";
+import { SLICE_BYTES } from "./ledgers.ts";
 import { INGEST_CAPS, type IngestCaps } from "./sources/ingest.ts";
 import { type CommandSpec, parse, type Parsed, portNumber, runCli } from "../lib/cli.ts";
 import { matchChecks, matchRules, RowSearch } from "./search.ts";
 import { htmxSource } from "./static/htmx.ts";
 import { type OpenedHandbook, openHandbook, searchHandbook } from "../lib/guard/handbook.ts";
-import {
-  ablationProgress,
-  Figures,
-  replayArmSummary,
-  replayCheckCounts,
-  replayFigures,
-  taskMatrix,
-} from "./figures.ts";
+import { ablationProgress, Figures, replayCheckCounts, replayFigures, taskMatrix } from "./figures.ts";
 import { checkRows } from "./checks.ts";
 import { ChecksPage } from "./views/checks.tsx";
 import { readExperiments } from "./experiments.ts";
@@ -45,7 +38,8 @@ import { HandbookPage, HandbookResults } from "./views/handbook.tsx";
 import { LedgerPage } from "./views/ledger.tsx";
 import { LiveNow, LivePage } from "./views/live.tsx";
 import { MatrixPage } from "./views/matrix.tsx";
-import { type RuleFires, RulesPage } from "./views/rules.tsx";
+import { RulesPage } from "./views/rules.tsx";
+import { ruleFires } from "./rule_fires.ts";
 import { Scorecard, Timeline, TrialPage } from "./views/trial.tsx";
 import { SearchPage } from "./views/search.tsx";
 import { TrialsPage, TrialsView } from "./views/trials.tsx";
@@ -490,56 +484,11 @@ export function createApp(
 
   app.get("/rules", (c) => {
     refresh();
-    const rows = store.rows();
-    const fires = new Map<string, RuleFires>();
-    const entry = (id: string): RuleFires => {
-      let f = fires.get(id);
-      if (!f) {
-        const meta = RULES.find((r) => r.meta.id === id)?.meta;
-        f = {
-          id,
-          name: meta?.name ?? (id === GATE ? "closure gate" : ""),
-          seat: meta?.seat ?? "all",
-          protects: meta?.protects ?? [],
-          failed: 0,
-          passed: 0,
-          other: 0,
-          replay: {},
-        };
-        fires.set(id, f);
-      }
-      return f;
-    };
-    for (const r of RULES) entry(r.meta.id);
-    const failures = new Map<string, number>();
-    const replayArms = new Set<string>();
-    for (const row of rows) {
-      for (const id of row.rules) {
-        const f = entry(id);
-        if (row.outcome === "failed") f.failed++;
-        else if (row.outcome === "passed") f.passed++;
-        else f.other++;
-      }
-      for (const m of row.replays) if (m.verdict) replayArms.add(m.arm);
-      if (row.source === "trial") {
-        for (const id of row.failedChecks) failures.set(id, (failures.get(id) ?? 0) + 1);
-      }
-    }
-    for (const arm of replayArms) {
-      // Replay's own counts (its verdicts), the closure gate as STOP-GATE.
-      const summary = replayArmSummary(rows, arm);
-      for (const [id, r] of Object.entries(summary.by_rule)) entry(id).replay[arm] = r;
-      if (summary.closure_gate.fires_failed + summary.closure_gate.fires_passed) {
-        entry(GATE).replay[arm] = summary.closure_gate;
-      }
-    }
     return c.html(
       <RulesPage
-        fires={[...fires.values()]}
-        replayArms={[...replayArms].sort()}
+        model={ruleFires(store.rows())}
         checks={CHECKS}
         rules={RULES.map((r) => r.meta)}
-        failures={failures}
         notice={notice()}
       />,
     );

@@ -238,6 +238,15 @@ t("the Trials check filter takes a stage prefix as you type, and keeps the other
   await page.waitForSelector("#ledger li.rec");
 });
 
+t("the Rules page: fired rules in order, the never-fired folded until opened, CRITIC explained", async () => {
+  await open(`${base(a)}/rules`, "#rule-fires");
+  assert.ok(await page.locator("#rule-fires tbody tr").count() > 0);
+  assert.is(await page.locator("#rule-unfired").isVisible(), false);
+  await page.locator("#never-fired summary").click();
+  assert.ok(await page.locator("#rule-unfired").isVisible());
+  assert.match(await page.locator("#rule-kinds").innerText(), "critic panel's own block");
+});
+
 t("no page points to files outside the repository", async () => {
   const paths = ["/", "/matrix", "/trials", "/checks", "/rules", "/live", "/search?q=afib", "/handbook"];
   for (const r of a.store.rows().slice(0, 6)) paths.push(`/trials/${r.id}`);

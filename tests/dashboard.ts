@@ -39,6 +39,14 @@ import {
   taskMatrix,
 } from "../dashboard/figures.ts";
 import { armVerdict, summarizeChecks, type TrialReplay } from "../lib/trajectories/verdict.ts";
+import {
+  firesInFailed,
+  firesInPassed,
+  firesInTime,
+  type RuleFires,
+  ruleFires,
+} from "../dashboard/rule_fires.ts";
+import { JUDGES } from "../lib/guard/engine/judges/mod.ts";
 import { sliceOf } from "../dashboard/experiments.ts";
 import { filterRows, parseQuery, sortRows, tablePage } from "../dashboard/table.ts";
 import { indexTerms, matchChecks, matchRules, queryTerms } from "../dashboard/search.ts";
@@ -528,6 +536,58 @@ checks(
 );
 
 checks.run();
+
+const rulesPage = suite("dashboard rules");
+
+rulesPage("fired rules by fires in failed, then in time, then in passed; the rest folded away", async () => {
+  const html = (await get("/rules")).text;
+  const model = ruleFires(rows());
+  const ids = (table: string) => {
+    const at = html.indexOf(`<table id="${table}"`);
+    return [...html.slice(at, html.indexOf("</table>", at)).matchAll(/<tr id="rule-([^"]+)"/g)].map((m) =>
+      m[1]
+    );
+  };
+  assert.equal(ids("rule-fires"), model.fired.map((f) => f.id));
+  assert.ok(model.fired.length > 3 && model.never.length > 3);
+  const key = (f: RuleFires) => [firesInFailed(f), firesInTime(f), firesInPassed(f)];
+  for (let i = 1; i < model.fired.length; i++) {
+    const [a, b] = [key(model.fired[i - 1]), key(model.fired[i])];
+    assert.ok(
+      a[0] > b[0] || (a[0] === b[0] && (a[1] > b[1] || (a[1] === b[1] && a[2] >= b[2]))),
+      `${a} then ${b}`,
+    );
+  }
+  assert.ok(model.fired.every((f) => firesInFailed(f) + firesInPassed(f) + f.other > 0));
+  assert.ok(model.never.every((f) => firesInFailed(f) + firesInPassed(f) + f.other === 0));
+  const folded = html.slice(html.indexOf('<details id="never-fired"'));
+  assert.match(text(folded.slice(0, 200)), `${model.never.length} rules never fired here`);
+  assert.equal(ids("rule-unfired"), model.never.map((f) => f.id));
+  const every = [...RULE_META.map((r) => r.id), ...JUDGES.map((j) => j.meta.id)];
+  assert.equal(
+    [...ids("rule-fires"), ...ids("rule-unfired")].filter((id) => every.includes(id)).sort(),
+    every.sort(),
+  );
+});
+
+rulesPage("the CRITIC row is the critic panel's own block, named and explained", async () => {
+  const fired = { ...rows().find((r) => r.outcome === "failed")!, rules: ["CRITIC"], replays: [] };
+  const panel = ruleFires([...rows(), fired]).fired.find((f) => f.id === "CRITIC")!;
+  assert.equal([panel.kind, panel.name, panel.protects], [
+    "panel",
+    "critic panel: two of three judges objected",
+    [],
+  ]);
+  assert.is(panel.failed, 1);
+  const page = text((await get("/rules")).text);
+  assert.match(
+    page,
+    "CRITIC the critic panel's own block: two of its three judges objected at a decision point",
+  );
+  assert.match(page, "STOP-GATE the closure gate");
+});
+
+rulesPage.run();
 
 const transcript = suite("dashboard transcript");
 
