@@ -4,8 +4,9 @@
  * (with per-packet summaries) and the Parquet summary (verdicts.parquet among it), prints a table per arm
  * (fires in failed trials split in time / too late, the time-aware rescue estimate) and, when the trials span
  * several packets (or with --by-packet), one column per packet; with --json, the summary of the first arm. When the critic arm is
- * replayed, the critic judges' figures follow, overall and per packet. Exits 1 only when nothing could be
- * read.
+ * replayed, the critic judges' figures follow, overall and per packet. An unreadable trial is named as
+ * aggregate names it (lib/results/trials.ts unreadableLine) and exits 1, the other trials' figures written
+ * all the same.
  */
 import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
@@ -30,6 +31,7 @@ import {
 } from "./lib/cli.ts";
 import { RULES } from "./rules/mod.ts";
 import { formatJudgeReport, judgeReport, judgeReportByPacket } from "./lib/results/judge_figures.ts";
+import { unreadableLine } from "./lib/results/trials.ts";
 
 export { replayTrees };
 
@@ -77,7 +79,10 @@ export const CLI: CommandSpec = {
     name: "PATH",
     description: "trial dirs, job dirs, submission packets or any tree holding them",
   }],
-  notes: ["Exit codes: 0 trials replayed, 1 nothing could be read, 2 bad usage."],
+  notes: [
+    "Exit codes: 0 every trial replayed, 1 a trial unreadable (the others are replayed and written all the " +
+    "same) or none found, 2 bad usage.",
+  ],
   example: "deno task replay runs/2026-06-01__stock --arm checklist,critic --by-packet",
 };
 
@@ -219,7 +224,7 @@ export function formatReport(report: ReplayReport, opts: { byPacket?: boolean } 
   if (report.unreadable.length) {
     parts.push(
       `unreadable (${report.unreadable.length}):\n` +
-        report.unreadable.map((u) => `  ${u.path}: ${u.reason}`).join("\n"),
+        report.unreadable.map((u) => `  ${unreadableLine(u)}`).join("\n"),
     );
   }
   const unresolved = report.trials.flatMap((t) => t.unresolved.map((u) => ({ trial: t.name, ...u })));
@@ -232,7 +237,7 @@ export function formatReport(report: ReplayReport, opts: { byPacket?: boolean } 
   return parts.join("\n\n");
 }
 
-/** Entry: returns the exit status (1 only when nothing could be read, 2 on bad arguments). */
+/** Entry: returns the exit status (1 when a trial is unreadable or none is found, 2 on bad arguments). */
 export function main(args: string[]): Promise<number> {
   return runCli(CLI, args, (p) => run(replayArgs(p)));
 }
@@ -268,8 +273,8 @@ async function run(parsed: ReplayArgs): Promise<number> {
     if (parsed.out) console.log(`\nledgers and summary.json: ${parsed.out}`);
   }
   if (report.columnar) (parsed.json ? console.error : console.log)(columnarLine(report.columnar));
-  for (const u of report.unreadable) if (parsed.json) console.error(`unreadable: ${u.path}: ${u.reason}`);
-  return report.trials.length ? 0 : 1;
+  for (const u of report.unreadable) if (parsed.json) console.error(unreadableLine(u));
+  return report.trials.length && !report.unreadable.length ? 0 : 1;
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -5,7 +5,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn } from "node:child_process";
@@ -22,6 +22,7 @@ import {
 import { readmeWithTable } from "../scripts/rule_table.ts";
 import { testBundle } from "./support/guard_process.ts";
 import { bundleAgent } from "../bundle.ts";
+import { fixtureTrials, writeTrials } from "./support/atif_fixture.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const made: string[] = [];
@@ -307,6 +308,41 @@ v("missing or malformed values are one Cannot line with exit 2", async () => {
     assert.is(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
   });
 });
+
+v(
+  "a truncated result.json: replay and aggregate both name it unreadable, with its path, in one line, exit 1",
+  async () => {
+    const cwd = temp();
+    const dirs = writeTrials(
+      join(cwd, "stock"),
+      fixtureTrials().filter((t) => !t.name.startsWith("cm_broken")),
+    );
+    const result = join(dirs[0], "result.json");
+    writeFileSync(result, readFileSync(result, "utf8").slice(0, 40));
+    const line = new RegExp(
+      `Cannot read ${
+        result.replaceAll("/", "\\/")
+      }: it is truncated or not JSON \\(.*\\)\\. Re-run or remove the trial\\.`,
+    );
+    const replay = await runEntry(
+      entry("replay.ts"),
+      [join(cwd, "stock"), "--out", join(cwd, "replay")],
+      cwd,
+    );
+    assert.is(replay.code, 1, replay.stderr);
+    assert.match(replay.stdout, new RegExp(`arm checklist: ${dirs.length} trials, .* 1 unreadable`));
+    assert.match(replay.stdout, new RegExp(`unreadable \\(1\\):\\n  ${line.source}`));
+    const aggregate = await runEntry(
+      entry("aggregate.ts"),
+      [join(cwd, "stock"), "--out", join(cwd, "agg")],
+      cwd,
+    );
+    assert.is(aggregate.code, 1, aggregate.stderr);
+    assert.match(aggregate.stderr, new RegExp(`^\\[stock\\] ${line.source}$`, "m"));
+    const json = JSON.parse(readFileSync(join(cwd, "agg", "aggregate.json"), "utf8"));
+    assert.is(json.rows.find((r: { domain: string }) => r.domain === "overall").n_unreadable, 1);
+  },
+);
 
 v("the resident guard warns once at start-up about an unknown FIABLE_CC_ARM", async () => {
   const ledger = temp();

@@ -63,7 +63,7 @@ s("--json: the known answer for the hand-built trials", async () => {
     "--out",
     out,
   ]);
-  assert.is(code, 0);
+  assert.is(code, 1, "the fixture holds one unreadable trial");
   assert.equal(JSON.parse(stdout), FIXTURE_ANSWER);
 });
 
@@ -352,16 +352,23 @@ s("workers and in-process give the same summary", async () => {
   assert.equal(a.summary, b.summary);
 });
 
-s("exit 1 only when nothing could be read", async () => {
-  const broken = join(packet, "trials", "cm", "cm_broken_001__eeeeeee");
-  assert.is((await captured([broken, "--no-ledgers"])).code, 1);
-  assert.is(
-    (await captured([join(root, "nothing-here"), "--no-ledgers"])).code,
-    2,
-    "a missing path is bad usage",
-  );
-  assert.is((await captured([packet, "--no-ledgers", "--arm", "checklist"])).code, 0);
-});
+s(
+  "exit 1 when a trial is unreadable (the others still replayed) or none is found, 0 when all replayed",
+  async () => {
+    const broken = join(packet, "trials", "cm", "cm_broken_001__eeeeeee");
+    assert.is((await captured([broken, "--no-ledgers"])).code, 1);
+    assert.is(
+      (await captured([join(root, "nothing-here"), "--no-ledgers"])).code,
+      2,
+      "a missing path is bad usage",
+    );
+    const some = await captured([packet, "--no-ledgers", "--arm", "checklist"]);
+    assert.is(some.code, 1);
+    assert.match(some.stdout, /arm checklist: 10 trials, 5 passed, 4 failed, 1 unreadable/);
+    const readable = join(packet, "trials", "pa_provider");
+    assert.is((await captured([readable, "--no-ledgers", "--arm", "checklist"])).code, 0);
+  },
+);
 
 const ARG_ERRORS: [string[], RegExp][] = [
   [[], /no path given/],

@@ -26,8 +26,10 @@ import { type Arm, type LedgerRecord } from "../guard/engine/record.ts";
 import {
   type Check,
   findTrials,
+  jsonFailure,
   packetName,
   packetOf,
+  type ReadFailure,
   readScorecard,
   readTrial,
   type TrialRef,
@@ -58,13 +60,11 @@ export type { ArmResult, FiredCall, ReplaySummary, TrialReplay };
 /** The arms replayed when none are named. */
 export const DEFAULT_ARMS: Arm[] = ["checklist", "critic"];
 
-/** A trial that could not be read: where and why. */
-export interface Unreadable {
+/** A trial that could not be read: where and why (printed with `unreadableLine`, as aggregate prints it). */
+export interface Unreadable extends ReadFailure {
   dir: string;
   /** The packet the trial belongs to (see `packetOf`). */
   packet?: string;
-  path: string;
-  reason: string;
 }
 
 /** Options for a replay. */
@@ -309,30 +309,30 @@ export function expectedDisposition(checks: readonly Check[]): "submit" | "hold"
   return judged ? "hold" : "submit";
 }
 
-/** Reads the trial's verdict: result.json reward when verified, else the scorecard's binary_reward. */
+/**
+ * Reads the trial's verdict: result.json reward when verified, else the scorecard's binary_reward. An
+ * unreadable result.json makes the trial unreadable, as in aggregate (readTrial names it for both).
+ */
 function verdictOf(
   ref: TrialRef,
 ): { passed: boolean; failed: string[]; expects?: "submit" | "hold" } | Unreadable {
+  const trial = readTrial(ref);
+  if (trial.unreadable) return { dir: ref.dir, ...trial.unreadable };
   if (!ref.scorecard) {
     return {
       dir: ref.dir,
       path: join(ref.dir, "verifier", "scorecard.json"),
-      reason: "the scorecard is missing",
+      reason: "it is missing",
     };
   }
   let card;
   try {
     card = readScorecard(ref.scorecard);
   } catch (err) {
-    return {
-      dir: ref.dir,
-      path: ref.scorecard,
-      reason: `the scorecard is truncated or corrupt (${(err as Error).message})`,
-    };
+    return { dir: ref.dir, path: ref.scorecard, reason: jsonFailure(err) };
   }
   const failed = card.checks.filter((c) => c.passed === false).map((c) => c.id);
   const expects = expectedDisposition(card.checks);
-  const trial = readTrial(ref);
   if (trial.verified && trial.passed !== null) return { passed: trial.passed, failed, expects };
   if (card.reward !== null) return { passed: card.reward >= 1, failed, expects };
   return {
@@ -368,7 +368,7 @@ function replayOne(ref: TrialRef, opts: ReplayOptions): TrialReplay | Unreadable
     return {
       dir: ref.dir,
       path: join(ref.dir, "agent", "trajectory.jsonl.zst"),
-      reason: "the trajectory is missing",
+      reason: "it is missing",
     };
   }
   const verdict = verdictOf(ref);
