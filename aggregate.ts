@@ -30,6 +30,7 @@ import {
 } from "./lib/results/columnar.ts";
 import { packetName, packetOf } from "./lib/results/trials.ts";
 import { parsePrices, type Recipe, RECIPE_NOTES, RECIPES } from "./lib/results/cost.ts";
+import { terminalProgress } from "./lib/progress.ts";
 import { type CommandSpec, parse, type Parsed, runCli, wholeNumber } from "./lib/cli.ts";
 import { exitCode, exitNotes, isWarning, STRICT_OPTION } from "./lib/results/severity.ts";
 
@@ -242,16 +243,6 @@ function aggregateArgs(p: Parsed): AggregateArgs {
   };
 }
 
-function progressBar(): ((done: number, total: number, what: string) => void) | undefined {
-  if (!Deno.stderr.isTerminal()) return undefined;
-  const enc = new TextEncoder();
-  return (done, total, what) => {
-    const width = 30, filled = Math.round(width * done / Math.max(1, total));
-    const line = `\r[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} ${what}`;
-    Deno.stderr.writeSync(enc.encode(line + (done === total ? "\n" : "")));
-  };
-}
-
 /** Writes results.csv, comparisons.csv, aggregate.json, summary.md (and the pilot's verdict) into `dir`. */
 export function writeOutputs(dir: string, result: AggregateResult): string[] {
   mkdirSync(dir, { recursive: true });
@@ -316,7 +307,6 @@ async function run(parsed: AggregateArgs): Promise<number> {
   const columnar = new ColumnarCollector(parsed.recipe);
   try {
     const prices = await parsePrices(readFileSync(parsed.prices, "utf8"));
-    const bar = progressBar();
     result = await aggregateArmsParallel(parsed.arms, {
       recipe: parsed.recipe,
       prices,
@@ -328,7 +318,7 @@ async function run(parsed: AggregateArgs): Promise<number> {
       toolCalls: parsed.toolCalls,
       workers: parsed.workers,
       onTrial: columnar.add,
-      onProgress: bar && ((done, total) => bar(done, total, parsed.toolCalls ? "trajectories" : "trials")),
+      onProgress: terminalProgress("aggregate", parsed.toolCalls ? "trajectories" : "trials"),
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;

@@ -32,6 +32,7 @@ import {
 import { RULES } from "./rules/mod.ts";
 import { formatJudgeReport, judgeReport, judgeReportByPacket } from "./lib/results/judge_figures.ts";
 import { unreadableLine } from "./lib/results/trials.ts";
+import { terminalProgress } from "./lib/progress.ts";
 
 export { replayTrees };
 
@@ -243,7 +244,10 @@ export function main(args: string[]): Promise<number> {
 }
 
 async function run(parsed: ReplayArgs): Promise<number> {
-  const report = await replayTrees(parsed.paths, parsed);
+  const report = await replayTrees(parsed.paths, {
+    ...parsed,
+    onProgress: terminalProgress("replay", "trials"),
+  });
   if (!report.trials.length && !report.unreadable.length) {
     console.error(
       `Cannot replay ${parsed.paths.join(", ")}: no trial found below them. ` +

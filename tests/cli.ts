@@ -344,6 +344,38 @@ v(
   },
 );
 
+v("replay and aggregate on a pipe: no progress line on stderr", async () => {
+  const cwd = temp();
+  writeTrials(join(cwd, "stock"), fixtureTrials().filter((t) => !t.name.startsWith("cm_broken")));
+  const replay = await runEntry(entry("replay.ts"), [join(cwd, "stock"), "--out", join(cwd, "replay")], cwd);
+  assert.is(replay.code, 0, replay.stderr);
+  assert.is(replay.stderr, "");
+  const aggregate = await runEntry(
+    entry("aggregate.ts"),
+    [join(cwd, "stock"), "--out", join(cwd, "agg")],
+    cwd,
+  );
+  assert.not.match(aggregate.stderr, /\r|trajectories|ETA/);
+});
+
+v("replay on a terminal: one progress line on stderr, redrawn with \\r, ending done", async () => {
+  const cwd = temp();
+  const n = writeTrials(
+    join(cwd, "stock"),
+    fixtureTrials().filter((t) => !t.name.startsWith("cm_broken")),
+  ).length;
+  const command = [Deno.execPath(), "run", "-A", join(ROOT, "replay.ts"), join(cwd, "stock"), "--no-ledgers"]
+    .map((a) => `'${a}'`).join(" ");
+  // util-linux script(1) runs the command on a pseudo-terminal: stderr is a TTY there.
+  const out = await new Deno.Command("script", { args: ["-qec", command, "/dev/null"], cwd, stdin: "null" })
+    .output();
+  const text = new TextDecoder().decode(out.stdout);
+  assert.is(out.code, 0, text);
+  assert.match(text, `\rreplay: 0/${n} trials · ETA …`);
+  assert.match(text, new RegExp(`\\rreplay: ${n}/${n} trials · done in \\d+ s\\x1b\\[K\\r?\\n`));
+  assert.match(text, /arm checklist: /);
+});
+
 v("the resident guard warns once at start-up about an unknown FIABLE_CC_ARM", async () => {
   const ledger = temp();
   const child = spawn(Deno.execPath(), ["run", "-A", join(ROOT, "guard.ts"), "serve", "--port", "0"], {

@@ -82,6 +82,8 @@ export interface ReplayOptions {
   /** With `out`: also write trials.parquet and decisions.parquet (default true); `duckdb` replaces the loader. */
   columnar?: boolean;
   duckdb?: DuckLoader;
+  /** Hears each trial done (`done` of `total`), and `0` before the first. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** One packet's figures: its path, its display name and a summary per arm. */
@@ -463,7 +465,13 @@ async function runPool(refs: TrialRef[], opts: ReplayOptions): Promise<(TrialRep
   const cores = (globalThis.navigator as { hardwareConcurrency?: number } | undefined)?.hardwareConcurrency ??
     1;
   const size = Math.min(opts.workers ?? cores, refs.length);
-  if (size <= 1 || typeof Worker === "undefined") return refs.map((ref) => replayTrial(ref, opts));
+  let done = 0;
+  opts.onProgress?.(0, refs.length);
+  const counted = <T>(result: T): T => {
+    opts.onProgress?.(++done, refs.length);
+    return result;
+  };
+  if (size <= 1 || typeof Worker === "undefined") return refs.map((ref) => counted(replayTrial(ref, opts)));
   const results: (TrialReplay | Unreadable)[] = new Array(refs.length);
   let next = 0;
   const shared = {
@@ -486,7 +494,7 @@ async function runPool(refs: TrialRef[], opts: ReplayOptions): Promise<(TrialRep
         worker.postMessage({ index, ref: refs[index], opts: shared });
       };
       worker.onmessage = (e: MessageEvent<{ index: number; result: TrialReplay | Unreadable }>) => {
-        results[e.data.index] = e.data.result;
+        results[e.data.index] = counted(e.data.result);
         feed();
       };
       worker.onerror = (e) => {
