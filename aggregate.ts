@@ -60,7 +60,7 @@ export const CLI: CommandSpec = {
       type: "string",
       value: "NAME=DIR",
       multiple: true,
-      description: "replay ledgers (*.jsonl) for arm NAME",
+      description: "replay ledgers (*.jsonl, written by replay --ledgers) for arm NAME",
     },
     control: { type: "string", value: "NAME", description: "the arm every other arm is compared against" },
     compare: {
@@ -181,6 +181,13 @@ function aggregateArgs(p: Parsed): AggregateArgs {
     }
     for (const dir of [...a.roots, ...a.ledgerDirs!]) {
       if (!existsSync(dir)) throw p.error(`${dir} (arm "${a.name}") does not exist. Use a trial root.`);
+    }
+    const empty = a.ledgerDirs!.find((dir) => !jsonlBelow(dir).length);
+    if (empty) {
+      throw p.error(
+        `--ledgers ${a.name}=${empty} holds no ledger (*.jsonl): replay keeps them only when asked. ` +
+          `Use deno task replay PATH --ledgers --out ${empty} first.`,
+      );
     }
   }
   const names = arms.map((a) => a.name);

@@ -246,6 +246,7 @@ v("aggregate with a bad --control, --prices or --recipe writes no --out", async 
       [["--prices", join(cwd, "none.yaml")], "none.yaml does not exist. Use a prices.yaml file."],
       [["--recipe", "Z"], '--recipe "Z" is unknown. Use one of A, B, C.'],
       [["--iters", "many"], '--iters "many" is not a whole number >= 0.'],
+      [["--ledgers", `stock=${trials}`], `--ledgers stock=${trials} holds no ledger (*.jsonl)`],
     ] as [string[], string][]
   ) {
     const r = await runEntry(entry("aggregate.ts"), [trials, "--out", join(cwd, "out"), ...args], cwd);

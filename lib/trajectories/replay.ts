@@ -5,7 +5,8 @@
  * the trial, so verdict.ts can tell a block in time from one too late; the trial-level metrics are there.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve, sep } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
+import process from "node:process";
 import {
   agentTexts,
   countToolCalls,
@@ -36,6 +37,7 @@ import {
 } from "../results/trials.ts";
 import {
   type ColumnarOutcome,
+  decisionFields,
   type DuckLoader,
   type LedgerSource,
   trialColumns,
@@ -70,8 +72,15 @@ export interface Unreadable extends ReadFailure {
 /** Options for a replay. */
 export interface ReplayOptions {
   arms?: Arm[];
-  /** Ledger root: ledgers go to `<out>/<arm>/<trial>.jsonl`; null writes nothing. */
+  /** Output folder: summary.json, the Parquet summary, ledgers in `<out>/<arm>/<packet>/`; null writes nothing. */
   out?: string | null;
+  /**
+   * With `out`, keep each trial's JSONL ledger per arm (default true; the CLI only with `--ledgers`): the
+   * dashboard's overlay and aggregate's `--ledgers` read them. False writes only the fields decisions.parquet
+   * reads, to a scratch folder (`slim`, set by replayTrees) removed once the summary is written.
+   */
+  ledgers?: boolean;
+  slim?: string;
   bounds?: Bounds;
   /** Rule IDs to run; all when absent. */
   rules?: string[];
@@ -424,16 +433,26 @@ function replayOne(ref: TrialRef, opts: ReplayOptions): TrialReplay | Unreadable
       texts,
     });
     let ledger: string | null = null;
-    if (opts.out) {
-      // One folder per packet: reruns in two packets can share a trial's folder name.
-      const dir = join(opts.out, arm, packetName(replay.packet ?? packetOf(ref, opts.roots)));
-      mkdirSync(dir, { recursive: true });
-      ledger = join(dir, ledgerFileName(ref.name));
-      writeFileSync(ledger, records.map((r) => JSON.stringify(r) + "\n").join(""));
+    const keep = opts.ledgers !== false;
+    const root = opts.out ? (keep ? opts.out : opts.slim) : undefined;
+    if (root) {
+      const file = join(root, ledgerPlace(replay, arm, opts.roots));
+      mkdirSync(dirname(file), { recursive: true });
+      const lines = (keep ? records : records.map(decisionFields)).map((r) => JSON.stringify(r) + "\n");
+      writeFileSync(file, lines.join(""));
+      if (keep) ledger = file;
     }
     replay.arms[arm] = { ...result, ledger };
   }
   return replay;
+}
+
+/**
+ * Where a trial's ledger of one arm goes below the output folder: `<arm>/<packet>/<trial>.jsonl`, one folder
+ * per packet since reruns in two packets can share a trial's folder name.
+ */
+function ledgerPlace(t: TrialReplay, arm: Arm, roots?: string[]): string {
+  return join(arm, packetName(t.packet ?? packetOf(t.dir, roots)), ledgerFileName(t.name));
 }
 
 /** The per-arm summaries of each packet: in the order of the paths given (`roots`), then by path. */
@@ -477,6 +496,8 @@ async function runPool(refs: TrialRef[], opts: ReplayOptions): Promise<(TrialRep
   const shared = {
     arms: opts.arms,
     out: opts.out,
+    ledgers: opts.ledgers,
+    slim: opts.slim,
     bounds: opts.bounds,
     rules: opts.rules,
     roots: opts.roots,
@@ -515,7 +536,20 @@ export async function replayTrees(paths: string[], opts: ReplayOptions = {}): Pr
   if (opts.out) {
     for (const arm of arms) rmSync(join(opts.out, arm), { recursive: true, force: true });
   }
-  const results = await runPool(refs, { ...opts, arms, roots: paths });
+  // Without kept ledgers, the Parquet summary is read from slim ones, removed once it is written.
+  const slim = opts.out && opts.ledgers === false && opts.columnar !== false
+    ? join(opts.out, `.decisions-${process.pid}`)
+    : undefined;
+  try {
+    return await replayInto(paths, refs, { ...opts, arms, slim });
+  } finally {
+    if (slim) rmSync(slim, { recursive: true, force: true });
+  }
+}
+
+async function replayInto(paths: string[], refs: TrialRef[], opts: ReplayOptions): Promise<ReplayReport> {
+  const arms = opts.arms!;
+  const results = await runPool(refs, { ...opts, roots: paths });
   const trials = results.filter((r): r is TrialReplay => !("reason" in r));
   const unreadable = results.filter((r): r is Unreadable => "reason" in r);
   const summary: Partial<Record<Arm, ReplaySummary>> = {};
@@ -531,7 +565,7 @@ export async function replayTrees(paths: string[], opts: ReplayOptions = {}): Pr
     mkdirSync(opts.out, { recursive: true });
     writeFileSync(join(opts.out, "summary.json"), JSON.stringify({ paths, ...report }, null, 1) + "\n");
     if (opts.columnar !== false) {
-      report.columnar = await replayColumnar(opts.out, refs, trials, paths, opts.duckdb);
+      report.columnar = await replayColumnar(opts.out, refs, trials, paths, opts);
     }
   }
   return report;
@@ -539,14 +573,14 @@ export async function replayTrees(paths: string[], opts: ReplayOptions = {}): Pr
 
 /**
  * The Parquet summary of a replay: every trial found (its result.json and scorecard) and one row per
- * record of the ledgers just written, `arm` being the replayed arm.
+ * record of the ledgers just written (kept, or slim), `arm` being the replayed arm.
  */
 function replayColumnar(
   out: string,
   refs: readonly TrialRef[],
   trials: readonly TrialReplay[],
-  paths: readonly string[],
-  load?: DuckLoader,
+  paths: string[],
+  opts: ReplayOptions,
 ): Promise<ColumnarOutcome> {
   const replayed = new Map(trials.map((t) => [t.dir, t]));
   const rows = refs.map((ref) => {
@@ -559,19 +593,21 @@ function replayColumnar(
     });
   });
   const ledgers: LedgerSource[] = trials.flatMap((t) =>
-    Object.entries(t.arms).filter(([, r]) => r?.ledger).map(([arm, r]) => ({
-      path: r!.ledger!,
-      packet: packetName(t.packet ?? packetOf(t.dir, paths)),
-      trial: t.name,
-      arm,
-    }))
+    (Object.keys(t.arms) as Arm[]).flatMap((arm) => {
+      const place = ledgerPlace(t, arm, paths);
+      const kept = t.arms[arm]?.ledger;
+      const path = kept ?? (opts.slim ? join(opts.slim, place) : null);
+      if (!path) return [];
+      const packet = packetName(t.packet ?? packetOf(t.dir, paths));
+      return [{ path, packet, trial: t.name, arm, ...(kept ? {} : { name: place }) }];
+    })
   );
   const verdicts = trials.flatMap((t) =>
     (Object.keys(t.arms) as Arm[]).map((arm) =>
       verdictColumns(t, arm, packetName(t.packet ?? packetOf(t.dir, paths)))
     )
   );
-  return writeColumnar(out, rows, ledgers, { load, verdicts });
+  return writeColumnar(out, rows, ledgers, { load: opts.duckdb, verdicts });
 }
 
 /** A verdicts.parquet row: the arm's verdict on the trial (verdict.ts), or a not-observable row. */
