@@ -1,7 +1,7 @@
 /**
  * verify speed: the whole CLI over the ten real packets (700 trials, unguarded: bad input and packet checks),
  * and over an ablation-sized tree of guarded sample trials (4 arms, 900 trials, every trajectory's χ-World
- * calls matched against its ledger). No budget is set by an issue; the figures go in the README.
+ * calls matched against its ledger). No budget is set by an issue; the figures go in docs/measured.md.
  *
  * Usage: deno run -A bench/verify.ts [--runs 3]
  */

@@ -200,32 +200,35 @@ s("--no-out writes nothing, and refuses --out or --ledgers beside it", async () 
   assert.throws(() => parseArgs([packet, "--no-out", "--ledgers"]), /--no-out writes nothing/);
 });
 
-/** The SQL blocks of the README's verdicts recipe: the rule table, then the rescue estimate. */
-function readmeRecipe(): string[] {
-  const readme = readFileSync(join(import.meta.dirname ?? ".", "..", "README.md"), "utf8");
+/** The SQL blocks of docs/parquet.md's verdicts recipe: the rule table, then the rescue estimate. */
+function parquetRecipe(): string[] {
+  const readme = readFileSync(join(import.meta.dirname ?? ".", "..", "docs", "parquet.md"), "utf8");
   const at = readme.indexOf("<!-- recipe: verdicts");
-  assert.ok(at >= 0, "the README has no verdicts recipe");
+  assert.ok(at >= 0, "docs/parquet.md has no verdicts recipe");
   return [...readme.slice(at).matchAll(/```sql\n([\s\S]*?)```/g)].slice(0, 2).map((m) => m[1]);
 }
 
-s("verdicts.parquet: the README's DuckDB recipe gives replay's rule table and rescue estimate", async () => {
-  const duck = await connect();
-  if ("why" in duck) throw new Error(duck.why);
-  const file = sqlString(join(out, "verdicts.parquet"));
-  const [rules, rescue] = readmeRecipe().map((sql) => sql.replaceAll("'verdicts.parquet'", file));
-  try {
-    const rows = await duck.all<Record<string, bigint | string>>(rules);
-    const table = Object.fromEntries(rows.map(({ arm: _, rule, ...n }) => [
-      rule,
-      Object.fromEntries(Object.entries(n).map(([k, v]) => [k, Number(v)])),
-    ]));
-    assert.equal(table, { ...FIXTURE_ANSWER.by_rule, "closure gate": FIXTURE_ANSWER.closure_gate });
-    const [r] = await duck.all<{ upper: bigint; strict: bigint }>(rescue);
-    assert.equal({ upper: Number(r.upper), strict: Number(r.strict) }, FIXTURE_ANSWER.rescue_estimate);
-  } finally {
-    duck.close();
-  }
-});
+s(
+  "verdicts.parquet: docs/parquet.md's DuckDB recipe gives replay's rule table and rescue estimate",
+  async () => {
+    const duck = await connect();
+    if ("why" in duck) throw new Error(duck.why);
+    const file = sqlString(join(out, "verdicts.parquet"));
+    const [rules, rescue] = parquetRecipe().map((sql) => sql.replaceAll("'verdicts.parquet'", file));
+    try {
+      const rows = await duck.all<Record<string, bigint | string>>(rules);
+      const table = Object.fromEntries(rows.map(({ arm: _, rule, ...n }) => [
+        rule,
+        Object.fromEntries(Object.entries(n).map(([k, v]) => [k, Number(v)])),
+      ]));
+      assert.equal(table, { ...FIXTURE_ANSWER.by_rule, "closure gate": FIXTURE_ANSWER.closure_gate });
+      const [r] = await duck.all<{ upper: bigint; strict: bigint }>(rescue);
+      assert.equal({ upper: Number(r.upper), strict: Number(r.strict) }, FIXTURE_ANSWER.rescue_estimate);
+    } finally {
+      duck.close();
+    }
+  },
+);
 
 s(
   "DuckDB unavailable: the ledgers and summary.json are written, the Parquet summary is skipped with why",

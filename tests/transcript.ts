@@ -69,6 +69,20 @@ s("a missing file gives no text and says why, never throws", async () => {
   assert.match(read.note ?? "", /transcript not read \(ENOENT\)/);
 });
 
+s("a file Claude Code has not created yet is waited for, like a lagging one", async () => {
+  const path = join(dir, "late.jsonl");
+  setTimeout(() => {
+    writeFileSync(
+      path,
+      line("assistant", [{ type: "text", text: "Counseling has not yet been completed." }]) + "\n" +
+        line("assistant", [{ type: "tool_use", id: "toolu_late", name: "x", input: {} }]) + "\n",
+    );
+  }, 60);
+  const read = await readRecentText(path, { toolUseId: "toolu_late", waitMs: 2000 });
+  assert.is(read.note, undefined);
+  assert.equal(read.texts, ["Counseling has not yet been completed."]);
+});
+
 s("a directory instead of a file gives no text", async () => {
   assert.equal((await readRecentText(dir)).texts, []);
 });

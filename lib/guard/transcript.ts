@@ -49,19 +49,29 @@ export async function readRecentText(
 ): Promise<{ texts: string[]; note?: string }> {
   const { toolUseId, waitMs = TRANSCRIPT_WAIT_MS, bytes = TRANSCRIPT_TAIL_BYTES } = options;
   const started = Date.now();
-  try {
-    let text = host.readTail(path, bytes);
-    while (toolUseId && !text.includes(toolUseId) && Date.now() - started < waitMs) {
-      await host.sleep(20);
-      text = host.readTail(path, bytes);
+  // Claude Code may not have created the file yet when the hook arrives: a missing file is waited for too.
+  const read = () => {
+    try {
+      return host.readTail(path, bytes);
+    } catch (err) {
+      if ((err as { code?: string }).code !== "ENOENT" || Date.now() - started >= waitMs) throw err;
+      return null;
     }
+  };
+  try {
+    let text = read();
+    while ((text === null || (toolUseId && !text.includes(toolUseId))) && Date.now() - started < waitMs) {
+      await host.sleep(20);
+      text = read();
+    }
+    if (text === null) text = host.readTail(path, bytes);
     const texts = recentText(transcriptTexts(text));
     const lagged = toolUseId && !text.includes(toolUseId);
     return lagged
       ? { texts, note: `transcript lagged the call after ${waitMs} ms; judged on its text so far` }
       : { texts };
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = (err as { code?: string }).code;
     return { texts: [], note: `transcript not read (${code ?? (err as Error).message}); judged without it` };
   }
 }

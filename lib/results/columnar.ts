@@ -108,7 +108,7 @@ export interface LedgerSource {
   name?: string;
 }
 
-/** The SQL types of trials.parquet, in column order (the README documents them). */
+/** The SQL types of trials.parquet, in column order (docs/parquet.md documents them). */
 export const TRIAL_COLUMNS: Record<keyof TrialColumns, string> = {
   packet: "VARCHAR",
   trial: "VARCHAR",
@@ -147,7 +147,7 @@ export interface VerdictColumns {
   fires: { id: string; protected: boolean; timing: string | null }[];
 }
 
-/** The SQL types of verdicts.parquet, in column order (the README documents them). */
+/** The SQL types of verdicts.parquet, in column order (docs/parquet.md documents them). */
 export const VERDICT_COLUMNS: Record<keyof VerdictColumns, string> = {
   packet: "VARCHAR",
   trial: "VARCHAR",

@@ -13,7 +13,7 @@
  * Cost, not rescue: its block protects no check in replay's rescue estimate, because whether the model then
  * holds is what only a paid run shows (docs/EVALUATION_PROTOCOL.md, protocol v3). Replay reports what it
  * costs per packet: extra calls per provider trial, and the share of passing submit-expected trials it would
- * touch (`deno task replay ../shared/leaderboard ../shared/leaderboard-extra --no-ledgers`; README).
+ * touch (`deno task replay ../shared/leaderboard ../shared/leaderboard-extra --no-ledgers`; docs/measured.md).
  * Known limitations: it cannot tell a correct submission from a wrong one, so it costs every submitting case
  * one call; an agent that restates its plan and resends is not moved by it.
  */

@@ -42,7 +42,7 @@
  * split: 21 in time, 4 too late; 2 of the 6 are trials whose target case never resolved). In 12 the
  * checklist arm blocks nothing. Counted in time (a block counts only at or before the call that dooms each
  * failed check), the critic arm's rescue estimate rises by 8 (upper and strict); counted whenever it fired,
- * by 10. Figures per packet: replay, README.
+ * by 10. Figures per packet: replay, docs/measured.md.
  * Known limitations: recall is modest by construction — most hold-expected submissions are made by agents that
  * believed every criterion was met, and then no record of theirs contradicts the submission; the judge cannot
  * see that. The phrases are English and content-sensitive (regexes over the agent's own words), so an agent
