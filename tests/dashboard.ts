@@ -950,7 +950,7 @@ words("the demo prints the commands that do what it did", async () => {
   const cmds = demoCommands({ samples: "/x/s", results: "/x/a", replay: "/x/r" }, ["stock", "checklist"]);
   assert.equal(cmds, [
     "deno task verify /x/s",
-    "deno task replay /x/s/stock --arm checklist,critic --out /x/r",
+    "deno task replay /x/s/stock --arm checklist,critic --out /x/r --ledgers",
     "deno task aggregate --arm stock=/x/s/stock --arm checklist=/x/s/checklist --control stock --out /x/a",
     "deno task dashboard --logs /x/s --results /x/a /x/r --control stock",
   ]);
