@@ -2,7 +2,7 @@
  * Replay recorded χ-Bench trials through the guard: `deno task replay <path>... [--arm A[,B]] [--rules ID,…]
  * [--out DIR] [--ledgers] [--json] [--by-packet] [--workers N]`. Writes summary.json (with per-packet
  * summaries) and the Parquet summary (verdicts.parquet among it), and with `--ledgers` one ledger per trial
- * and arm (≈ 230 MB for the ten leaderboard packets, so not by default), prints a table per arm
+ * and arm (≈ 240 MB for the ten leaderboard packets, so not by default), prints a table per arm
  * (fires in failed trials split in time / too late, the time-aware rescue estimate) and, when the trials span
  * several packets (or with --by-packet), one column per packet; with --json, the summary of the first arm. When the critic arm is
  * replayed, the critic judges' figures follow, overall and per packet. An unreadable trial is named as
@@ -70,7 +70,7 @@ export const CLI: CommandSpec = {
     ledgers: {
       type: "boolean",
       description: "also keep each trial's ledger per arm in --out (the dashboard's replay overlay and\n" +
-        "aggregate --ledgers read them; ≈ 330 KB a trial and arm on the leaderboard packets)",
+        "aggregate --ledgers read them; ≈ 170 KB a trial and arm on the leaderboard packets)",
     },
     "no-out": { type: "boolean", description: "write nothing" },
     "no-ledgers": { type: "boolean", description: "the former name of --no-out", hidden: true },

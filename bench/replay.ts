@@ -58,6 +58,22 @@ function footprint(dir: string): { bytes: number; files: number } {
   return { bytes, files };
 }
 
+/** Runs the replay CLI with `--json`: its wall time and trial count, or null (its stderr printed) on failure. */
+async function replayCli(args: string[]): Promise<{ wall: number; trials: number } | null> {
+  const t0 = performance.now();
+  const res = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", join(ROOT, "replay.ts"), ...args, "--json"],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const wall = (performance.now() - t0) / 1000;
+  if (!res.success) {
+    console.error(new TextDecoder().decode(res.stderr));
+    return null;
+  }
+  return { wall, trials: JSON.parse(new TextDecoder().decode(res.stdout)).trials };
+}
+
 /** One CLI replay of the ten packets per output mode; prints what each left in its --out. */
 async function measureSize(workers: string): Promise<number> {
   if (!existsSync(LEADERBOARD) || !existsSync(EXTRA)) {
@@ -67,19 +83,9 @@ async function measureSize(workers: string): Promise<number> {
   for (const extra of [[], ["--ledgers"]]) {
     const out = mkdtempSync(join(tmpdir(), "fiable-bench-replay-size-"));
     try {
-      const t0 = performance.now();
-      const res = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", join(ROOT, "replay.ts"), LEADERBOARD, EXTRA, "--out", out, "--workers", workers]
-          .concat(extra, "--json"),
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const wall = (performance.now() - t0) / 1000;
-      if (!res.success) {
-        console.error(new TextDecoder().decode(res.stderr));
-        return 1;
-      }
-      const { trials } = JSON.parse(new TextDecoder().decode(res.stdout));
+      const run = await replayCli([LEADERBOARD, EXTRA, "--out", out, "--workers", workers, ...extra]);
+      if (!run) return 1;
+      const { wall, trials } = run;
       const { bytes, files } = footprint(out);
       console.log(
         `${extra.length ? "--ledgers" : "default  "}: ${(bytes / 1e6).toFixed(1)} MB in ${files} files ` +
@@ -106,32 +112,12 @@ async function measure(p: Parsed): Promise<number> {
   try {
     for (let i = 0; i < runs; i++) {
       const load = loadavg()[0];
-      const t0 = performance.now();
-      const res = await new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "-A",
-          join(ROOT, "replay.ts"),
-          LEADERBOARD,
-          "--out",
-          out,
-          "--workers",
-          workers,
-          "--ledgers",
-          "--json",
-        ],
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const wall = (performance.now() - t0) / 1000;
-      if (!res.success) {
-        console.error(new TextDecoder().decode(res.stderr));
-        return 1;
-      }
-      const summary = JSON.parse(new TextDecoder().decode(res.stdout));
+      const run = await replayCli([LEADERBOARD, "--out", out, "--workers", workers, "--ledgers"]);
+      if (!run) return 1;
+      const { wall, trials } = run;
       times.push(wall);
       console.log(
-        `run ${i + 1}: ${wall.toFixed(1)} s for ${summary.trials} trials × 2 arms ` +
+        `run ${i + 1}: ${wall.toFixed(1)} s for ${trials} trials × 2 arms ` +
           `(${workers} workers, load average before ${load.toFixed(1)})`,
       );
     }

@@ -80,6 +80,7 @@ export interface ReplayOptions {
    * reads, to a scratch folder (`slim`, set by replayTrees) removed once the summary is written.
    */
   ledgers?: boolean;
+  /** The scratch folder of the slim ledgers (replayTrees sets it). */
   slim?: string;
   bounds?: Bounds;
   /** Rule IDs to run; all when absent. */
