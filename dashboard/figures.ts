@@ -11,7 +11,13 @@ import type { Slice } from "./experiments.ts";
 import type { FiguresJob } from "./figures_child.ts";
 import type { Store } from "./store.ts";
 import type { Row } from "./model.ts";
-import { type Counted, type ReplaySummary, summarizeVerdicts } from "../lib/trajectories/verdict.ts";
+import {
+  type CheckCounts,
+  type Counted,
+  type ReplaySummary,
+  summarizeChecks,
+  summarizeVerdicts,
+} from "../lib/trajectories/verdict.ts";
 import type { ToolCount } from "../lib/results/tool_counts.ts";
 
 /** How each recipe prices a trial, in this project's words (docs/EVALUATION_PROTOCOL.md, Metrics). */
@@ -257,14 +263,24 @@ export function replayFigures(rows: readonly Row[]): ReplayFigure[] {
     }));
 }
 
-/** Replay's summary of one replay arm over every row (the Rules page's replay columns). */
-export function replayArmSummary(rows: readonly Row[], arm: string): ReplaySummary {
+/** Each row's verdict under one replay arm, as replay counts them (rows without one are left out). */
+function countedOf(rows: readonly Row[], arm: string): Counted[] {
   const counted: Counted[] = [];
   for (const row of rows) {
     const v = row.replays.find((m) => m.arm === arm)?.verdict;
     if (v) counted.push({ passed: v.passed, observable: !!v.verdict, verdict: v.verdict });
   }
-  return summarizeVerdicts(counted, 0);
+  return counted;
+}
+
+/** Replay's summary of one replay arm over every row (the Rules page's replay columns). */
+export function replayArmSummary(rows: readonly Row[], arm: string): ReplaySummary {
+  return summarizeVerdicts(countedOf(rows, arm), 0);
+}
+
+/** Per failed check, replay's in-time counts under one replay arm over every row (the Checks page). */
+export function replayCheckCounts(rows: readonly Row[], arm: string): Record<string, CheckCounts> {
+  return summarizeChecks(countedOf(rows, arm));
 }
 
 /** A running ablation's state for one arm. */

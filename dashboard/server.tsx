@@ -1,5 +1,5 @@
 /**
- * The dashboard's routes: Arms, Matrix, Trials, Trial, Rules, Live and search, server-rendered; a route
+ * The dashboard's routes: Arms, Matrix, Trials, Trial, Checks, Rules, Live and search, server-rendered; a route
  * returns its fragment when `HX-Request` is set (with `Vary: HX-Request`). Read-only apart from `POST
  * /ingest`, which takes ledger records with a bearer token and a size limit enforced while reading. Only
  * loopback host names are answered without the token (DNS-rebinding protection).
@@ -26,9 +26,18 @@ import { type CommandSpec, parse, type Parsed, portNumber, runCli } from "../lib
 import { matchChecks, matchRules, RowSearch } from "./search.ts";
 import { htmxSource } from "./static/htmx.ts";
 import { type OpenedHandbook, openHandbook, searchHandbook } from "../lib/guard/handbook.ts";
-import { ablationProgress, Figures, replayArmSummary, replayFigures, taskMatrix } from "./figures.ts";
+import {
+  ablationProgress,
+  Figures,
+  replayArmSummary,
+  replayCheckCounts,
+  replayFigures,
+  taskMatrix,
+} from "./figures.ts";
+import { checkRows } from "./checks.ts";
+import { ChecksPage } from "./views/checks.tsx";
 import { readExperiments } from "./experiments.ts";
-import { buildTranscript, checkLinks, ledgerTranscript } from "./transcript.ts";
+import { buildTranscript, checkLinks, type Item, ledgerTranscript } from "./transcript.ts";
 import { parseQuery, tablePage } from "./table.ts";
 import { AggregatePage, ArmsFigures, ArmsPage } from "./views/arms.tsx";
 import { CSS, MessagePage, ScanStatus, SearchResults, SYNTHETIC_NOTICE } from "./views/layout.tsx";
@@ -40,6 +49,10 @@ import { type RuleFires, RulesPage } from "./views/rules.tsx";
 import { ReplayNotKept, Scorecard, Timeline, TrialPage } from "./views/trial.tsx";
 import { SearchPage } from "./views/search.tsx";
 import { TrialsPage, TrialsView } from "./views/trials.tsx";
+import { CheckTable, ComparePage, CompareWith } from "./views/compare.tsx";
+import { align, checkPairs, compareProblem, pickPair, stepKey, stepsOf, type TrialStep } from "./compare.ts";
+import { trialChecks } from "./sources/trials.ts";
+import type { Row } from "./model.ts";
 
 /** Dashboard options beyond the sources. */
 export interface AppOptions {
@@ -329,12 +342,33 @@ export function createApp(
       domain: uniq((r) => [r.domain]),
       outcome: uniq((r) => [r.outcome]),
       rule: uniq((r) => [...r.rules, ...r.replays.flatMap((m) => m.rules)]),
+      check: uniq((r) => r.failedChecks),
+      via: uniq((r) => r.replays.filter((m) => m.verdict).map((m) => m.arm)),
     };
     return c.html(<TrialsPage view={view} query={query} options={options} notice={notice()} />);
   });
 
   const notFound = (c: Context, message: string) =>
     c.html(<MessagePage title="Not found" message={message} />, 404);
+
+  /**
+   * A trial's transcript with a replay overlay: what the Trial and Compare pages show. A ledger too big to
+   * merge is left out (the Trial page says so); without a trajectory either, its first page stands in.
+   */
+  const transcriptOf = (row: Row, overlay: string | null, trajectory = store.trajectory(row)): Item[] => {
+    const small = store.small(row);
+    if (!small && !trajectory) return ledgerTranscript(store.ledgerPage(row, 0).map((n) => n.record));
+    return buildTranscript({
+      trajectory,
+      calls: trajectory ? toolEvents(trajectory).calls : [],
+      records: small ? store.records(row) : [],
+      overlay: overlay ? store.replayRecords(row, overlay) : [],
+    });
+  };
+
+  /** The other trials of a row's task (other attempts, other arms), arm by arm. */
+  const peersOf = (row: Row): Row[] =>
+    store.rows().filter((r) => r.task === row.task && r.id !== row.id && r.source === "trial");
 
   app.get("/trials/:id", (c) => {
     refresh();
@@ -351,16 +385,7 @@ export function createApp(
       : overlays[0] ?? null;
     const small = store.small(row);
     const trajectory = store.trajectory(row);
-    const records = small ? store.records(row) : [];
-    const overlayRecords = overlay ? store.replayRecords(row, overlay) : [];
-    const items = !small && !trajectory
-      ? ledgerTranscript(store.ledgerPage(row, 0).map((n) => n.record))
-      : buildTranscript({
-        trajectory,
-        calls: trajectory ? toolEvents(trajectory).calls : [],
-        records,
-        overlay: overlayRecords,
-      });
+    const items = transcriptOf(row, overlay, trajectory);
     const pages = Math.max(1, Math.ceil(items.length / 250));
     const page = Math.min(pages, Math.max(1, Number.parseInt(q.page ?? "1", 10) || 1));
     const live = row.outcome === "running" && store.live().some((r) => r.id === row.id);
@@ -402,6 +427,49 @@ export function createApp(
         overlay={overlay}
         overlays={overlays}
         banner={banner}
+        compare={<CompareWith row={row} peers={peersOf(row)} />}
+        notice={notice()}
+      />,
+    );
+  });
+
+  app.get("/compare", (c) => {
+    refresh();
+    const q = c.req.query();
+    if (q.task && !q.a && !q.b) {
+      const pair = pickPair(store.rows(), q.task, { arm: q.arm ?? "", with: q.with ?? "" });
+      if (typeof pair === "string") return c.html(<MessagePage title="Cannot compare" message={pair} />, 404);
+      return c.redirect(`/compare?${new URLSearchParams({ a: pair.a, b: pair.b })}`, 302);
+    }
+    const ids = { a: q.a ?? "", b: q.b ?? "" };
+    const a = store.row(ids.a), b = store.row(ids.b);
+    const problem = compareProblem(ids, a, b);
+    if (problem) {
+      return c.html(<MessagePage title="Cannot compare" message={problem.message} />, problem.status);
+    }
+    const overlays = [...new Set([...store.replayArms(a!), ...store.replayArms(b!)])].sort();
+    const overlay = q.replay === "none"
+      ? null
+      : overlays.includes(q.replay ?? "")
+      ? q.replay!
+      : overlays[0] ?? null;
+    const side = (row: Row) =>
+      stepsOf(transcriptOf(row, store.replayArms(row).includes(overlay ?? "") ? overlay : null));
+    const steps = { a: side(a!), b: side(b!) };
+    const calls = (s: TrialStep[]) => s.filter((x) => x.kind === "call").length;
+    const checks = checkPairs(
+      trialChecks(a!.scorecard, a!.failedChecks),
+      trialChecks(b!.scorecard, b!.failedChecks),
+    );
+    return c.html(
+      <ComparePage
+        a={a!}
+        b={b!}
+        alignment={align(steps.a, steps.b, stepKey)}
+        calls={{ a: calls(steps.a), b: calls(steps.b) }}
+        checks={<CheckTable pairs={checks.failed} passedBoth={checks.passedBoth} a={a!} b={b!} />}
+        overlay={overlay}
+        overlays={overlays}
         notice={notice()}
       />,
     );
@@ -480,6 +548,18 @@ export function createApp(
         failures={failures}
         notice={notice()}
       />,
+    );
+  });
+
+  app.get("/checks", (c) => {
+    refresh();
+    const rows = store.rows();
+    const arms = [...new Set(rows.filter((r) => r.source === "trial").map((r) => r.arm))].sort();
+    const replayArms = [...new Set(rows.flatMap((r) => r.replays.filter((m) => m.verdict).map((m) => m.arm)))]
+      .sort();
+    const replay = Object.fromEntries(replayArms.map((a) => [a, replayCheckCounts(rows, a)]));
+    return c.html(
+      <ChecksPage checks={checkRows(rows, replay)} arms={arms} replayArms={replayArms} notice={notice()} />,
     );
   });
 

@@ -3,6 +3,8 @@
  * so a 10,000-row table costs one sort and one slice per request.
  */
 import type { Row } from "./model.ts";
+import { checkMatches } from "../lib/guard/engine/doom.ts";
+import type { Timing } from "../lib/trajectories/verdict.ts";
 
 /** Sortable columns, in table order. */
 export const COLUMNS = [
@@ -11,6 +13,7 @@ export const COLUMNS = [
   ["arm", "arm"],
   ["domain", "domain"],
   ["outcome", "outcome"],
+  ["checks", "failed checks"],
   ["cost", "cost"],
   ["calls", "tool calls"],
   ["blocks", "blocks"],
@@ -31,7 +34,12 @@ export interface TrialQuery {
   outcome?: string;
   rule?: string;
   task?: string;
+  /** A failed check: its id, a prefix ending in `.` (`md.`), or a pattern with `*` (`md.sign*`). */
   check?: string;
+  /** Replay's timing for the failed check (any, without `check`): a block in time, only too late, none. */
+  timing?: TimingFilter;
+  /** The replay arm `timing` reads (any replayed arm when absent). */
+  via?: string;
   /** `yes`: a replay would have blocked it; `no`: replayed and would not have. */
   replay?: string;
   /** Text the trial or task name contains (case-insensitive). */
@@ -55,7 +63,9 @@ export function parseQuery(q: Record<string, string>): TrialQuery {
     outcome: text("outcome"),
     rule: text("rule"),
     task: text("task"),
-    check: text("check"),
+    check: text("check")?.trim() || undefined,
+    timing: Object.hasOwn(TIMINGS, q.timing ?? "") ? q.timing as TimingFilter : undefined,
+    via: text("via"),
     replay: q.replay === "yes" || q.replay === "no" ? q.replay : undefined,
     q: text("q"),
     sort: KEYS.has(q.sort) ? q.sort as Column : "name",
@@ -69,7 +79,20 @@ export function parseQuery(q: Record<string, string>): TrialQuery {
 export function queryString(q: TrialQuery, over: Partial<TrialQuery> = {}): string {
   const all = { ...q, ...over };
   const p = new URLSearchParams();
-  for (const k of ["arm", "domain", "outcome", "rule", "task", "check", "replay", "q"] as const) {
+  for (
+    const k of [
+      "arm",
+      "domain",
+      "outcome",
+      "rule",
+      "task",
+      "check",
+      "timing",
+      "via",
+      "replay",
+      "q",
+    ] as const
+  ) {
     if (all[k]) p.set(k, all[k]!);
   }
   if (all.sort !== "name") p.set("sort", all.sort);
@@ -94,6 +117,8 @@ function value(r: Row, c: Column): string | number | null {
       return r.domain;
     case "outcome":
       return OUTCOME_ORDER[r.outcome] ?? 9;
+    case "checks":
+      return r.source === "trial" && r.outcome !== "running" ? r.failedChecks.length : null;
     case "cost":
       return r.cost;
     case "calls":
@@ -107,6 +132,31 @@ function value(r: Row, c: Column): string | number | null {
   }
 }
 
+/** The `timing` filter's values and the verdict timing each stands for. */
+export const TIMINGS: Record<string, Timing | null> = {
+  "in-time": "in time",
+  "too-late": "too late",
+  none: null,
+};
+/** A `timing` filter value. */
+export type TimingFilter = "in-time" | "too-late" | "none";
+
+/** True when a failed check id is what a `check` filter asks: the id, a `stage.` prefix, or a `*` pattern. */
+export function checkFilter(query: string, id: string): boolean {
+  return id === query || (query.endsWith(".") && id.startsWith(query)) || checkMatches(query, id);
+}
+
+/** True when a replay (of `via`, else any) had the asked timing for a failed check the query matches. */
+function timed(r: Row, q: TrialQuery): boolean {
+  const want = TIMINGS[q.timing!];
+  return r.replays.some((m) =>
+    (!q.via || m.arm === q.via) &&
+    Object.entries(m.verdict?.verdict?.checks ?? {}).some(([id, t]) =>
+      t === want && (!q.check || checkFilter(q.check, id))
+    )
+  );
+}
+
 /** Rows matching every filter given. */
 export function filterRows(rows: readonly Row[], q: TrialQuery): Row[] {
   const text = q.q?.toLowerCase();
@@ -114,7 +164,8 @@ export function filterRows(rows: readonly Row[], q: TrialQuery): Row[] {
     (!q.arm || r.arm === q.arm) && (!q.domain || r.domain === q.domain) &&
     (!q.outcome || r.outcome === q.outcome) &&
     (!q.rule || r.rules.includes(q.rule) || r.replays.some((m) => m.rules.includes(q.rule!))) &&
-    (!q.task || r.task === q.task) && (!q.check || r.failedChecks.includes(q.check)) &&
+    (!q.task || r.task === q.task) && (!q.check || r.failedChecks.some((c) => checkFilter(q.check!, c))) &&
+    (!q.timing || timed(r, q)) &&
     (!q.replay ||
       (q.replay === "yes"
         ? r.replays.some((m) => m.blocked)

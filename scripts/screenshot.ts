@@ -33,7 +33,9 @@ export const SHOTS = [
   "trials",
   "trial",
   "trial-replay",
+  "compare",
   "ledger",
+  "checks",
   "rules",
   "search",
   "live",
@@ -108,7 +110,13 @@ async function shoot(out: string): Promise<number> {
     await shot(page, out, "trials", `${base}/trials?sort=blocks&dir=desc`, { height: 1000 });
     await shot(page, out, "trial", `${base}/trials/${guarded.id}`, { height: 1600 });
     await shot(page, out, "trial-replay", `${base}/trials/${replayed.id}`, { height: 1600 });
+    // The checklist trial with the earliest deny beside a trial of the same task in another arm.
+    const peer = rows.find((r) => r.task === guarded.task && r.arm !== guarded.arm);
+    if (peer) {
+      await shot(page, out, "compare", `${base}/compare?a=${peer.id}&b=${guarded.id}`, { height: 1400 });
+    }
     await shot(page, out, "ledger", `${base}/trials/${guarded.id}/ledger`, { height: 1000 });
+    await shot(page, out, "checks", `${base}/checks`, { height: 1000 });
     await shot(page, out, "rules", `${base}/rules`, { height: 1000 });
     await page.goto(`${base}/trials`);
     await page.fill("header input[name=q]", "afib");

@@ -112,6 +112,7 @@ for (
     ["/matrix", "#matrix"],
     ["/trials", "#trials-rows"],
     ["/rules", "#coverage"],
+    ["/checks", "#checks"],
     ["/live", "#live-rows"],
     ["/search?q=afib", "#search-hits li a"],
     ["/handbook", "#handbook-results"],
@@ -151,6 +152,37 @@ t(
   },
 );
 
+t(
+  "compare: from a trial's Compare with to two columns, the first divergence marked, back to each step",
+  async () => {
+    errors.length = 0;
+    const row = a.store.rows().find((r) =>
+      r.arm === "stock" && r.task === "pa_t008_t008_o002_p01_new_referral_provider"
+    )!;
+    await open(`${base(a)}/trials/${row.id}`, "#compare-with");
+    await page.locator("#compare-with a", { hasText: "checklist" }).first().click();
+    await page.waitForSelector("#alignment");
+    assert.match(page.url(), /\/compare\?a=[0-9a-f]+&b=[0-9a-f]+/);
+    const diverge = page.locator("#alignment tr.diverge");
+    assert.is(await diverge.count(), 1);
+    assert.match(await diverge.innerText(), "first divergence");
+    assert.match(await page.locator("#divergence").innerText(), /They first part at row \d+/);
+    await page.locator("#divergence a").click();
+    await page.waitForURL(/#row-\d+$/);
+    assert.ok(await diverge.isVisible());
+    assert.match(await page.locator("#compare-checks").innerText(), /failed\s+passed/);
+    await shot("compare");
+    // Each cell links back to its step on its own Trial page.
+    await page.locator("#alignment td.call-cell a.step-link").last().click();
+    await page.waitForSelector("#timeline");
+    assert.match(page.url(), /\/trials\/[0-9a-f]+\?page=1.*#item-\d+$/);
+    assert.equal(errors, []);
+    const bad = await page.goto(`${base(a)}/compare?a=${row.id}&b=nope`);
+    assert.is(bad?.status(), 404);
+    assert.match(await page.locator("main").innerText(), 'Cannot compare b="nope": no trial has that id');
+  },
+);
+
 t("one set of figures per arm, the cost recipe named wherever a cost is shown", async () => {
   await open(`${base(a)}/`, "#arms");
   for (const tr of await page.locator("#arms tbody tr").all()) {
@@ -171,8 +203,43 @@ t("one set of figures per arm, the cost recipe named wherever a cost is shown", 
   if (card.includes("harness-reported")) assert.match(card, "not used in figures");
 });
 
+t("the Checks page: an in-time count opens exactly the trials it counts, filters composed", async () => {
+  await open(`${base(a)}/checks`, "#checks");
+  assert.match(await page.locator("header nav a.active").innerText(), "Checks");
+  const link = page.locator("#checks a.in-time").first();
+  const n = Number(await link.innerText());
+  assert.ok(n > 0);
+  await link.click();
+  await page.waitForURL(/timing=in-time/);
+  await page.waitForSelector("#trials-rows");
+  assert.is(await page.locator("a.trial-link").count(), n);
+  assert.is(await page.locator("select[name=timing]").inputValue(), "in-time");
+  const check = await page.locator("#f-check").inputValue();
+  assert.ok(check.length > 0);
+  await shot("checks-in-time");
+});
+
+t("the Trials check filter takes a stage prefix as you type, and keeps the other filters", async () => {
+  const rows = a.store.rows();
+  const id = rows.find((r) => r.arm === "stock" && r.failedChecks.length)!.failedChecks[0];
+  const stage = id.slice(0, id.indexOf(".") + 1);
+  const want = rows.filter((r) => r.arm === "stock" && r.failedChecks.some((c) => c.startsWith(stage)));
+  await open(`${base(a)}/trials?arm=stock`, "#trials-rows");
+  await page.locator("#f-check").fill(stage);
+  await page.waitForURL((u) =>
+    u.searchParams.get("check") === stage && u.searchParams.get("arm") === "stock"
+  );
+  await page.waitForFunction((n) => document.querySelectorAll("a.trial-link").length === n, want.length);
+  const cells = await page.locator("#trials-rows td.checks").allInnerTexts();
+  assert.ok(cells.every((c) => c.includes(stage)), cells.join(" | "));
+  await open(`${base(a)}/trials?arm=checklist`, "#trials-rows");
+  const row = rows.find((r) => r.arm === "checklist" && r.guarded)!;
+  await page.locator(`#trials-rows a[href="/trials/${row.id}/ledger"]`).click();
+  await page.waitForSelector("#ledger li.rec");
+});
+
 t("no page points to files outside the repository", async () => {
-  const paths = ["/", "/matrix", "/trials", "/rules", "/live", "/search?q=afib", "/handbook"];
+  const paths = ["/", "/matrix", "/trials", "/checks", "/rules", "/live", "/search?q=afib", "/handbook"];
   for (const r of a.store.rows().slice(0, 6)) paths.push(`/trials/${r.id}`);
   for (const path of paths) {
     await page.goto(base(a) + path);
@@ -264,16 +331,17 @@ t(
   "the task × arm matrix: passes/attempts, flips against the control highlighted, cells link to trials",
   async () => {
     await open(`${base(a)}/matrix`, "#matrix");
-    const cells = await page.locator("#matrix td.cell a").allTextContents();
+    const cells = await page.locator("#matrix td.cell a:not(.compare)").allTextContents();
     assert.ok(cells.length > 0 && cells.every((x) => /^\d+\/\d+$/.test(x)), cells.join(","));
     const flipped = page.locator('#matrix td[data-flip="gained"]').first();
     assert.ok(await flipped.isVisible());
     const outline = await flipped.evaluate((el) => getComputedStyle(el).outlineStyle);
     assert.is(outline, "solid");
-    const [n] = (await flipped.locator("a").innerText()).split("/").slice(1).map(Number);
-    const href = (await flipped.locator("a").getAttribute("href"))!;
+    const count = flipped.locator("a:not(.compare)");
+    const [n] = (await count.innerText()).split("/").slice(1).map(Number);
+    const href = (await count.getAttribute("href"))!;
     const params = new URL(href, base(a)).searchParams;
-    await flipped.locator("a").click();
+    await count.click();
     await page.waitForSelector("#trials-rows");
     const armsShown = await page.locator("#trials-rows tr td:nth-child(3)").allTextContents();
     const tasksShown = await page.locator("#trials-rows tr td:nth-child(2)").allTextContents();
@@ -288,7 +356,19 @@ t(
 t("the trials table sorts by every column, filters as you type and pages", async () => {
   await open(`${base(a)}/trials`, "#trials-rows");
   for (
-    const key of ["name", "task", "arm", "domain", "outcome", "cost", "calls", "blocks", "rules", "replay"]
+    const key of [
+      "name",
+      "task",
+      "arm",
+      "domain",
+      "outcome",
+      "checks",
+      "cost",
+      "calls",
+      "blocks",
+      "rules",
+      "replay",
+    ]
   ) {
     const th = `#trials th[data-sort="${key}"]`;
     const first = await page.locator(th).getAttribute("aria-sort") === "ascending"
@@ -301,7 +381,7 @@ t("the trials table sorts by every column, filters as you type and pages", async
   }
   await page.locator('#trials th[data-sort="cost"] a').click();
   await page.waitForSelector('#trials th[data-sort="cost"][aria-sort="ascending"]');
-  const costs = (await page.locator("#trials-rows tr td:nth-child(6)").allTextContents())
+  const costs = (await page.locator("#trials-rows tr td:nth-child(7)").allTextContents())
     .filter((x) => x.startsWith("$")).map((x) => Number(x.slice(1)));
   assert.ok(costs.length > 2 && costs.every((v, i) => i === 0 || costs[i - 1] <= v), costs.join(","));
   assert.match(page.url(), "sort=cost");

@@ -30,7 +30,15 @@ import { postLive } from "../lib/guard/ledger/live.ts";
 import { armOfPath } from "../dashboard/sources/trials.ts";
 import { ledgerStats, LedgerTail, PAGE_LINES, SMALL_LEDGER_BYTES } from "../dashboard/ledgers.ts";
 import { type Row, rowId } from "../dashboard/model.ts";
-import { ablationProgress, armInputs, pickControl, replayFigures, taskMatrix } from "../dashboard/figures.ts";
+import {
+  ablationProgress,
+  armInputs,
+  pickControl,
+  replayCheckCounts,
+  replayFigures,
+  taskMatrix,
+} from "../dashboard/figures.ts";
+import { armVerdict, summarizeChecks, type TrialReplay } from "../lib/trajectories/verdict.ts";
 import { sliceOf } from "../dashboard/experiments.ts";
 import { filterRows, parseQuery, sortRows, tablePage } from "../dashboard/table.ts";
 import { indexTerms, matchChecks, matchRules, queryTerms } from "../dashboard/search.ts";
@@ -122,6 +130,7 @@ for (
     ["/matrix", 'id="matrix"'],
     ["/trials", 'id="trials-rows"'],
     ["/rules", 'id="coverage"'],
+    ["/checks", 'id="checks"'],
     ["/live", 'id="live-rows"'],
     ["/search?q=afib", 'id="search-results"'],
     ["/handbook", 'id="handbook-results"'],
@@ -424,6 +433,101 @@ table("pages: rows a–b of N, next and previous links, the last page when asked
 });
 
 table.run();
+
+const checks = suite("dashboard checks");
+
+/** The trial links a Trials URL lists, across every page. */
+async function listed(href: string): Promise<number> {
+  const html = (await get(`${href.replaceAll("&amp;", "&")}&size=500`, hx)).text;
+  return (html.match(/class="trial-link"/g) ?? []).length;
+}
+
+checks("the check filter takes an id, a stage prefix or a pattern, and composes with the others", () => {
+  const q = (over: Record<string, string>) => filterRows(rows(), parseQuery(over));
+  const failed = rows().flatMap((r) => r.failedChecks);
+  const id = failed[0];
+  const stage = id.slice(0, id.indexOf(".") + 1);
+  assert.ok(q({ check: id }).every((r) => r.failedChecks.includes(id)));
+  const byStage = q({ check: stage });
+  assert.is(byStage.length, rows().filter((r) => r.failedChecks.some((c) => c.startsWith(stage))).length);
+  assert.ok(byStage.length >= q({ check: id }).length);
+  assert.equal(
+    q({ check: `${id.slice(0, -2)}*` }).map((r) => r.id).sort(),
+    q({ check: id }).map((r) => r.id).sort(),
+  );
+  assert.is(q({ check: id.slice(0, -2) }).length, 0, "a bare prefix without . or * is not a match");
+  for (const arm of ["stock", "checklist"]) {
+    assert.equal(q({ check: stage, arm }), byStage.filter((r) => r.arm === arm), arm);
+  }
+});
+
+checks("the Trials table shows each trial's failed checks, compact, and links its ledger", async () => {
+  const html = (await get("/trials?size=500", hx)).text;
+  assert.match(html, 'data-sort="checks"');
+  const row = rows().reduce((a, r) => (r.failedChecks.length > a.failedChecks.length ? r : a));
+  assert.ok(row.failedChecks.length > 1, "a trial with several failed checks");
+  const tr = html.slice(html.indexOf(`href="/trials/${row.id}"`)).split("</tr>")[0];
+  assert.match(tr, `title="${row.failedChecks.join("\n")}"`);
+  const more = row.failedChecks.length > 2 ? ` +${row.failedChecks.length - 2} more` : "";
+  assert.match(text(tr), `${row.failedChecks.slice(0, 2).join(" ")}${more}`);
+  for (const r of rows().filter((x) => x.source === "trial")) {
+    const has = html.includes(`href="/trials/${r.id}/ledger"`);
+    assert.is(has, r.guarded, `${r.name}: a ledger link exactly when a ledger exists`);
+  }
+  const page = (await get("/trials")).text;
+  assert.match(page, 'id="f-check"');
+  assert.match(page.slice(page.indexOf(`<datalist id="check-ids"`)), `value="${row.failedChecks[0]}"`);
+});
+
+checks("every count on the Checks page opens the trials it counts", async () => {
+  const html = (await get("/checks")).text;
+  const links = [...html.matchAll(/<a href="(\/trials\?[^"]+)"(?: class="[^"]*")?>(\d+)<\/a>/g)];
+  assert.ok(links.length >= 10, `${links.length} count links`);
+  for (const [, href, n] of links) assert.is(await listed(href), Number(n), href);
+  const failed = new Set(rows().flatMap((r) => r.failedChecks));
+  assert.is((html.match(/<tr id="check-/g) ?? []).length, failed.size, "one row per failed check");
+});
+
+checks("in-time counts are replay's verdicts of the same trials, counted by summarizeChecks", async () => {
+  const html = (await get("/checks")).text;
+  const saved = JSON.parse(readFileSync(join(replayOut, "summary.json"), "utf8")).trials as TrialReplay[];
+  for (const arm of ["checklist", "critic"] as const) {
+    const fromReplay = summarizeChecks(
+      saved.map((t) => ({
+        passed: t.passed,
+        observable: t.observable !== false,
+        verdict: armVerdict(t, arm),
+      })),
+    );
+    const mine = replayCheckCounts(rows(), arm);
+    assert.equal(mine, fromReplay, arm);
+    assert.ok(Object.values(mine).some((c) => c.in_time > 0), `${arm}: some block came in time`);
+    for (const [id, c] of Object.entries(mine)) {
+      const tr = text(html.slice(html.indexOf(`<tr id="check-${id}"`)).split("</tr>")[0]);
+      assert.match(
+        tr,
+        `${c.in_time} in time ${c.too_late} too late ${
+          c.failed - c.in_time - c.too_late
+        } none of ${c.failed}`,
+      );
+    }
+  }
+});
+
+checks(
+  "a check's protectors are the rules, judges and gate obligations naming it; unprotected ones say so",
+  async () => {
+    const html = text((await get("/checks")).text);
+    const rule = RULES.find((r) =>
+      r.meta.protects.some((c) => rows().some((x) => x.failedChecks.includes(c)))
+    )!;
+    assert.match(html, `${rule.meta.id} ${rule.meta.name}`);
+    assert.match(html, "nothing protects it");
+    assert.match(html, "closure gate:");
+  },
+);
+
+checks.run();
 
 const transcript = suite("dashboard transcript");
 

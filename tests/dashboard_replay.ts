@@ -1,8 +1,9 @@
 /**
  * One computation everywhere: on each real packet in ../shared, the dashboard's replay figures (the Arms
  * page's would-have-blocked table, the Rules page's replay columns, its HTML) equal `deno task replay`'s own
- * summary of the same replay, arm by arm, not-observable trials included; and the Trials page's rule filter
- * finds the trials a replay rule fired in.
+ * summary of the same replay, arm by arm, not-observable trials included; the Checks page's in-time counts
+ * equal summarizeChecks over replay's own verdicts of its trials, and each opens exactly the trials it counts;
+ * and the Trials page's rule filter finds the trials a replay rule fired in.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
@@ -10,7 +11,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { replayTrees } from "../lib/trajectories/replay.ts";
-import { replayArmSummary, replayFigures } from "../dashboard/figures.ts";
+import { replayArmSummary, replayCheckCounts, replayFigures } from "../dashboard/figures.ts";
+import { armVerdict, summarizeChecks } from "../lib/trajectories/verdict.ts";
 import { Store } from "../dashboard/store.ts";
 import { filterRows, parseQuery } from "../dashboard/table.ts";
 import { createApp } from "../dashboard/server.tsx";
@@ -51,6 +53,18 @@ for (const packet of PACKETS) {
       assert.equal(mine[0].summary, { ...cli, unreadable: 0 }, `${name} ${arm}: Arms page = replay`);
       assert.is(mine[0].withoutVerdict, 0);
       assert.equal(replayArmSummary(rows, arm), mine[0].summary, `${name} ${arm}: Rules page = replay`);
+      const checks = summarizeChecks(report.trials.map((t) => ({
+        passed: t.passed,
+        observable: t.observable !== false,
+        verdict: armVerdict(t, arm),
+      })));
+      assert.equal(replayCheckCounts(rows, arm), checks, `${name} ${arm}: Checks page = replay`);
+      for (const [id, c] of Object.entries(checks)) {
+        for (const [timing, n] of [["in-time", c.in_time], ["too-late", c.too_late]] as const) {
+          const found = filterRows(rows, parseQuery({ check: id, via: arm, timing }));
+          assert.is(found.length, n, `${name} ${arm} ${id}: the ${timing} link opens its trials`);
+        }
+      }
       for (const id of Object.keys(report.summary[arm]!.by_rule)) {
         const found = filterRows(rows, parseQuery({ rule: id }));
         assert.ok(
@@ -63,6 +77,19 @@ for (const packet of PACKETS) {
     const html = await (await app.request("/")).text();
     const notObservable = report.summary.checklist!.not_observable;
     assert.match(html, `<td class="not-observable">${notObservable}</td>`);
+    const page = await (await app.request("/checks")).text();
+    for (const arm of report.arms) {
+      for (const [id, c] of Object.entries(replayCheckCounts(rows, arm))) {
+        const row = page.slice(page.indexOf(`<tr id="check-${id}"`)).split("</tr>")[0]
+          .replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+        const none = c.failed - c.in_time - c.too_late;
+        assert.match(
+          row,
+          `${c.in_time} in time ${c.too_late} too late ${none} none of ${c.failed}`,
+          `${name} ${arm} ${id}`,
+        );
+      }
+    }
   });
 }
 

@@ -8,6 +8,7 @@ import {
   type DoomPoint,
   type FiredCall,
   summarize,
+  summarizeChecks,
   type TrialReplay,
 } from "../lib/trajectories/verdict.ts";
 
@@ -57,6 +58,7 @@ const ROWS: Row[] = [
     trial([PACKET], { "PP-02": { checks: [PACKET], calls: [at(3)] } }, { doom: { [PACKET]: doomed(5) } }),
     {
       rules: { "PP-02": { protected: true, timing: "in time" } },
+      checks: { [PACKET]: "in time" },
       rescue: "strict",
       rescueIgnoringTime: "strict",
     },
@@ -71,6 +73,7 @@ const ROWS: Row[] = [
     trial([PACKET], { "CRITIC-01": { checks: [PACKET], calls: [at(7)] } }, { doom: { [PACKET]: doomed(5) } }),
     {
       rules: { "CRITIC-01": { protected: true, timing: "too late" } },
+      checks: { [PACKET]: "too late" },
       rescue: null,
       rescueIgnoringTime: "strict",
     },
@@ -80,7 +83,11 @@ const ROWS: Row[] = [
     trial([PACKET, ACTION], { "CRITIC-01": { checks: [PACKET, ACTION], calls: [at(7)] } }, {
       doom: { [PACKET]: doomed(5), [ACTION]: doomed(9) },
     }),
-    { rules: { "CRITIC-01": { protected: true, timing: "too late" } }, rescue: null },
+    {
+      rules: { "CRITIC-01": { protected: true, timing: "too late" } },
+      checks: { [PACKET]: "too late", [ACTION]: "in time" },
+      rescue: null,
+    },
   ],
   [
     "a second fire before the doom makes it in time",
@@ -102,24 +109,24 @@ const ROWS: Row[] = [
   [
     "a fire that protects no failed check: neither",
     trial([LETTERS], { "PP-05": { checks: ["new_referral.procedure_code"], calls: [at(1)] } }),
-    { rules: { "PP-05": { protected: false, timing: null } }, rescue: null },
+    { rules: { "PP-05": { protected: false, timing: null } }, checks: { [LETTERS]: null }, rescue: null },
   ],
   [
     "a failed judge check too: upper only",
     trial([PACKET, JUDGE], { "PP-02": { checks: [PACKET], calls: [at(1)] } }, {
       doom: { [PACKET]: doomed(5) },
     }),
-    { rescue: "upper", rescueIgnoringTime: "upper" },
+    { checks: { [PACKET]: "in time", [JUDGE]: null }, rescue: "upper", rescueIgnoringTime: "upper" },
   ],
   [
     "one failed check no block protects: no rescue",
     trial([PACKET, ACTION], { "PP-02": { checks: [PACKET], calls: [at(1)] } }),
-    { rescue: null, rescueIgnoringTime: null },
+    { checks: { [PACKET]: "in time", [ACTION]: null }, rescue: null, rescueIgnoringTime: null },
   ],
   [
     "a passing trial: fires count, nothing is protected",
     trial([], { "PP-01": { checks: [ACTION], calls: [at(1)] } }),
-    { passed: true, rules: { "PP-01": { protected: false, timing: null } }, rescue: null },
+    { passed: true, rules: { "PP-01": { protected: false, timing: null } }, checks: {}, rescue: null },
   ],
   [
     "not observable: no verdict",
@@ -158,6 +165,20 @@ s("summarize counts the verdicts: in time + too late = protected fires; both res
   assert.equal([sum.trials, sum.not_observable, sum.passed], [13, 1, 1]);
   assert.equal(sum.rescue_estimate, { upper: 5, strict: 4 });
   assert.equal(sum.rescue_ignoring_time, { upper: 8, strict: 7 });
+});
+
+s("summarizeChecks counts each failed check's failures and the blocks that came in time for them", () => {
+  const counted = ROWS.map(([, t]) => ({
+    passed: t.passed,
+    observable: t.observable !== false,
+    verdict: armVerdict(t, "checklist"),
+  }));
+  const by = summarizeChecks(counted);
+  assert.equal(Object.keys(by), [JUDGE, LETTERS, PACKET, ACTION].sort());
+  assert.equal(by[PACKET], { failed: 7, in_time: 5, too_late: 2 });
+  assert.equal(by[ACTION], { failed: 2, in_time: 1, too_late: 0 });
+  assert.equal(by[LETTERS], { failed: 3, in_time: 1, too_late: 1 });
+  assert.equal(by[JUDGE], { failed: 1, in_time: 0, too_late: 0 });
 });
 
 s.run();

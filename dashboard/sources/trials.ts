@@ -78,3 +78,21 @@ export function readTrialInfo(
     packet: packetName(packetOf(ref.dir)),
   };
 }
+
+/**
+ * Every check of a trial with its verdict, from its scorecard; without a readable one, the failed checks the
+ * store already holds (each false).
+ */
+export function trialChecks(
+  scorecard: string | null,
+  failed: readonly string[],
+): { id: string; passed: boolean | null }[] {
+  if (scorecard) {
+    try {
+      return readScorecard(scorecard).checks;
+    } catch {
+      // the failed checks known below
+    }
+  }
+  return failed.map((id) => ({ id, passed: false }));
+}

@@ -12,6 +12,7 @@ const NAV = [
   ["/", "Arms"],
   ["/matrix", "Matrix"],
   ["/trials", "Trials"],
+  ["/checks", "Checks"],
   ["/rules", "Rules"],
   ["/live", "Live"],
   ["/handbook", "Handbook"],
@@ -139,10 +140,16 @@ form#filters{margin:.5rem 0}form#filters label{margin-right:1rem}.would{color:#9
 #matrix tr.group th{background:#f3f4f6}#matrix td.task{font-family:monospace;font-size:12px}
 .bar{display:inline-block;width:8rem;height:.6rem;background:#e5e7eb;margin-left:.5rem;vertical-align:middle}.bar span{display:block;height:100%;background:#4c78a8}
 #trials td{font-size:13px}#trials td:first-child{max-width:19rem;word-break:break-all}#trials td.task{max-width:13rem;word-break:break-all;font-size:12px;color:#4b5563}
-#trials td:nth-child(9),#trials td:nth-child(10){max-width:12rem;font-size:12px}
+#trials td:nth-child(10),#trials td:nth-child(11){max-width:12rem;font-size:12px}
+#trials td.checks{max-width:15rem;min-width:8rem}.failed-ids code{word-break:break-all;font-size:11px}.ledger-link{display:block;font-size:11px}
+#checks td{vertical-align:top}#checks td.doom{max-width:16rem;font-size:12px;word-break:break-word}#checks td.timing{white-space:nowrap;font-size:13px}#checks td.checks{min-width:13rem}
 .guard-ok{margin-left:.6rem;font-size:12px;color:#047857}
 dl.facts{display:grid;grid-template-columns:auto 1fr;gap:.1rem .6rem}dl.facts dt{color:#6b7280}
 .overlays a.active,.overlays a.active{font-weight:700}
+#alignment{table-layout:fixed}#alignment th:first-child{width:7.5rem}#alignment td.idx .badge{margin:.2rem 0 0}#alignment td{font-size:13px;word-break:break-word}
+#alignment tr.only-a td:nth-child(2),#alignment tr.only-b td:nth-child(3){background:#fffbeb}#alignment td.gap-cell{background:#f9fafb}
+#alignment tr.diverge td{border-top:3px solid #f59e0b}#alignment .verdict{margin-top:.15rem;font-size:12px}#divergence.diverges a{font-weight:600}
+#alignment td.call-deny{box-shadow:inset 3px 0 #dc2626}#alignment td.call-shadow{box-shadow:inset 3px 0 #d97706}#sides td{width:50%}
 `;
 
 /** Search hits: `<ul id="search-results">`, with rules and checks the query names first. */

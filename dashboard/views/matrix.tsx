@@ -44,6 +44,23 @@ export const MatrixTable: FC<{ matrix: Matrix }> = ({ matrix }) => {
                         {c.c}/{c.n}
                       </a>
                       {c.flip ? <span class="flip">{c.flip === "gained" ? " ▲" : " ▼"}</span> : null}
+                      {matrix.control && matrix.arms[i] !== matrix.control
+                        ? (
+                          <a
+                            class="compare"
+                            href={`/compare?${new URLSearchParams({
+                              task: row.task,
+                              arm: matrix.control,
+                              with: matrix.arms[i],
+                            })}`}
+                            title={`compare a trial of ${
+                              matrix.arms[i]
+                            } with one of ${matrix.control} on this task`}
+                          >
+                            {" "}⇄
+                          </a>
+                        )
+                        : null}
                     </td>
                   )
                   : <td key={i} class="cell empty">—</td>
@@ -73,7 +90,8 @@ export const MatrixPage: FC<{ matrix: Matrix | null; pending: boolean; notice?: 
                 <>
                   <span class="cell gained">▲ gained</span> and <span class="cell lost">▼ lost</span>{" "}
                   mark tasks that flipped against {matrix.control}{" "}
-                  (at least half the attempts passing, as aggregate.ts counts them).
+                  (at least half the attempts passing, as aggregate.ts counts them); ⇄ compares a trial of the
+                  arm with one of {matrix.control} side by side.
                 </>
               )
               : "No control arm, so no flips (start with --control ARM)."}

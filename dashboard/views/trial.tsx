@@ -519,8 +519,10 @@ export const TrialPage: FC<{
   overlay: string | null;
   overlays: string[];
   banner?: Child;
+  /** The "Compare with" line: the other trials of this task. */
+  compare?: Child;
   notice?: Child;
-}> = ({ row, timeline, scorecard, total, page, overlay, overlays, banner, notice }) => (
+}> = ({ row, timeline, scorecard, total, page, overlay, overlays, banner, compare, notice }) => (
   <Layout title={row.name} active="Trials" notice={notice}>
     <h1>{row.name}</h1>
     <p class="muted summary">
@@ -533,6 +535,7 @@ export const TrialPage: FC<{
       {row.gaps ? ` · ${row.gaps} gaps` : ""}
       {row.restarts ? ` · ${row.restarts} guard restarts` : ""}
     </p>
+    {compare}
     {overlays.length
       ? (
         <p class="overlays">

@@ -22,6 +22,26 @@ function replayCell(r: Row): Child {
   );
 }
 
+/** A row's failed checks, compact: the first two (each a filter link), then how many more, all in the title. */
+function checksCell(r: Row): Child {
+  if (r.source !== "trial" || r.outcome === "running") return <span class="muted">—</span>;
+  if (!r.failedChecks.length) return <span class="muted">none</span>;
+  const more = r.failedChecks.length - 2;
+  return (
+    <span class="failed-ids" title={r.failedChecks.join("\n")}>
+      {r.failedChecks.slice(0, 2).map((c, i) => (
+        <>
+          {i ? " " : ""}
+          <a href={`/trials?check=${encodeURIComponent(c)}`}>
+            <code>{c}</code>
+          </a>
+        </>
+      ))}
+      {more > 0 ? <span class="muted">{` +${more} more`}</span> : null}
+    </span>
+  );
+}
+
 /** The table's rows: `<tbody id="trials-rows">`. */
 export const TrialRows: FC<{ rows: readonly Row[] }> = ({ rows }) => (
   <tbody id="trials-rows" data-count={String(rows.length)}>
@@ -29,6 +49,13 @@ export const TrialRows: FC<{ rows: readonly Row[] }> = ({ rows }) => (
       <tr>
         <td>
           <a href={`/trials/${r.id}`} class="trial-link">{r.name}</a>
+          {r.guarded && r.source !== "ingest"
+            ? (
+              <a href={`/trials/${r.id}/ledger`} class="ledger-link muted" title="the guard ledger">
+                ledger
+              </a>
+            )
+            : null}
         </td>
         <td class="task">{r.task}</td>
         <td>{r.arm}</td>
@@ -36,6 +63,7 @@ export const TrialRows: FC<{ rows: readonly Row[] }> = ({ rows }) => (
         <td>
           <Outcome value={r.outcome} />
         </td>
+        <td class="checks">{checksCell(r)}</td>
         <td class="num">{usd(r.cost)}</td>
         <td class="num">{r.toolCalls ?? "—"}</td>
         <td class="num">
@@ -162,7 +190,7 @@ export const TrialsPage: FC<
       action="/trials"
       method="get"
       hx-get="/trials"
-      hx-trigger="change, input changed delay:300ms from:#f-q"
+      hx-trigger="change, input changed delay:300ms from:#f-q, input changed delay:300ms from:#f-check"
       hx-target="#trials-view"
       hx-swap="outerHTML"
       hx-push-url="true"
@@ -176,6 +204,37 @@ export const TrialsPage: FC<
       <Select name="outcome" values={options.outcome} value={query.outcome} />
       <Select name="rule" values={options.rule} value={query.rule} />
       <label>
+        failed check{" "}
+        <input
+          id="f-check"
+          type="search"
+          name="check"
+          list="check-ids"
+          value={query.check ?? ""}
+          placeholder="md. or md.signed_off"
+          size={18}
+        />
+        <datalist id="check-ids">
+          {(options.check ?? []).map((c) => <option key={c} value={c} />)}
+        </datalist>
+      </label>
+      {options.via?.length
+        ? (
+          <>
+            <label>
+              block for it{" "}
+              <select name="timing">
+                <option value="">any</option>
+                <option value="in-time" selected={query.timing === "in-time"}>in time</option>
+                <option value="too-late" selected={query.timing === "too-late"}>only too late</option>
+                <option value="none" selected={query.timing === "none"}>none</option>
+              </select>
+            </label>
+            <Select name="via" label="in replay" values={options.via} value={query.via} />
+          </>
+        )
+        : null}
+      <label>
         replay{" "}
         <select name="replay">
           <option value="">all</option>
@@ -187,14 +246,6 @@ export const TrialsPage: FC<
         ? (
           <label class="chip">
             task <input type="text" name="task" value={query.task} readonly /> <a href="/trials">clear</a>
-          </label>
-        )
-        : null}
-      {query.check
-        ? (
-          <label class="chip">
-            failed check <input type="text" name="check" value={query.check} readonly />{" "}
-            <a href="/trials">clear</a>
           </label>
         )
         : null}

@@ -99,6 +99,11 @@ export interface ArmVerdict {
   rules: Record<string, Fire>;
   /** The closure gate, when it would have blocked the stop. */
   gate: Fire | null;
+  /**
+   * Each failed check of a failed trial: `in time` when a block protecting it came at or before its doom,
+   * `too late` when such blocks came only after, null when none protects it. The rescue figures read this.
+   */
+  checks: Record<string, Timing | null>;
   /** Time-aware: every failed deterministic check had a protecting block at or before its doom. */
   rescue: Rescue;
   /** The same, counting blocks that came after the doom (the figure before issue 29). */
@@ -146,14 +151,19 @@ export function armVerdict(t: TrialReplay, arm: Arm): ArmVerdict | null {
     gate = fireIn(t, checks, [STOP]);
   }
   const failed = t.passed ? [] : t.failedChecks;
+  const checks: Record<string, Timing | null> = {};
+  for (const c of failed) {
+    const mine = protectors.filter((p) => p.checks.some((pattern) => checkMatches(pattern, c)));
+    checks[c] = !mine.length
+      ? null
+      : mine.some((p) => p.at.some((a) => a <= doomAt(t, c)))
+      ? "in time"
+      : "too late";
+  }
   const det = failed.filter((c) => !isJudgeCheck(c));
   const judged = failed.some(isJudgeCheck);
   const rescue = (inTime: boolean): Rescue => {
-    const covered = (c: string) =>
-      protectors.some((p) =>
-        p.checks.some((pattern) => checkMatches(pattern, c)) &&
-        (!inTime || p.at.some((a) => a <= doomAt(t, c)))
-      );
+    const covered = (c: string) => inTime ? checks[c] === "in time" : checks[c] !== null;
     if (!det.length || !det.every(covered)) return null;
     return judged ? "upper" : "strict";
   };
@@ -162,6 +172,7 @@ export function armVerdict(t: TrialReplay, arm: Arm): ArmVerdict | null {
     blocked: r.blocked,
     rules,
     gate,
+    checks,
     rescue: rescue(true),
     rescueIgnoringTime: rescue(false),
   };
@@ -270,4 +281,30 @@ export function summarize(trials: readonly TrialReplay[], unreadable: number, ar
     })),
     unreadable,
   );
+}
+
+/** One failed check under one arm (counts are observable failed trials where it failed). */
+export interface CheckCounts {
+  failed: number;
+  /** A block protecting it came at or before its doom. */
+  in_time: number;
+  /** Blocks protecting it came, all after its doom. */
+  too_late: number;
+}
+
+/**
+ * Per failed check, how many of its failures a block came in time for, from the same verdicts (and the same
+ * per-check timing the rescue estimate reads); not-observable trials have no verdict and count in none.
+ */
+export function summarizeChecks(trials: readonly Counted[]): Record<string, CheckCounts> {
+  const out: Record<string, CheckCounts> = {};
+  for (const t of trials) {
+    for (const [id, timing] of Object.entries(t.verdict?.checks ?? {})) {
+      const c = out[id] ??= { failed: 0, in_time: 0, too_late: 0 };
+      c.failed++;
+      if (timing === "in time") c.in_time++;
+      else if (timing === "too late") c.too_late++;
+    }
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }
