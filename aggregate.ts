@@ -30,6 +30,7 @@ import {
 } from "./lib/results/columnar.ts";
 import { packetName, packetOf } from "./lib/results/trials.ts";
 import { parsePrices, type Recipe, RECIPE_NOTES, RECIPES } from "./lib/results/cost.ts";
+import { terminalProgress } from "./lib/progress.ts";
 import { type CommandSpec, parse, type Parsed, runCli, wholeNumber } from "./lib/cli.ts";
 import { exitCode, exitNotes, isWarning, STRICT_OPTION } from "./lib/results/severity.ts";
 
@@ -59,7 +60,7 @@ export const CLI: CommandSpec = {
       type: "string",
       value: "NAME=DIR",
       multiple: true,
-      description: "replay ledgers (*.jsonl) for arm NAME",
+      description: "replay ledgers (*.jsonl, written by replay --ledgers) for arm NAME",
     },
     control: { type: "string", value: "NAME", description: "the arm every other arm is compared against" },
     compare: {
@@ -181,6 +182,13 @@ function aggregateArgs(p: Parsed): AggregateArgs {
     for (const dir of [...a.roots, ...a.ledgerDirs!]) {
       if (!existsSync(dir)) throw p.error(`${dir} (arm "${a.name}") does not exist. Use a trial root.`);
     }
+    const empty = a.ledgerDirs!.find((dir) => !jsonlBelow(dir).length);
+    if (empty) {
+      throw p.error(
+        `--ledgers ${a.name}=${empty} holds no ledger (*.jsonl): replay keeps them only when asked. ` +
+          `Use deno task replay PATH --ledgers --out ${empty} first.`,
+      );
+    }
   }
   const names = arms.map((a) => a.name);
   const control = p.string("control");
@@ -239,16 +247,6 @@ function aggregateArgs(p: Parsed): AggregateArgs {
     toolCalls: !p.flag("no-tool-calls"),
     workers,
     strict: p.flag("strict"),
-  };
-}
-
-function progressBar(): ((done: number, total: number, what: string) => void) | undefined {
-  if (!Deno.stderr.isTerminal()) return undefined;
-  const enc = new TextEncoder();
-  return (done, total, what) => {
-    const width = 30, filled = Math.round(width * done / Math.max(1, total));
-    const line = `\r[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} ${what}`;
-    Deno.stderr.writeSync(enc.encode(line + (done === total ? "\n" : "")));
   };
 }
 
@@ -316,7 +314,6 @@ async function run(parsed: AggregateArgs): Promise<number> {
   const columnar = new ColumnarCollector(parsed.recipe);
   try {
     const prices = await parsePrices(readFileSync(parsed.prices, "utf8"));
-    const bar = progressBar();
     result = await aggregateArmsParallel(parsed.arms, {
       recipe: parsed.recipe,
       prices,
@@ -328,7 +325,7 @@ async function run(parsed: AggregateArgs): Promise<number> {
       toolCalls: parsed.toolCalls,
       workers: parsed.workers,
       onTrial: columnar.add,
-      onProgress: bar && ((done, total) => bar(done, total, parsed.toolCalls ? "trajectories" : "trials")),
+      onProgress: terminalProgress("aggregate", parsed.toolCalls ? "trajectories" : "trials"),
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;

@@ -81,7 +81,7 @@ export function demoCommands(
     `deno task verify ${shown(data.samples)}`,
     `deno task replay ${shown(join(data.samples, "stock"))} --arm checklist,critic --out ${
       shown(data.replay)
-    }`,
+    } --ledgers`,
     `deno task aggregate ${arms.map((a) => `--arm ${a}=${shown(join(data.samples, a))}`).join(" ")} ` +
     `--control stock --out ${shown(data.results)}`,
     `deno task dashboard --logs ${shown(data.samples)} --results ${shown(data.results)} ${
@@ -115,6 +115,7 @@ export async function prepare(out: string): Promise<DemoData> {
   const report = await replayTrees([written.arms.stock], {
     arms: ["checklist", "critic"],
     out: replay,
+    ledgers: true, // the transcripts' replay overlay reads them
     workers: 1,
   });
   lines.push(

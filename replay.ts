@@ -1,11 +1,13 @@
 /**
  * Replay recorded χ-Bench trials through the guard: `deno task replay <path>... [--arm A[,B]] [--rules ID,…]
- * [--out DIR] [--json] [--by-packet] [--workers N]`. Writes one ledger per trial and arm plus summary.json
- * (with per-packet summaries) and the Parquet summary (verdicts.parquet among it), prints a table per arm
+ * [--out DIR] [--ledgers] [--json] [--by-packet] [--workers N]`. Writes summary.json (with per-packet
+ * summaries) and the Parquet summary (verdicts.parquet among it), and with `--ledgers` one ledger per trial
+ * and arm (≈ 240 MB for the ten leaderboard packets, so not by default), prints a table per arm
  * (fires in failed trials split in time / too late, the time-aware rescue estimate) and, when the trials span
  * several packets (or with --by-packet), one column per packet; with --json, the summary of the first arm. When the critic arm is
- * replayed, the critic judges' figures follow, overall and per packet. Exits 1 only when nothing could be
- * read.
+ * replayed, the critic judges' figures follow, overall and per packet. An unreadable trial is named as
+ * aggregate names it (lib/results/trials.ts unreadableLine) and exits 1, the other trials' figures written
+ * all the same.
  */
 import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
@@ -30,6 +32,8 @@ import {
 } from "./lib/cli.ts";
 import { RULES } from "./rules/mod.ts";
 import { formatJudgeReport, judgeReport, judgeReportByPacket } from "./lib/results/judge_figures.ts";
+import { unreadableLine } from "./lib/results/trials.ts";
+import { terminalProgress } from "./lib/progress.ts";
 
 export { replayTrees };
 
@@ -39,7 +43,9 @@ export const CLI: CommandSpec = {
   summary:
     "Runs the guard over recorded trials (any harness, ATIF v1.2/1.5/1.7): what each rule would have " +
     "caught; `--by-packet` per packet, `--json`.",
-  usage: ["deno task replay PATH... [--arm A[,B]] [--rules ID,…] [--out DIR] [--json] [--by-packet]"],
+  usage: [
+    "deno task replay PATH... [--arm A[,B]] [--rules ID,…] [--out DIR] [--ledgers] [--json] [--by-packet]",
+  ],
   options: {
     arm: {
       type: "string",
@@ -53,7 +59,7 @@ export const CLI: CommandSpec = {
       type: "string",
       value: "DIR",
       defaultNote: "results/replay/<name>/",
-      description: "ledgers and summary.json",
+      description: "summary.json and the Parquet summary (the ledgers too, with --ledgers)",
     },
     name: {
       type: "string",
@@ -61,7 +67,13 @@ export const CLI: CommandSpec = {
       defaultNote: "the path's base name",
       description: "the <name> in the default --out",
     },
-    "no-ledgers": { type: "boolean", description: "write nothing" },
+    ledgers: {
+      type: "boolean",
+      description: "also keep each trial's ledger per arm in --out (the dashboard's replay overlay and\n" +
+        "aggregate --ledgers read them; ≈ 170 KB a trial and arm on the leaderboard packets)",
+    },
+    "no-out": { type: "boolean", description: "write nothing" },
+    "no-ledgers": { type: "boolean", description: "the former name of --no-out", hidden: true },
     json: {
       type: "boolean",
       description: "print the first arm's summary as JSON (other arms: summary.json)",
@@ -77,7 +89,10 @@ export const CLI: CommandSpec = {
     name: "PATH",
     description: "trial dirs, job dirs, submission packets or any tree holding them",
   }],
-  notes: ["Exit codes: 0 trials replayed, 1 nothing could be read, 2 bad usage."],
+  notes: [
+    "Exit codes: 0 every trial replayed, 1 a trial unreadable (the others are replayed and written all the " +
+    "same) or none found, 2 bad usage.",
+  ],
   example: "deno task replay runs/2026-06-01__stock --arm checklist,critic --by-packet",
 };
 
@@ -89,6 +104,8 @@ export interface ReplayArgs {
   arms: Arm[];
   rules?: string[];
   out: string | null;
+  /** Keep the ledgers in `out` (--ledgers). */
+  ledgers: boolean;
   json: boolean;
   byPacket: boolean;
   workers?: number;
@@ -113,12 +130,17 @@ function replayArgs(p: Parsed): ReplayArgs {
   const missing = paths.find((path) => !existsSync(path));
   if (missing) throw p.error(`${missing} does not exist. Pass trial dirs, job dirs or packets.`);
   const label = p.string("name") ?? (paths.length === 1 ? basename(resolve(paths[0])) : "replay");
-  const out = p.flag("no-ledgers") ? null : p.string("out") ?? join("results", "replay", label);
+  const none = p.flag("no-out") || p.flag("no-ledgers");
+  if (none && (p.given("out") || p.flag("ledgers"))) {
+    throw p.error(`--no-out writes nothing, so --out and --ledgers mean nothing with it. Drop one of them.`);
+  }
+  const out = none ? null : p.string("out") ?? join("results", "replay", label);
   return {
     paths,
     arms,
     rules: knownItems(p, "rules", RULE_IDS, `${idRanges(RULE_IDS)} (rules/mod.ts)`),
     out,
+    ledgers: p.flag("ledgers"),
     json: p.flag("json"),
     byPacket: p.flag("by-packet"),
     workers,
@@ -219,7 +241,7 @@ export function formatReport(report: ReplayReport, opts: { byPacket?: boolean } 
   if (report.unreadable.length) {
     parts.push(
       `unreadable (${report.unreadable.length}):\n` +
-        report.unreadable.map((u) => `  ${u.path}: ${u.reason}`).join("\n"),
+        report.unreadable.map((u) => `  ${unreadableLine(u)}`).join("\n"),
     );
   }
   const unresolved = report.trials.flatMap((t) => t.unresolved.map((u) => ({ trial: t.name, ...u })));
@@ -232,13 +254,16 @@ export function formatReport(report: ReplayReport, opts: { byPacket?: boolean } 
   return parts.join("\n\n");
 }
 
-/** Entry: returns the exit status (1 only when nothing could be read, 2 on bad arguments). */
+/** Entry: returns the exit status (1 when a trial is unreadable or none is found, 2 on bad arguments). */
 export function main(args: string[]): Promise<number> {
   return runCli(CLI, args, (p) => run(replayArgs(p)));
 }
 
 async function run(parsed: ReplayArgs): Promise<number> {
-  const report = await replayTrees(parsed.paths, parsed);
+  const report = await replayTrees(parsed.paths, {
+    ...parsed,
+    onProgress: terminalProgress("replay", "trials"),
+  });
   if (!report.trials.length && !report.unreadable.length) {
     console.error(
       `Cannot replay ${parsed.paths.join(", ")}: no trial found below them. ` +
@@ -265,11 +290,18 @@ async function run(parsed: ReplayArgs): Promise<number> {
     if (parsed.arms.includes("critic")) {
       console.log(`\n${formatJudgeReport(judgeReport(report.trials), judgeReportByPacket(report.trials))}`);
     }
-    if (parsed.out) console.log(`\nledgers and summary.json: ${parsed.out}`);
+    if (parsed.out) {
+      console.log(
+        parsed.ledgers
+          ? `\nledgers, summary.json and the Parquet summary: ${parsed.out}`
+          : `\nsummary.json and the Parquet summary: ${parsed.out} (no ledgers: --ledgers keeps them for the ` +
+            "dashboard's replay overlay and aggregate --ledgers)",
+      );
+    }
   }
   if (report.columnar) (parsed.json ? console.error : console.log)(columnarLine(report.columnar));
-  for (const u of report.unreadable) if (parsed.json) console.error(`unreadable: ${u.path}: ${u.reason}`);
-  return report.trials.length ? 0 : 1;
+  for (const u of report.unreadable) if (parsed.json) console.error(unreadableLine(u));
+  return report.trials.length && !report.unreadable.length ? 0 : 1;
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -4,7 +4,7 @@
  * how many lines `redactText` changes, the markers it writes, the prefixed ids (`CASE-…`, `DOC-…`) it
  * destroys, and its speed in µs per KB. With `--against FILE` an older redactor module (e.g.
  * `git show <rev>:lib/guard/engine/secrets.ts > /tmp/old.ts`) is measured on the same lines, interleaved.
- * With `--ledgers DIR` (a `deno task replay … --out DIR`) the markers in its ledgers are counted too. First,
+ * With `--ledgers DIR` (a `deno task replay … --ledgers --out DIR`) the markers in its ledgers are counted too. First,
  * the cost of a redactor's first use in a fresh process (its patterns compiled), the median of 31 processes.
  *
  * Usage: deno run -A bench/redact.ts [--against FILE] [--ledgers DIR] [--no-oracle]
@@ -42,7 +42,7 @@ export const CLI: CommandSpec = {
     ledgers: {
       type: "string",
       value: "DIR",
-      description: "a replay's --out: count the markers in its ledgers",
+      description: "a replay's --out (replayed with --ledgers): count the markers in its ledgers",
     },
     "no-oracle": { type: "boolean", description: "skip secretlint over the trajectories (the slow part)" },
   },
@@ -129,6 +129,13 @@ async function oracleFindings(files: string[]): Promise<string[]> {
 }
 
 async function measure(p: Parsed): Promise<number> {
+  const ledgers = p.string("ledgers");
+  const replayed = ledgers ? scanReplay(ledgers) : [];
+  if (ledgers && !replayed.length) {
+    throw p.error(
+      `--ledgers ${ledgers} holds no replay ledger. Use deno task replay PATH --ledgers --out ${ledgers} first.`,
+    );
+  }
   const against = p.string("against");
   const old = against
     ? (await import(pathToFileURL(resolve(against)).href)).redactText as (t: string) => string
@@ -176,13 +183,12 @@ async function measure(p: Parsed): Promise<number> {
       console.log(`| ${cells.join(" | ")} |`);
     }
   }
-  const ledgers = p.string("ledgers");
   if (ledgers) {
     console.log(
       "\n| arm | packet | denies | marked | messages | marked | case / input / ids marked | markers |",
     );
     console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
-    for (const r of scanReplay(ledgers)) {
+    for (const r of replayed) {
       console.log(
         `| ${r.arm} | ${r.packet} | ${r.denies} | ${r.deniesMarked} | ${r.messages} | ${r.messagesMarked} | ` +
           `${r.casesMarked} / ${r.inputsMarked} / ${r.idsMarked} | ${r.markers} |`,

@@ -40,7 +40,7 @@ import { LiveNow, LivePage } from "./views/live.tsx";
 import { MatrixPage } from "./views/matrix.tsx";
 import { RulesPage } from "./views/rules.tsx";
 import { ruleFires } from "./rule_fires.ts";
-import { Scorecard, Timeline, TrialPage } from "./views/trial.tsx";
+import { ReplayNotKept, Scorecard, Timeline, TrialPage } from "./views/trial.tsx";
 import { SearchPage } from "./views/search.tsx";
 import { TrialsPage, TrialsView } from "./views/trials.tsx";
 import { CheckTable, ComparePage, CompareWith } from "./views/compare.tsx";
@@ -385,7 +385,7 @@ export function createApp(
     const live = row.outcome === "running" && store.live().some((r) => r.id === row.id);
     const timeline = <Timeline row={row} items={items} page={page} overlay={overlay} live={live && small} />;
     if (hx(c)) return c.html(timeline);
-    const banner = small ? null : (
+    const big = small ? null : (
       <p class="notice" id="big-ledger">
         This trial's guard ledger is {(row.ledgerBytes / 2 ** 20).toFixed(1)} MB ({store.ledgerLines(row)}
         {" "}
@@ -396,6 +396,12 @@ export function createApp(
           : "only its first 500 lines are shown here"}.{" "}
         <a href={`/trials/${row.id}/ledger`}>Read the ledger page by page</a>.
       </p>
+    );
+    const banner = (
+      <>
+        {big}
+        {overlay && !store.replayKept(row, overlay) ? <ReplayNotKept arm={overlay} /> : null}
+      </>
     );
     return c.html(
       <TrialPage

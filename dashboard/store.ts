@@ -3,6 +3,7 @@
  * verdicts, records posted to `/ingest`, saved aggregates) in budgets, rebuilds the read model (model.ts,
  * built by rows.ts) when they changed, and answers the pages' queries from that one model.
  */
+import { existsSync } from "node:fs";
 import { dirname, sep } from "node:path";
 import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import { type TrialSummary, walkTrials } from "../lib/results/trials.ts";
@@ -367,6 +368,14 @@ export class Store {
       }
     }
     return out;
+  }
+
+  /**
+   * False when no ledger of the arm's replay of this trial is on disk: the replay ran without `--ledgers`
+   * (its figures came from summary.json and decisions.parquet), so there are no records to overlay.
+   */
+  replayKept(row: Row, arm: string): boolean {
+    return (this.#model.replayParts.get(row.id)?.get(arm) ?? []).some((p) => existsSync(p.tail.path));
   }
 
   /** The text a row is found by in search: its ledger's tools, cases, reasons and obligations. */

@@ -5,7 +5,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn } from "node:child_process";
@@ -22,6 +22,7 @@ import {
 import { readmeWithTable } from "../scripts/rule_table.ts";
 import { testBundle } from "./support/guard_process.ts";
 import { bundleAgent } from "../bundle.ts";
+import { fixtureTrials, writeTrials } from "./support/atif_fixture.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const made: string[] = [];
@@ -245,6 +246,7 @@ v("aggregate with a bad --control, --prices or --recipe writes no --out", async 
       [["--prices", join(cwd, "none.yaml")], "none.yaml does not exist. Use a prices.yaml file."],
       [["--recipe", "Z"], '--recipe "Z" is unknown. Use one of A, B, C.'],
       [["--iters", "many"], '--iters "many" is not a whole number >= 0.'],
+      [["--ledgers", `stock=${trials}`], `--ledgers stock=${trials} holds no ledger (*.jsonl)`],
     ] as [string[], string][]
   ) {
     const r = await runEntry(entry("aggregate.ts"), [trials, "--out", join(cwd, "out"), ...args], cwd);
@@ -306,6 +308,73 @@ v("missing or malformed values are one Cannot line with exit 2", async () => {
     assert.match(r.stderr, says);
     assert.is(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
   });
+});
+
+v(
+  "a truncated result.json: replay and aggregate both name it unreadable, with its path, in one line, exit 1",
+  async () => {
+    const cwd = temp();
+    const dirs = writeTrials(
+      join(cwd, "stock"),
+      fixtureTrials().filter((t) => !t.name.startsWith("cm_broken")),
+    );
+    const result = join(dirs[0], "result.json");
+    writeFileSync(result, readFileSync(result, "utf8").slice(0, 40));
+    const line = new RegExp(
+      `Cannot read ${
+        result.replaceAll("/", "\\/")
+      }: it is truncated or not JSON \\(.*\\)\\. Re-run or remove the trial\\.`,
+    );
+    const replay = await runEntry(
+      entry("replay.ts"),
+      [join(cwd, "stock"), "--out", join(cwd, "replay")],
+      cwd,
+    );
+    assert.is(replay.code, 1, replay.stderr);
+    assert.match(replay.stdout, new RegExp(`arm checklist: ${dirs.length} trials, .* 1 unreadable`));
+    assert.match(replay.stdout, new RegExp(`unreadable \\(1\\):\\n  ${line.source}`));
+    const aggregate = await runEntry(
+      entry("aggregate.ts"),
+      [join(cwd, "stock"), "--out", join(cwd, "agg")],
+      cwd,
+    );
+    assert.is(aggregate.code, 1, aggregate.stderr);
+    assert.match(aggregate.stderr, new RegExp(`^\\[stock\\] ${line.source}$`, "m"));
+    const json = JSON.parse(readFileSync(join(cwd, "agg", "aggregate.json"), "utf8"));
+    assert.is(json.rows.find((r: { domain: string }) => r.domain === "overall").n_unreadable, 1);
+  },
+);
+
+v("replay and aggregate on a pipe: no progress line on stderr", async () => {
+  const cwd = temp();
+  writeTrials(join(cwd, "stock"), fixtureTrials().filter((t) => !t.name.startsWith("cm_broken")));
+  const replay = await runEntry(entry("replay.ts"), [join(cwd, "stock"), "--out", join(cwd, "replay")], cwd);
+  assert.is(replay.code, 0, replay.stderr);
+  assert.is(replay.stderr, "");
+  const aggregate = await runEntry(
+    entry("aggregate.ts"),
+    [join(cwd, "stock"), "--out", join(cwd, "agg")],
+    cwd,
+  );
+  assert.not.match(aggregate.stderr, /\r|trajectories|ETA/);
+});
+
+v("replay on a terminal: one progress line on stderr, redrawn with \\r, ending done", async () => {
+  const cwd = temp();
+  const n = writeTrials(
+    join(cwd, "stock"),
+    fixtureTrials().filter((t) => !t.name.startsWith("cm_broken")),
+  ).length;
+  const command = [Deno.execPath(), "run", "-A", join(ROOT, "replay.ts"), join(cwd, "stock"), "--no-ledgers"]
+    .map((a) => `'${a}'`).join(" ");
+  // util-linux script(1) runs the command on a pseudo-terminal: stderr is a TTY there.
+  const out = await new Deno.Command("script", { args: ["-qec", command, "/dev/null"], cwd, stdin: "null" })
+    .output();
+  const text = new TextDecoder().decode(out.stdout);
+  assert.is(out.code, 0, text);
+  assert.match(text, `\rreplay: 0/${n} trials · ETA …`);
+  assert.match(text, new RegExp(`\\rreplay: ${n}/${n} trials · done in \\d+ s\\x1b\\[K\\r?\\n`));
+  assert.match(text, /arm checklist: /);
 });
 
 v("the resident guard warns once at start-up about an unknown FIABLE_CC_ARM", async () => {

@@ -11,6 +11,7 @@ function trial(model: string | null): TrialSummary {
   return {
     model,
     readable: true,
+    unreadable: null,
     tokens: { input: 1_000_000, cache: 800_000, output: 10_000 },
     trial: spanOf("2026-07-22T04:15:01.679309Z", "2026-07-22T04:19:38.407706Z"),
     agentExecution: spanOf("2026-07-22T04:16:00.411349Z", "2026-07-22T04:18:03.381787Z"),

@@ -633,6 +633,58 @@ transcript("a replayed trial shows the replay's would-be decisions on its own tr
   assert.not.match((await get(`/trials/${row.id}?replay=none`)).text, "would have:");
 });
 
+transcript(
+  "a replay without --ledgers: its figures show, the overlay says to rerun with --ledgers",
+  async () => {
+    const root = mkdtempSync(join(tmpdir(), "fiable-dash-noledgers-"));
+    try {
+      const trials = join(root, "trials");
+      writeTrials(trials);
+      const out = join(root, "replay-out");
+      await replayTrees([trials], { arms: ["checklist"], out, ledgers: false, workers: 0 });
+      assert.equal(readdirSync(out).sort(), [
+        "decisions.parquet",
+        "summary.json",
+        "trials.parquet",
+        "verdicts.parquet",
+      ]);
+      // With DuckDB (decisions.parquet gives the replayed sessions) and without (summary.json's verdicts alone).
+      for (const duckdb of [undefined, false as const]) {
+        const { app: h, store: s } = createApp({ logs: [trials], results: [out], duckdb }, {
+          scanMs: 0,
+          tailMs: 0,
+          ...WAIT,
+        });
+        s.refresh({ scanMs: 0 });
+        const row = s.rows().find((r) => r.replays.find((m) => m.arm === "checklist")?.blocked)!;
+        assert.ok(row, "the blocked verdict comes from summary.json");
+        const page = (await get(`/trials/${row.id}`, undefined, h)).text;
+        assert.match(page, 'id="replay-ledgers"');
+        assert.match(text(page), "Replay checklist ran without --ledgers");
+        assert.match(text(page), "Rerun deno task replay with --ledgers");
+        assert.not.match(page, "would have:");
+        assert.not.match(
+          (await get(`/trials/${row.id}?replay=none`, undefined, h)).text,
+          'id="replay-ledgers"',
+        );
+      }
+      await replayTrees([trials], { arms: ["checklist"], out, workers: 0 });
+      const { app: h, store: s } = createApp({ logs: [trials], results: [out] }, {
+        scanMs: 0,
+        tailMs: 0,
+        ...WAIT,
+      });
+      s.refresh({ scanMs: 0 });
+      const row = s.rows().find((r) => r.replays.find((m) => m.arm === "checklist")?.blocked)!;
+      const page = (await get(`/trials/${row.id}`, undefined, h)).text;
+      assert.not.match(page, 'id="replay-ledgers"');
+      assert.match(page, "replay (checklist) would have:");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+);
+
 transcript("two packets holding a trial of the same name each show their own replay", async () => {
   const root = mkdtempSync(join(tmpdir(), "fiable-dash-packets-"));
   try {
@@ -1062,7 +1114,7 @@ words("the demo prints the commands that do what it did", async () => {
   const cmds = demoCommands({ samples: "/x/s", results: "/x/a", replay: "/x/r" }, ["stock", "checklist"]);
   assert.equal(cmds, [
     "deno task verify /x/s",
-    "deno task replay /x/s/stock --arm checklist,critic --out /x/r",
+    "deno task replay /x/s/stock --arm checklist,critic --out /x/r --ledgers",
     "deno task aggregate --arm stock=/x/s/stock --arm checklist=/x/s/checklist --control stock --out /x/a",
     "deno task dashboard --logs /x/s --results /x/a /x/r --control stock",
   ]);

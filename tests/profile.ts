@@ -31,6 +31,14 @@ s("a full profile parses", async () => {
 });
 
 s(
+  "an unknown rule id in rules.enabled or rules.disabled is refused, naming the known ids",
+  async () => {
+    await refused("rules:\n  enabled: [PP-01, NOPE-99]\n", 'rules.enabled names "NOPE-99"', "GLOBAL-01…06");
+    await refused("rules:\n  disabled: [pp-03]\n", 'rules.disabled names "pp-03"', "PP-01…07");
+  },
+);
+
+s(
   "an unknown key names its path and the allowed keys",
   () => refused("arms: critic\n", "arms", "Allowed top-level keys: arm"),
 );

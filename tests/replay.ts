@@ -62,8 +62,9 @@ s("--json: the known answer for the hand-built trials", async () => {
     "--json",
     "--out",
     out,
+    "--ledgers",
   ]);
-  assert.is(code, 0);
+  assert.is(code, 1, "the fixture holds one unreadable trial");
   assert.equal(JSON.parse(stdout), FIXTURE_ANSWER);
 });
 
@@ -142,6 +143,62 @@ s(
     }
   },
 );
+
+s(
+  "without --ledgers: summary.json and the Parquet summary only, decisions.parquet the same as with them",
+  async () => {
+    const slim = join(root, "slim");
+    const args = [packet, "--arm", "checklist", "--rules", "PP-01", "--json", "--out", slim];
+    const { code, stdout } = await captured(args);
+    assert.is(code, 1, "the fixture holds one unreadable trial");
+    assert.equal(JSON.parse(stdout), FIXTURE_ANSWER);
+    assert.equal(readdirSync(slim).sort(), [
+      "decisions.parquet",
+      "summary.json",
+      "trials.parquet",
+      "verdicts.parquet",
+    ]);
+    const summary = JSON.parse(readFileSync(join(slim, "summary.json"), "utf8"));
+    assert.ok(
+      summary.trials.every((t: { arms: { checklist: { ledger: unknown } } }) =>
+        t.arms.checklist.ledger === null
+      ),
+    );
+    const duck = await connect();
+    if ("why" in duck) {
+      throw new Error(duck.why);
+    }
+    try {
+      const rows = (dir: string) =>
+        `SELECT * FROM read_parquet(${sqlString(join(dir, "decisions.parquet"))})`;
+      const [n] = await duck.all<{ n: bigint }>(`SELECT count(*) AS n FROM (${rows(slim)})`);
+      assert.ok(Number(n.n) > 0);
+      const apart = await duck.all(
+        `(${rows(slim)} EXCEPT ${rows(out)}) UNION ALL (${rows(out)} EXCEPT ${rows(slim)})`,
+      );
+      assert.equal(apart, [], "the same rows, ledger paths included, as a replay that kept its ledgers");
+    } finally {
+      duck.close();
+    }
+    assert.match((await captured([...args, "--ledgers"])).stdout, /"trials"/);
+    assert.ok(readdirSync(join(slim, "checklist", "packet")).length > 0, "--ledgers keeps them");
+  },
+);
+
+s("--no-out writes nothing, and refuses --out or --ledgers beside it", async () => {
+  const cwd = Deno.cwd();
+  const here = join(root, "no-out");
+  Deno.mkdirSync(here);
+  Deno.chdir(here);
+  try {
+    assert.is((await captured([packet, "--arm", "checklist", "--no-out"])).code, 1);
+    assert.equal(readdirSync(here), []);
+  } finally {
+    Deno.chdir(cwd);
+  }
+  assert.equal(parseArgs([packet, "--no-ledgers"]).out, null, "the former name still works");
+  assert.throws(() => parseArgs([packet, "--no-out", "--ledgers"]), /--no-out writes nothing/);
+});
 
 /** The SQL blocks of docs/parquet.md's verdicts recipe: the rule table, then the rescue estimate. */
 function parquetRecipe(): string[] {
@@ -355,16 +412,23 @@ s("workers and in-process give the same summary", async () => {
   assert.equal(a.summary, b.summary);
 });
 
-s("exit 1 only when nothing could be read", async () => {
-  const broken = join(packet, "trials", "cm", "cm_broken_001__eeeeeee");
-  assert.is((await captured([broken, "--no-ledgers"])).code, 1);
-  assert.is(
-    (await captured([join(root, "nothing-here"), "--no-ledgers"])).code,
-    2,
-    "a missing path is bad usage",
-  );
-  assert.is((await captured([packet, "--no-ledgers", "--arm", "checklist"])).code, 0);
-});
+s(
+  "exit 1 when a trial is unreadable (the others still replayed) or none is found, 0 when all replayed",
+  async () => {
+    const broken = join(packet, "trials", "cm", "cm_broken_001__eeeeeee");
+    assert.is((await captured([broken, "--no-ledgers"])).code, 1);
+    assert.is(
+      (await captured([join(root, "nothing-here"), "--no-ledgers"])).code,
+      2,
+      "a missing path is bad usage",
+    );
+    const some = await captured([packet, "--no-ledgers", "--arm", "checklist"]);
+    assert.is(some.code, 1);
+    assert.match(some.stdout, /arm checklist: 10 trials, 5 passed, 4 failed, 1 unreadable/);
+    const readable = join(packet, "trials", "pa_provider");
+    assert.is((await captured([readable, "--no-ledgers", "--arm", "checklist"])).code, 0);
+  },
+);
 
 const ARG_ERRORS: [string[], RegExp][] = [
   [[], /no path given/],

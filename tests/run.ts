@@ -46,6 +46,7 @@ export const QUICK = [
   "packet",
   "power",
   "profile",
+  "progress",
   "raw_json",
   "redaction_packets",
   "replay",

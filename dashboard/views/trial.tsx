@@ -338,6 +338,16 @@ function itemView(item: Item, index: number, overlay: string | null): Child {
 /** Transcript entries per page. */
 export const ITEMS_PER_PAGE = 250;
 
+/** Said over the transcript when the chosen replay overlay has no records: the replay kept no ledgers. */
+export const ReplayNotKept: FC<{ arm: string }> = ({ arm }) => (
+  <p class="notice" id="replay-ledgers">
+    Replay {arm} ran without{" "}
+    <code>--ledgers</code>: its figures count on the Trials, Arms and Rules pages, but its decision on each
+    call was not kept, so this transcript shows none. Rerun <code>deno task replay</code> with{" "}
+    <code>--ledgers</code> (the same <code>--out</code>) to see them here.
+  </p>
+);
+
 /** The transcript: `<ol id="timeline">` (one page of it), polling itself while the trial is live. */
 export const Timeline: FC<{
   row: Row;

@@ -101,6 +101,11 @@ export interface LedgerSource {
   trial: string;
   /** The arm to record when a record names none. */
   arm: string | null;
+  /**
+   * The `ledger` column when it is not `path`: a replay without `--ledgers` summarises records it does not
+   * keep, and names where `--ledgers` would have kept them (relative to the summary's folder).
+   */
+  name?: string;
 }
 
 /** The SQL types of trials.parquet, in column order (docs/parquet.md documents them). */
@@ -168,6 +173,19 @@ const LEDGER_COLUMNS: Record<string, string> = {
   step: "INTEGER",
   replay: "BOOLEAN",
 };
+
+/** A ledger record cut to the fields decisions.parquet reads (what a replay without `--ledgers` writes). */
+export function decisionFields(record: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(LEDGER_COLUMNS)) {
+    const value = (record as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    out[key] = key === "rules" && Array.isArray(value)
+      ? value.map((r: { id?: unknown; checks?: unknown }) => ({ id: r?.id, checks: r?.checks }))
+      : value;
+  }
+  return out;
+}
 
 /** The columns of decisions.parquet: SQL over one ledger record `r` and its source `l`. */
 const DECISION_SELECT = `
@@ -305,7 +323,7 @@ export async function writeColumnar(
     const base = resolve(dir);
     const sources = ledgers.map((l) => {
       const full = resolve(l.path);
-      const ledger = full.startsWith(base + sep) ? relative(base, full) : full;
+      const ledger = l.name ?? (full.startsWith(base + sep) ? relative(base, full) : full);
       return { path: full, packet: l.packet, trial: l.trial, arm: l.arm, ledger };
     });
     const ledgersJson = join(scratch, "ledgers.ndjson");

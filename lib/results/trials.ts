@@ -37,10 +37,30 @@ export interface Span {
   seconds: number | null;
 }
 
+/** A trial file that cannot be read: its path and why. replay and aggregate name it alike (`unreadableLine`). */
+export interface ReadFailure {
+  path: string;
+  reason: string;
+}
+
+/** The one line every command prints for an unreadable trial file. */
+export function unreadableLine(f: ReadFailure): string {
+  return `Cannot read ${f.path}: ${f.reason}. Re-run or remove the trial.`;
+}
+
+/** Why a JSON file could not be read or parsed, as a `ReadFailure` reason. */
+export function jsonFailure(err: unknown): string {
+  if ((err as NodeJS.ErrnoException).code === "ENOENT") return "it is missing";
+  if (err instanceof SyntaxError) return `it is truncated or not JSON (${err.message})`;
+  return (err as Error).message;
+}
+
 /** One trial's result summary. `passed` is null when the trial was never verified or could not be read. */
 export interface TrialSummary {
   ref: TrialRef;
   readable: boolean;
+  /** Why result.json could not be read (then `readable` is false); null when it was. */
+  unreadable: ReadFailure | null;
   task: string;
   domain: string;
   model: string | null;
@@ -207,6 +227,7 @@ export function readTrial(ref: TrialRef): TrialSummary {
   const summary: TrialSummary = {
     ref,
     readable: false,
+    unreadable: null,
     task: ref.task,
     domain: ref.domain,
     model: null,
@@ -224,11 +245,13 @@ export function readTrial(ref: TrialRef): TrialSummary {
   let data: Record<string, unknown>;
   try {
     const parsed = readJson(ref.result);
-    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not a JSON object");
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
+      throw new Error("it is not a JSON object");
+    }
     data = parsed as Record<string, unknown>;
   } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code === "ENOENT" ? "it is missing" : (err as Error).message;
-    summary.problems.push(`Cannot read ${ref.result}: ${why}. Re-run or remove the trial.`);
+    summary.unreadable = { path: ref.result, reason: jsonFailure(err) };
+    summary.problems.push(unreadableLine(summary.unreadable));
     return summary;
   }
   summary.readable = true;

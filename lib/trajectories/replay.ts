@@ -5,7 +5,8 @@
  * the trial, so verdict.ts can tell a block in time from one too late; the trial-level metrics are there.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve, sep } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
+import process from "node:process";
 import {
   agentTexts,
   countToolCalls,
@@ -26,14 +27,17 @@ import { type Arm, type LedgerRecord } from "../guard/engine/record.ts";
 import {
   type Check,
   findTrials,
+  jsonFailure,
   packetName,
   packetOf,
+  type ReadFailure,
   readScorecard,
   readTrial,
   type TrialRef,
 } from "../results/trials.ts";
 import {
   type ColumnarOutcome,
+  decisionFields,
   type DuckLoader,
   type LedgerSource,
   trialColumns,
@@ -58,20 +62,26 @@ export type { ArmResult, FiredCall, ReplaySummary, TrialReplay };
 /** The arms replayed when none are named. */
 export const DEFAULT_ARMS: Arm[] = ["checklist", "critic"];
 
-/** A trial that could not be read: where and why. */
-export interface Unreadable {
+/** A trial that could not be read: where and why (printed with `unreadableLine`, as aggregate prints it). */
+export interface Unreadable extends ReadFailure {
   dir: string;
   /** The packet the trial belongs to (see `packetOf`). */
   packet?: string;
-  path: string;
-  reason: string;
 }
 
 /** Options for a replay. */
 export interface ReplayOptions {
   arms?: Arm[];
-  /** Ledger root: ledgers go to `<out>/<arm>/<trial>.jsonl`; null writes nothing. */
+  /** Output folder: summary.json, the Parquet summary, ledgers in `<out>/<arm>/<packet>/`; null writes nothing. */
   out?: string | null;
+  /**
+   * With `out`, keep each trial's JSONL ledger per arm (default true; the CLI only with `--ledgers`): the
+   * dashboard's overlay and aggregate's `--ledgers` read them. False writes only the fields decisions.parquet
+   * reads, to a scratch folder (`slim`, set by replayTrees) removed once the summary is written.
+   */
+  ledgers?: boolean;
+  /** The scratch folder of the slim ledgers (replayTrees sets it). */
+  slim?: string;
   bounds?: Bounds;
   /** Rule IDs to run; all when absent. */
   rules?: string[];
@@ -82,6 +92,8 @@ export interface ReplayOptions {
   /** With `out`: also write trials.parquet and decisions.parquet (default true); `duckdb` replaces the loader. */
   columnar?: boolean;
   duckdb?: DuckLoader;
+  /** Hears each trial done (`done` of `total`), and `0` before the first. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** One packet's figures: its path, its display name and a summary per arm. */
@@ -309,30 +321,30 @@ export function expectedDisposition(checks: readonly Check[]): "submit" | "hold"
   return judged ? "hold" : "submit";
 }
 
-/** Reads the trial's verdict: result.json reward when verified, else the scorecard's binary_reward. */
+/**
+ * Reads the trial's verdict: result.json reward when verified, else the scorecard's binary_reward. An
+ * unreadable result.json makes the trial unreadable, as in aggregate (readTrial names it for both).
+ */
 function verdictOf(
   ref: TrialRef,
 ): { passed: boolean; failed: string[]; expects?: "submit" | "hold" } | Unreadable {
+  const trial = readTrial(ref);
+  if (trial.unreadable) return { dir: ref.dir, ...trial.unreadable };
   if (!ref.scorecard) {
     return {
       dir: ref.dir,
       path: join(ref.dir, "verifier", "scorecard.json"),
-      reason: "the scorecard is missing",
+      reason: "it is missing",
     };
   }
   let card;
   try {
     card = readScorecard(ref.scorecard);
   } catch (err) {
-    return {
-      dir: ref.dir,
-      path: ref.scorecard,
-      reason: `the scorecard is truncated or corrupt (${(err as Error).message})`,
-    };
+    return { dir: ref.dir, path: ref.scorecard, reason: jsonFailure(err) };
   }
   const failed = card.checks.filter((c) => c.passed === false).map((c) => c.id);
   const expects = expectedDisposition(card.checks);
-  const trial = readTrial(ref);
   if (trial.verified && trial.passed !== null) return { passed: trial.passed, failed, expects };
   if (card.reward !== null) return { passed: card.reward >= 1, failed, expects };
   return {
@@ -368,7 +380,7 @@ function replayOne(ref: TrialRef, opts: ReplayOptions): TrialReplay | Unreadable
     return {
       dir: ref.dir,
       path: join(ref.dir, "agent", "trajectory.jsonl.zst"),
-      reason: "the trajectory is missing",
+      reason: "it is missing",
     };
   }
   const verdict = verdictOf(ref);
@@ -422,16 +434,26 @@ function replayOne(ref: TrialRef, opts: ReplayOptions): TrialReplay | Unreadable
       texts,
     });
     let ledger: string | null = null;
-    if (opts.out) {
-      // One folder per packet: reruns in two packets can share a trial's folder name.
-      const dir = join(opts.out, arm, packetName(replay.packet ?? packetOf(ref, opts.roots)));
-      mkdirSync(dir, { recursive: true });
-      ledger = join(dir, ledgerFileName(ref.name));
-      writeFileSync(ledger, records.map((r) => JSON.stringify(r) + "\n").join(""));
+    const keep = opts.ledgers !== false;
+    const root = opts.out ? (keep ? opts.out : opts.slim) : undefined;
+    if (root) {
+      const file = join(root, ledgerPlace(replay, arm, opts.roots));
+      mkdirSync(dirname(file), { recursive: true });
+      const lines = (keep ? records : records.map(decisionFields)).map((r) => JSON.stringify(r) + "\n");
+      writeFileSync(file, lines.join(""));
+      if (keep) ledger = file;
     }
     replay.arms[arm] = { ...result, ledger };
   }
   return replay;
+}
+
+/**
+ * Where a trial's ledger of one arm goes below the output folder: `<arm>/<packet>/<trial>.jsonl`, one folder
+ * per packet since reruns in two packets can share a trial's folder name.
+ */
+function ledgerPlace(t: TrialReplay, arm: Arm, roots?: string[]): string {
+  return join(arm, packetName(t.packet ?? packetOf(t.dir, roots)), ledgerFileName(t.name));
 }
 
 /** The per-arm summaries of each packet: in the order of the paths given (`roots`), then by path. */
@@ -463,12 +485,20 @@ async function runPool(refs: TrialRef[], opts: ReplayOptions): Promise<(TrialRep
   const cores = (globalThis.navigator as { hardwareConcurrency?: number } | undefined)?.hardwareConcurrency ??
     1;
   const size = Math.min(opts.workers ?? cores, refs.length);
-  if (size <= 1 || typeof Worker === "undefined") return refs.map((ref) => replayTrial(ref, opts));
+  let done = 0;
+  opts.onProgress?.(0, refs.length);
+  const counted = <T>(result: T): T => {
+    opts.onProgress?.(++done, refs.length);
+    return result;
+  };
+  if (size <= 1 || typeof Worker === "undefined") return refs.map((ref) => counted(replayTrial(ref, opts)));
   const results: (TrialReplay | Unreadable)[] = new Array(refs.length);
   let next = 0;
   const shared = {
     arms: opts.arms,
     out: opts.out,
+    ledgers: opts.ledgers,
+    slim: opts.slim,
     bounds: opts.bounds,
     rules: opts.rules,
     roots: opts.roots,
@@ -486,7 +516,7 @@ async function runPool(refs: TrialRef[], opts: ReplayOptions): Promise<(TrialRep
         worker.postMessage({ index, ref: refs[index], opts: shared });
       };
       worker.onmessage = (e: MessageEvent<{ index: number; result: TrialReplay | Unreadable }>) => {
-        results[e.data.index] = e.data.result;
+        results[e.data.index] = counted(e.data.result);
         feed();
       };
       worker.onerror = (e) => {
@@ -507,7 +537,20 @@ export async function replayTrees(paths: string[], opts: ReplayOptions = {}): Pr
   if (opts.out) {
     for (const arm of arms) rmSync(join(opts.out, arm), { recursive: true, force: true });
   }
-  const results = await runPool(refs, { ...opts, arms, roots: paths });
+  // Without kept ledgers, the Parquet summary is read from slim ones, removed once it is written.
+  const slim = opts.out && opts.ledgers === false && opts.columnar !== false
+    ? join(opts.out, `.decisions-${process.pid}`)
+    : undefined;
+  try {
+    return await replayInto(paths, refs, { ...opts, arms, slim });
+  } finally {
+    if (slim) rmSync(slim, { recursive: true, force: true });
+  }
+}
+
+async function replayInto(paths: string[], refs: TrialRef[], opts: ReplayOptions): Promise<ReplayReport> {
+  const arms = opts.arms!;
+  const results = await runPool(refs, { ...opts, roots: paths });
   const trials = results.filter((r): r is TrialReplay => !("reason" in r));
   const unreadable = results.filter((r): r is Unreadable => "reason" in r);
   const summary: Partial<Record<Arm, ReplaySummary>> = {};
@@ -523,7 +566,7 @@ export async function replayTrees(paths: string[], opts: ReplayOptions = {}): Pr
     mkdirSync(opts.out, { recursive: true });
     writeFileSync(join(opts.out, "summary.json"), JSON.stringify({ paths, ...report }, null, 1) + "\n");
     if (opts.columnar !== false) {
-      report.columnar = await replayColumnar(opts.out, refs, trials, paths, opts.duckdb);
+      report.columnar = await replayColumnar(opts.out, refs, trials, paths, opts);
     }
   }
   return report;
@@ -531,14 +574,14 @@ export async function replayTrees(paths: string[], opts: ReplayOptions = {}): Pr
 
 /**
  * The Parquet summary of a replay: every trial found (its result.json and scorecard) and one row per
- * record of the ledgers just written, `arm` being the replayed arm.
+ * record of the ledgers just written (kept, or slim), `arm` being the replayed arm.
  */
 function replayColumnar(
   out: string,
   refs: readonly TrialRef[],
   trials: readonly TrialReplay[],
-  paths: readonly string[],
-  load?: DuckLoader,
+  paths: string[],
+  opts: ReplayOptions,
 ): Promise<ColumnarOutcome> {
   const replayed = new Map(trials.map((t) => [t.dir, t]));
   const rows = refs.map((ref) => {
@@ -551,19 +594,21 @@ function replayColumnar(
     });
   });
   const ledgers: LedgerSource[] = trials.flatMap((t) =>
-    Object.entries(t.arms).filter(([, r]) => r?.ledger).map(([arm, r]) => ({
-      path: r!.ledger!,
-      packet: packetName(t.packet ?? packetOf(t.dir, paths)),
-      trial: t.name,
-      arm,
-    }))
+    (Object.keys(t.arms) as Arm[]).flatMap((arm) => {
+      const place = ledgerPlace(t, arm, paths);
+      const kept = t.arms[arm]?.ledger;
+      const path = kept ?? (opts.slim ? join(opts.slim, place) : null);
+      if (!path) return [];
+      const packet = packetName(t.packet ?? packetOf(t.dir, paths));
+      return [{ path, packet, trial: t.name, arm, ...(kept ? {} : { name: place }) }];
+    })
   );
   const verdicts = trials.flatMap((t) =>
     (Object.keys(t.arms) as Arm[]).map((arm) =>
       verdictColumns(t, arm, packetName(t.packet ?? packetOf(t.dir, paths)))
     )
   );
-  return writeColumnar(out, rows, ledgers, { load, verdicts });
+  return writeColumnar(out, rows, ledgers, { load: opts.duckdb, verdicts });
 }
 
 /** A verdicts.parquet row: the arm's verdict on the trial (verdict.ts), or a not-observable row. */

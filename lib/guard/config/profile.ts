@@ -6,6 +6,8 @@ import * as z from "zod/mini";
 import en from "zod/locales/en";
 import { ARMS } from "../engine/record.ts";
 import { ENV_REF, SECRET_KEY, secretKind } from "../engine/secrets.ts";
+import { RULES } from "../../../rules/mod.ts";
+import { idRanges } from "../../cli.ts";
 
 z.config(en());
 
@@ -80,5 +82,16 @@ export function validateProfile(raw: unknown, source = "profile"): Profile {
       `Cannot load ${source}:\n${z.prettifyError(parsed.error)}\nAllowed top-level keys: ${allowed}.`,
     );
   }
+  for (const key of ["enabled", "disabled"] as const) {
+    const bad = parsed.data.rules?.[key]?.find((id) => !RULE_IDS.includes(id));
+    if (bad !== undefined) {
+      throw new Error(
+        `Cannot load ${source}: rules.${key} names "${bad}", which is no rule. Use rule IDs from ` +
+          `${idRanges(RULE_IDS)} (rules/mod.ts).`,
+      );
+    }
+  }
   return parsed.data;
 }
+
+const RULE_IDS = RULES.map((r) => r.meta.id);
