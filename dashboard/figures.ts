@@ -7,7 +7,6 @@
 import { fileURLToPath } from "node:url";
 import type { AggregateResult, ArmInput, Comparison, Row as AggRow } from "../lib/results/aggregate.ts";
 import type { Prices, Recipe } from "../lib/results/cost.ts";
-import type { Slice } from "./experiments.ts";
 import type { FiguresJob } from "./figures_child.ts";
 import type { Store } from "./store.ts";
 import type { Row } from "./model.ts";
@@ -281,87 +280,4 @@ export function replayArmSummary(rows: readonly Row[], arm: string): ReplaySumma
 /** Per failed check, replay's in-time counts under one replay arm over every row (the Checks page). */
 export function replayCheckCounts(rows: readonly Row[], arm: string): Record<string, CheckCounts> {
   return summarizeChecks(countedOf(rows, arm));
-}
-
-/** A running ablation's state for one arm. */
-export interface ArmProgress {
-  arm: string;
-  /** Trials finished (scored or not). */
-  done: number;
-  scored: number;
-  running: number;
-  /** From the experiment configs; null without them. */
-  expected: number | null;
-  passAt1: number | null;
-  /** Σ cost so far under the recipe (mean × trials whose cost is known). */
-  costSoFar: number | null;
-  costKnown: number;
-}
-
-/** The whole ablation: per arm, and the ETA from the finish rate so far. */
-export interface Progress {
-  arms: ArmProgress[];
-  done: number;
-  expected: number | null;
-  /** Seconds until every expected trial is done at the rate so far; null when unknown. */
-  eta: number | null;
-  /** Trials per hour so far. */
-  rate: number | null;
-  /** Notes on assumptions (task counts defaulted). */
-  notes: string[];
-}
-
-function inside(dir: string, root: string): boolean {
-  return dir === root || dir.startsWith(root.endsWith("/") ? root : root + "/");
-}
-
-/** Progress of the arms against the experiment configs (when given), with running pass@1 and cost. */
-export function ablationProgress(
-  rows: readonly Row[],
-  slices: readonly Slice[],
-  figures: AggregateResult | null,
-  now: number,
-): Progress {
-  const roots = slices.map((s) => s.trialsDir).filter((d): d is string => !!d);
-  const trialRows = rows.filter((r) =>
-    r.source === "trial" && (!roots.length || (r.trialDir && roots.some((d) => inside(r.trialDir!, d))))
-  );
-  const armOf = (r: Row): string => {
-    const s = slices.find((x) => x.trialsDir && r.trialDir && inside(r.trialDir, x.trialsDir));
-    return s ? s.arm : r.arm;
-  };
-  const names = [...new Set([...slices.map((s) => s.arm), ...trialRows.map(armOf)])].sort();
-  const overall = new Map(figures ? overallRows(figures).map((r) => [r.arm, r]) : []);
-  const arms = names.map((arm): ArmProgress => {
-    const mine = trialRows.filter((r) => armOf(r) === arm);
-    const own = slices.filter((s) => s.arm === arm);
-    const fig = overall.get(arm);
-    return {
-      arm,
-      done: mine.filter((r) => r.outcome !== "running").length,
-      scored: mine.filter((r) => r.outcome === "passed" || r.outcome === "failed").length,
-      running: mine.filter((r) => r.outcome === "running").length +
-        rows.filter((r) => r.source !== "trial" && r.arm === arm && r.outcome === "running").length,
-      expected: own.length ? own.reduce((a, s) => a + s.expected, 0) : null,
-      passAt1: fig?.pass_at_1 ?? null,
-      costSoFar: fig && fig.mean_cost_usd !== null ? fig.mean_cost_usd * fig.n_cost_known : null,
-      costKnown: fig?.n_cost_known ?? 0,
-    };
-  });
-  const done = arms.reduce((a, x) => a + x.done, 0);
-  const expected = slices.length ? slices.reduce((a, s) => a + s.expected, 0) : null;
-  const starts = trialRows.map((r) => r.started).filter((t): t is number => t !== null);
-  const start = starts.length ? Math.min(...starts) : null;
-  const hours = start !== null ? (now - start) / 3.6e6 : null;
-  const rate = hours && hours > 0 && done ? done / hours : null;
-  const eta = rate && expected !== null ? Math.max(0, expected - done) / rate * 3600 : null;
-  const notes: string[] = [];
-  const defaulted = slices.filter((s) => s.tasksFrom === "default");
-  if (defaulted.length) {
-    notes.push(
-      `${defaulted.length} config(s) name neither n_tasks nor a readable dataset folder: counted as 25 tasks ` +
-        "each (χ-Bench v1.0.0 has 25 per domain).",
-    );
-  }
-  return { arms, done, expected, eta, rate, notes };
 }

@@ -70,6 +70,11 @@ export interface Row {
   synthetic: boolean;
   /** Epoch ms of the last ledger write (0 without a ledger). */
   updated: number;
+  /**
+   * Epoch ms of the last write seen in a trial folder that has no result yet (the folder, trial.log, agent/);
+   * 0 once it has one. With `updated`, what tells a trial being written now from one that stopped.
+   */
+  touched: number;
   started: number | null;
   finished: number | null;
 }

@@ -203,6 +203,7 @@ export function buildModel(src: RowSources): Model {
       replays: marks,
       synthetic: info.synthetic,
       updated: Math.max(ingestTime, ...parts.map((p) => p.tail.mtime), 0),
+      touched: info.touched,
       started: s.trial.start !== null ? s.trial.start * 1000 : null,
       finished: s.trial.end !== null ? s.trial.end * 1000 : null,
     });
@@ -236,6 +237,7 @@ export function buildModel(src: RowSources): Model {
     replays: [],
     synthetic: false,
     updated: 0,
+    touched: 0,
     started: null,
     finished: null,
   });

@@ -26,7 +26,8 @@ import { type CommandSpec, parse, type Parsed, portNumber, runCli } from "../lib
 import { matchChecks, matchRules, RowSearch } from "./search.ts";
 import { htmxSource } from "./static/htmx.ts";
 import { type OpenedHandbook, openHandbook, searchHandbook } from "../lib/guard/handbook.ts";
-import { ablationProgress, Figures, replayCheckCounts, replayFigures, taskMatrix } from "./figures.ts";
+import { Figures, replayCheckCounts, replayFigures, taskMatrix } from "./figures.ts";
+import { ablationProgress } from "./progress.ts";
 import { checkRows } from "./checks.ts";
 import { ChecksPage } from "./views/checks.tsx";
 import { readExperiments } from "./experiments.ts";
@@ -516,10 +517,9 @@ export function createApp(
     refresh();
     const now = Date.now();
     const experiments = readExperiments(opts.experiments ?? []);
-    figures.get();
     const fragment = (
       <LiveNow
-        progress={ablationProgress(store.rows(), experiments.slices, figures.current()?.result ?? null, now)}
+        progress={ablationProgress(store.rows(), experiments.slices, now, store.liveWindowMs())}
         configured={experiments.slices.length > 0}
         problems={experiments.problems}
         blocks={store.latestBlocks(now)}

@@ -93,14 +93,15 @@ export class Store {
       this.lastTail = -Infinity;
     }
     if (now - this.lastTail >= (opts.tailMs ?? 200)) {
-      this.#files.tail(opts.budget ?? 4 * SLICE_BYTES, now, opts.timeMs ?? Infinity, this.#liveWindowMs());
+      this.#files.tail(opts.budget ?? 4 * SLICE_BYTES, now, opts.timeMs ?? Infinity, this.liveWindowMs());
       if (this.#files.changed()) this.dirty = true;
       this.lastTail = now;
     }
     this.maybeBuild();
   }
 
-  #liveWindowMs(): number {
+  /** How recently a ledger or trial folder must have been written for its trial to count as live, in ms. */
+  liveWindowMs(): number {
     return (this.sources.liveWindow ?? 600) * 1000;
   }
 
@@ -390,14 +391,14 @@ export class Store {
 
   /** Rows whose ledger was written within the live window, newest first. */
   live(now = Date.now()): Row[] {
-    const window = this.#liveWindowMs();
+    const window = this.liveWindowMs();
     return this.#model.rows.filter((r) => r.guarded && r.updated > 0 && now - r.updated <= window)
       .sort((a, b) => b.updated - a.updated);
   }
 
   /** The latest enforced decisions (deny, stop block, release) in live ledgers, newest first. */
   latestBlocks(now = Date.now(), limit = 20): (BlockEvent & { row: Row | undefined })[] {
-    const window = this.#liveWindowMs();
+    const window = this.liveWindowMs();
     const bySession = new Map<string, Row>();
     for (const r of this.#model.rows) for (const s of [...r.sessions, r.name]) bySession.set(s, r);
     const events: BlockEvent[] = [];

@@ -427,24 +427,31 @@ t(
   },
 );
 
-t("the live view: done / expected per arm, pass@1 and cost so far, ETA, blocks as they happen", async () => {
-  await open(`${base(b)}/live`, "#progress");
-  const stock = await page.locator('#progress tr[data-arm="stock"]').innerText();
-  assert.match(stock, "18 / 225");
-  assert.match(stock, /\d+\.\d%/);
-  assert.match(stock, /\$\d+\.\d\d over 18 trials/);
-  assert.match(await page.locator('#progress tr[data-arm="checklist"]').innerText(), "18 / 225");
-  assert.match(await page.locator("#eta").innerText(), /36 trials done of 450 expected .* ETA \d+ h/);
-  await page.evaluate(() => ((globalThis as { __marker?: number }).__marker = 1));
-  appendFileSync(ablation.runningLedger, liveRecord("running-session", 77));
-  await page.waitForFunction(
-    () => document.querySelector("#blocks")?.textContent?.includes("live marker 77"),
-    null,
-    { timeout: 3000 },
-  );
-  assert.is(await page.evaluate(() => (globalThis as { __marker?: number }).__marker), 1, "no reload");
-  await shot("live");
-});
+t(
+  "the live view: what is being written, done / expected per arm with their pass@1 and cost, blocks as they happen",
+  async () => {
+    await open(`${base(b)}/live`, "#progress");
+    const stock = await page.locator('#progress tr[data-arm="stock"]').innerText();
+    assert.match(stock, "18 / 225");
+    assert.match(stock, /\d+\.\d% \(\d+ of 18 scored\)/);
+    assert.match(stock, /\$\d+\.\d\d over 18 trials/);
+    assert.match(await page.locator('#progress tr[data-arm="checklist"]').innerText(), "18 / 225");
+    assert.match(
+      await page.locator("#eta").innerText(),
+      "Live now: 1 trial being written (no result.json yet",
+    );
+    assert.match(await page.locator("#from-disk").innerText(), "36 of the 450 expected trials have a result");
+    await page.evaluate(() => ((globalThis as { __marker?: number }).__marker = 1));
+    appendFileSync(ablation.runningLedger, liveRecord("running-session", 77));
+    await page.waitForFunction(
+      () => document.querySelector("#blocks")?.textContent?.includes("live marker 77"),
+      null,
+      { timeout: 3000 },
+    );
+    assert.is(await page.evaluate(() => (globalThis as { __marker?: number }).__marker), 1, "no reload");
+    await shot("live");
+  },
+);
 
 t("charts: a legend with every arm, axis ticks, and no label overlapping another or cut off", async () => {
   await open(`${base(a)}/`, "#pass-chart");

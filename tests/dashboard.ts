@@ -31,7 +31,6 @@ import { armOfPath } from "../dashboard/sources/trials.ts";
 import { ledgerStats, LedgerTail, PAGE_LINES, SMALL_LEDGER_BYTES } from "../dashboard/ledgers.ts";
 import { type Row, rowId } from "../dashboard/model.ts";
 import {
-  ablationProgress,
   armInputs,
   pickControl,
   replayCheckCounts,
@@ -953,12 +952,13 @@ search.run();
 const live = suite("dashboard live");
 
 live(
-  "a running ablation: done / expected per arm from the configs, pass@1 and cost so far, ETA, blocks",
+  "a running ablation: done / expected per arm from the configs, pass@1 and cost of those, rate and ETA, blocks",
   async () => {
     const root = mkdtempSync(join(tmpdir(), "fiable-dash-ablation-"));
     try {
       const ab = writeAblation(root);
-      const { app: l, store: s, figures } = createApp({ logs: [ab.logs], results: [] }, {
+      // An hour's window: the fixture's trials finished every four minutes up to about nine minutes ago.
+      const { app: l, store: s, figures } = createApp({ logs: [ab.logs], results: [], liveWindow: 3600 }, {
         scanMs: 0,
         tailMs: 0,
         experiments: [ab.configs],
@@ -967,11 +967,14 @@ live(
       s.refresh({ scanMs: 0 });
       await figures.get();
       const html = text((await get("/live", undefined, l)).text);
-      assert.match(html, `36 trials done of ${ab.expected} expected`);
-      assert.match(html, /ETA \d+ h/);
+      assert.match(html, `36 of the ${ab.expected} expected trials have a result`);
+      assert.match(
+        html,
+        /1[0-9] finished in the last 60 min: 1[0-9]\.0 trials\/hour over that window · ETA \d+ h/,
+      );
       assert.match(html, "stock 18 / 225");
       assert.match(html, "checklist 18 / 225 1");
-      assert.match(html, /\d+\.\d% \$\d+\.\d\d over 18 trials/);
+      assert.match(html, /\d+\.\d% \(\d+ of 18 scored\) \$\d+\.\d\d over 18 trials/);
       appendFileSync(ab.runningLedger, liveRecord("running-session", 41));
       const after = (await get("/live", hx, l)).text;
       assert.match(after, "live marker 41");
@@ -983,7 +986,7 @@ live(
 );
 
 live("without configs the page says how to get expected totals", async () => {
-  assert.match(text((await get("/live")).text), "start the dashboard with --experiments");
+  assert.match(text((await get("/live")).text), "Start the dashboard with --experiments");
 });
 
 live("experiment configs: n_tasks, else the dataset's tasks matching the globs, else 25", () => {
@@ -1009,37 +1012,6 @@ live("experiment configs: n_tasks, else the dataset's tasks matching the globs, 
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
-});
-
-live("ETA from the finish rate so far", () => {
-  const now = Date.parse("2026-07-20T12:00:00Z");
-  const row = (i: number): Row => ({
-    ...rows()[0],
-    arm: "stock",
-    source: "trial",
-    trialDir: `/c/logs/stock/cm/t${i}`,
-    outcome: "passed",
-    started: now - 3_600_000 + i * 60_000,
-  });
-  const p = ablationProgress(
-    [row(0), row(1)],
-    [{
-      file: "x",
-      arm: "stock",
-      domain: "cm",
-      trialsDir: "/c/logs/stock/cm",
-      attempts: 1,
-      tasks: 6,
-      tasksFrom: "n_tasks",
-      expected: 6,
-    }],
-    null,
-    now,
-  );
-  assert.is(p.done, 2);
-  assert.is(p.expected, 6);
-  assert.is(Math.round(p.rate!), 2);
-  assert.is(Math.round(p.eta! / 3600), 2);
 });
 
 live("a record appended to a ledger file shows up in the transcript and on Live", async () => {

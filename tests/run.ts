@@ -42,6 +42,7 @@ export const QUICK = [
   "judge_figures",
   "judges",
   "ledger",
+  "live_progress",
   "names",
   "packet",
   "power",

@@ -1,6 +1,6 @@
 /** Source: the trial folders under the log roots: each one's result, scorecard, cost and arm. */
-import { readFileSync } from "node:fs";
-import { basename, relative, sep } from "node:path";
+import { readFileSync, statSync } from "node:fs";
+import { basename, join, relative, sep } from "node:path";
 import {
   packetName,
   packetOf,
@@ -42,6 +42,21 @@ export interface TrialInfo {
   synthetic: boolean;
   /** The packet folder's name (replay writes a trial's ledgers under it, so same-named trials stay apart). */
   packet: string;
+  /** Epoch ms of the last write to the folder, trial.log or agent/ while it has no result; 0 once it has one. */
+  touched: number;
+}
+
+/** The latest modification time of a trial folder, its trial.log and its agent folder (0: none readable). */
+function lastWritten(dir: string): number {
+  let at = 0;
+  for (const path of [dir, join(dir, "trial.log"), join(dir, "agent")]) {
+    try {
+      at = Math.max(at, statSync(path).mtimeMs);
+    } catch {
+      // absent
+    }
+  }
+  return at;
 }
 
 /** What the store knows of one trial folder, read from its files. */
@@ -76,6 +91,7 @@ export function readTrialInfo(
     failedChecks,
     synthetic: raw?.source === "fiable-samples",
     packet: packetName(packetOf(ref.dir)),
+    touched: outcome === "running" ? lastWritten(ref.dir) : 0,
   };
 }
 

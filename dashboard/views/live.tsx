@@ -2,9 +2,62 @@
 import type { Child, FC } from "hono/jsx";
 import type { Row } from "../model.ts";
 import type { BlockEvent } from "../ledgers.ts";
-import type { Progress } from "../figures.ts";
+import type { Progress } from "../progress.ts";
 import { Decision, duration, firstLines, pct, time, usd } from "./format.tsx";
 import { Layout } from "./layout.tsx";
+
+/** "10 min": the live window in words. */
+function windowText(ms: number): string {
+  return ms % 60_000 ? `${Math.round(ms / 1000)} s` : `${ms / 60_000} min`;
+}
+
+/** "1 trial", "2 trials". */
+function trials(n: number): string {
+  return `${n} ${n === 1 ? "trial" : "trials"}`;
+}
+
+/** What is live: trials being written now, and the rate over the live window only. */
+function liveText(p: Progress): string {
+  const w = windowText(p.windowMs);
+  const writing = p.live
+    ? `${trials(p.live)} being written (no result.json yet, written in the last ${w})`
+    : `no trial being written (none without a result.json was written in the last ${w})`;
+  const eta = p.eta !== null ? ` · ETA ${duration(p.eta)} at that rate` : "";
+  const rate = p.rate !== null
+    ? `${p.recent} finished in the last ${w}: ${p.rate.toFixed(1)} trials/hour over that window${eta}`
+    : `none finished in the last ${w}, so no rate${p.expected !== null ? " or ETA" : ""}`;
+  return `${writing} · ${rate}.`;
+}
+
+/** What is not live: the trials done (most read from disk), those that stopped without a result, those outside. */
+function doneText(p: Progress): string {
+  const w = windowText(p.windowMs);
+  const earlier = p.done - p.recent;
+  const parts = [
+    (p.expected !== null
+      ? `${p.done} of the ${p.expected} expected trials have a result`
+      : `${trials(p.done)} ${p.done === 1 ? "has" : "have"} a result`) +
+    (earlier
+      ? `; ${earlier === p.done ? "all" : earlier} finished before the last ${w} (read from disk, not live).`
+      : "."),
+  ];
+  if (p.stalled) {
+    parts.push(
+      p.stalled === 1
+        ? `1 trial folder has no result.json and was last written over ${w} ago: stopped or crashed, ` +
+          "counted as neither."
+        : `${p.stalled} trial folders have no result.json and were last written over ${w} ago: stopped or ` +
+          "crashed, counted as neither.",
+    );
+  }
+  if (p.outside) {
+    parts.push(
+      `${trials(p.outside)} under --logs ${p.outside === 1 ? "lies" : "lie"} outside the configs' trials ` +
+        "dirs: counted nowhere on this page.",
+    );
+  }
+  return parts.join(" ");
+}
 
 /** Everything on the Live page that changes: `<section id="live-now">`, polling every second. */
 export const LiveNow: FC<{
@@ -19,11 +72,12 @@ export const LiveNow: FC<{
   <section id="live-now" hx-get="/live" hx-trigger="every 1s" hx-swap="outerHTML">
     <h2>Ablation progress</h2>
     <p id="eta">
-      {progress.done} trials done{progress.expected !== null ? ` of ${progress.expected} expected` : ""}
-      {progress.rate !== null ? ` · ${progress.rate.toFixed(1)} trials/hour so far` : ""}
-      {progress.eta !== null ? ` · ETA ${duration(progress.eta)}` : ""}
+      <strong>Live now:</strong> {liveText(progress)}
+    </p>
+    <p id="from-disk">
+      <strong>Done:</strong> {doneText(progress)}
       {!configured
-        ? " · start the dashboard with --experiments <chi-bench>/configs/experiments/fiable for expected totals and an ETA"
+        ? " Start the dashboard with --experiments <chi-bench>/configs/experiments/fiable for expected totals and an ETA."
         : ""}
     </p>
     {progress.notes.map((n) => <p key={n} class="muted">{n}</p>)}
@@ -33,9 +87,9 @@ export const LiveNow: FC<{
         <tr>
           <th>arm</th>
           <th>done / expected</th>
-          <th>running</th>
-          <th>pass@1 so far</th>
-          <th>cost so far ({recipe})</th>
+          <th>being written now</th>
+          <th>pass@1 of those done</th>
+          <th>cost of those done ({recipe})</th>
         </tr>
       </thead>
       <tbody>
@@ -54,8 +108,11 @@ export const LiveNow: FC<{
                 )
                 : null}
             </td>
-            <td>{a.running}</td>
-            <td>{pct(a.passAt1)}</td>
+            <td>
+              {a.live}
+              {a.stalled ? <span class="muted">{` (${a.stalled} stalled)`}</span> : null}
+            </td>
+            <td>{a.passAt1 === null ? "—" : `${pct(a.passAt1)} (${a.passed} of ${a.scored} scored)`}</td>
             <td>{a.costSoFar === null ? "—" : `${usd(a.costSoFar)} over ${a.costKnown} trials`}</td>
           </tr>
         ))}
@@ -136,8 +193,9 @@ export const LivePage: FC<{ now: Child; notice?: Child }> = ({ now, notice }) =>
   <Layout title="Live" active="Live" notice={notice}>
     <h1>Live</h1>
     <p class="muted">
-      A running ablation: trials done against the experiment configs, pass@1 and cost so far, and the guard's
-      blocks as they happen (ledger files that grow, and records posted to /ingest).
+      A running ablation: what is being written now and how fast trials finish over the live window, the
+      trials done against the experiment configs (most of them read from disk), their pass@1 and cost, and the
+      guard's blocks as they happen (ledger files that grow, and records posted to /ingest).
     </p>
     {now}
   </Layout>
