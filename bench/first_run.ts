@@ -4,7 +4,8 @@
  * node_modules, packages
  * from the npm registry only. It measures the wall time until the dashboard's URL is printed and until its
  * first page shows the figures, the lines printed before the URL, and the bytes each cache holds afterwards.
- * Needs the npm registry; run it with the machine otherwise idle.
+ * Needs the npm registry; run it with the machine otherwise idle. It clones a commit, so changes not
+ * committed are not measured.
  *
  * Usage: deno run -A bench/first_run.ts [--ref REF] [--runs N]
  */
