@@ -63,7 +63,6 @@ import { findTrials } from "../lib/results/trials.ts";
 import { replayTrees } from "../lib/trajectories/replay.ts";
 import { parseTrajectory, toolEvents } from "../lib/trajectories/atif.ts";
 import { RULES } from "../rules/mod.ts";
-import { demoCommands, main as demoMain } from "../demo.ts";
 import {
   HOSTILE,
   liveRecord,
@@ -1108,30 +1107,6 @@ words("the demo's synthetic trials carry a caveat on every page; real trials do 
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
-});
-
-words("the demo prints the commands that do what it did", async () => {
-  const cmds = demoCommands({ samples: "/x/s", results: "/x/a", replay: "/x/r" }, ["stock", "checklist"]);
-  assert.equal(cmds, [
-    "deno task verify /x/s",
-    "deno task replay /x/s/stock --arm checklist,critic --out /x/r --ledgers",
-    "deno task aggregate --arm stock=/x/s/stock --arm checklist=/x/s/checklist --control stock --out /x/a",
-    "deno task dashboard --logs /x/s --results /x/a /x/r --control stock",
-  ]);
-  const out = mkdtempSync(join(tmpdir(), "fiable-dash-demo-"));
-  const printed: string[] = [];
-  const log = console.log;
-  console.log = (...a: unknown[]) => printed.push(a.join(" "));
-  try {
-    assert.is(await demoMain(["--no-serve", "--out", out]), 0);
-  } finally {
-    console.log = log;
-    rmSync(out, { recursive: true, force: true });
-  }
-  const all = printed.join("\n");
-  assert.match(all, "The same steps from a shell:");
-  assert.match(all, "deno task aggregate --arm stock=");
-  assert.match(all, "illustrate the dashboard");
 });
 
 words.run();
