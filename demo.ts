@@ -15,6 +15,7 @@ import { loadPrices, serve } from "./dashboard/server.tsx";
 import { replayTrees } from "./lib/trajectories/replay.ts";
 import { verifyTrees } from "./lib/results/verify.ts";
 import { type CommandSpec, parse, type Parsed, portNumber, runCli } from "./lib/cli.ts";
+import { DENO } from "./lib/install/experiments.ts";
 
 /** The command line. */
 export const CLI: CommandSpec = {
@@ -66,25 +67,40 @@ export interface DemoData {
 
 const ROOT = import.meta.dirname ?? ".";
 
+/**
+ * How deno.json's `demo` task runs Deno, after `-A -q`: no node_modules and its own lockfile, so a first run
+ * fetches only the demo's packages, not every import the tests and the research loop use. Its figures child
+ * runs the same way.
+ */
+export const DEMO_DENO_FLAGS = ["--node-modules-dir=none", "--lock=deno.demo.lock", "--frozen"];
+
+/** The demo's flags for a child process, its lockfile by absolute path (a child may run elsewhere). */
+function childFlags(): string[] {
+  return DEMO_DENO_FLAGS.map((f) => f.startsWith("--lock=") ? `--lock=${join(ROOT, f.slice(7))}` : f);
+}
+
 /** A path as `deno task` (which runs in the repository root) takes it: relative to the root when below it. */
 function shown(path: string): string {
   const rel = relative(ROOT, path);
   return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
 }
 
-/** The commands equivalent to what `prepare` did, and the dashboard it serves. */
+/**
+ * The commands equivalent to what `prepare` did, and the dashboard it serves, in the README's form: they run on
+ * a machine with only Node and npm, as the demo itself did.
+ */
 export function demoCommands(
   data: Omit<DemoData, "commands" | "lines" | "trials">,
   arms: string[],
 ): string[] {
   return [
-    `deno task verify ${shown(data.samples)}`,
-    `deno task replay ${shown(join(data.samples, "stock"))} --arm checklist,critic --out ${
+    `${DENO} task verify ${shown(data.samples)}`,
+    `${DENO} task replay ${shown(join(data.samples, "stock"))} --arm checklist,critic --out ${
       shown(data.replay)
     } --ledgers`,
-    `deno task aggregate ${arms.map((a) => `--arm ${a}=${shown(join(data.samples, a))}`).join(" ")} ` +
+    `${DENO} task aggregate ${arms.map((a) => `--arm ${a}=${shown(join(data.samples, a))}`).join(" ")} ` +
     `--control stock --out ${shown(data.results)}`,
-    `deno task dashboard --logs ${shown(data.samples)} --results ${shown(data.results)} ${
+    `${DENO} task dashboard --logs ${shown(data.samples)} --results ${shown(data.results)} ${
       shown(data.replay)
     } --control stock`,
   ];
@@ -117,6 +133,9 @@ export async function prepare(out: string): Promise<DemoData> {
     out: replay,
     ledgers: true, // the transcripts' replay overlay reads them
     workers: 1,
+    // No Parquet summary: it needs DuckDB's native module (≈ 140 MB), which the demo would fetch for nothing;
+    // the dashboard reads these 18 trials' ledgers instead. `task replay` from a shell writes it.
+    columnar: false,
   });
   lines.push(
     `replayed the ${report.trials.length} stock trials through the guard (arms ${
@@ -151,11 +170,12 @@ async function run(parsed: DemoArgs): Promise<number> {
   if (!parsed.serve) return 0;
   let started;
   const sources = { logs: [data.samples], results: [data.results, data.replay], control: "stock" };
+  const opts = { figuresDenoFlags: childFlags() };
   try {
-    started = serve({ ...sources, port: parsed.port, host: "127.0.0.1" });
+    started = serve({ ...sources, port: parsed.port, host: "127.0.0.1" }, opts);
   } catch (err) {
     if (!(err instanceof Deno.errors.AddrInUse)) throw err;
-    started = serve({ ...sources, port: 0, host: "127.0.0.1" });
+    started = serve({ ...sources, port: 0, host: "127.0.0.1" }, opts);
   }
   console.log(`fiable dashboard: ${started.url}  (Ctrl-C to stop)`);
   await started.server.finished;

@@ -47,6 +47,8 @@ export interface FiguresOptions {
   recipe: Recipe;
   prices: Prices;
   control?: string;
+  /** Deno flags for the child process (the demo passes its own: no node_modules, its lockfile). */
+  denoFlags?: string[];
 }
 
 /** Picks the control: --control when it is an arm, else `stock`, else none (with the reason). */
@@ -111,7 +113,7 @@ export class Figures {
       opts: { recipe: this.opts.recipe, prices: this.opts.prices, control: control ?? undefined },
     };
     try {
-      const { result, fresh } = await inChild(job);
+      const { result, fresh } = await inChild(job, this.opts.denoFlags);
       for (const [path, c] of fresh) this.store.toolCounts.set(path, c);
       if (fresh.length) this.store.touch();
       return { ...base, result, error: null, ms: performance.now() - t0 };
@@ -123,9 +125,12 @@ export class Figures {
 
 const CHILD = fileURLToPath(new URL("./figures_child.ts", import.meta.url));
 
-async function inChild(job: FiguresJob): Promise<{ result: AggregateResult; fresh: [string, ToolCount][] }> {
+async function inChild(
+  job: FiguresJob,
+  denoFlags: string[] = [],
+): Promise<{ result: AggregateResult; fresh: [string, ToolCount][] }> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", "--no-prompt", CHILD],
+    args: ["run", ...denoFlags, "--allow-read", "--no-prompt", CHILD],
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

@@ -89,6 +89,8 @@ export interface AppOptions {
   figureWaitMs?: number;
   /** Milliseconds of background scanning (and search indexing) between two turns of the event loop. */
   sliceMs?: number;
+  /** Deno flags for the figures' child process (the demo's: no node_modules, its own lockfile). */
+  figuresDenoFlags?: string[];
 }
 
 /** Default /ingest body limit: 1 MiB. */
@@ -186,6 +188,7 @@ export function createApp(
     recipe,
     prices: store.sources.prices ?? priced.prices,
     control: opts.control,
+    denoFlags: opts.figuresDenoFlags,
   });
   const search = new RowSearch();
   const app = new Hono();

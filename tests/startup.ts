@@ -56,7 +56,17 @@ async function fetchedByHook(
   const dir = mkdtempSync(join(tmpdir(), "fiable-fetched-"));
   const logged: Runtime = {
     name: "deno, debug log",
-    argv: (word) => [Deno.execPath(), "run", "-L", "debug", "-A", join(ROOT, "guard.ts"), word],
+    // auto, as deno.json's tasks run: a graph with an npm package would take the npm installer's lock.
+    argv: (word) => [
+      Deno.execPath(),
+      "run",
+      "-L",
+      "debug",
+      "--node-modules-dir=auto",
+      "-A",
+      join(ROOT, "guard.ts"),
+      word,
+    ],
   };
   const run = await runGuard(logged, "pre", SUBMIT, {
     FIABLE_LEDGER_DIR: dir,

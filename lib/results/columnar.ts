@@ -220,10 +220,17 @@ export type DuckLoader = () => Promise<DuckModule>;
 /** The env flag that makes DuckDB count as unavailable (to try the fallback). */
 export const NO_DUCKDB_ENV = "FIABLE_NO_DUCKDB";
 
+/**
+ * DuckDB's package, imported by a computed name: `deno run` fetches every literal `import()` target's npm
+ * package before any code runs, so a literal would make every program that could write a summary fetch the
+ * native module (≈ 140 MB), used or not — the demo, which never does, among them.
+ */
+const DUCKDB_PACKAGE = "@duckdb/node-api";
+
 /** The default loader: a dynamic import, so nothing pulls the native module in unless a summary is used. */
 export const loadDuckDB: DuckLoader = async () => {
   if (process.env[NO_DUCKDB_ENV]) throw new Error(`${NO_DUCKDB_ENV} is set`);
-  return await import("@duckdb/node-api") as unknown as DuckModule;
+  return await import(DUCKDB_PACKAGE) as unknown as DuckModule;
 };
 
 /** A DuckDB connection in memory, or why there is none (one line). */
