@@ -275,7 +275,7 @@ s(
     );
     assert.match(
       md,
-      /^\| H3 critic − checklist \| overall \| 8 \| 33\.3% \[[^|]+\] \| \w+ \| 0\.500 \| 1\.00 \| half \| 2 \| 0 \| ok \|$/m,
+      /^\| H3 critic − checklist \| overall \| 8 \| \+33\.3 pts \[[^|]+\] \| \w+ \| 0\.500 \| 1\.00 \| half \| 2 \| 0 \| ok \|$/m,
     );
     const csv = parseCsv(readFileSync(join(out, "comparisons.csv"), "utf8"));
     assert.equal(csv.filter((r) => r.domain === "overall").map((r) => [r.id, r.correction]), [
@@ -327,7 +327,7 @@ s(
     const md = readFileSync(join(out, "summary.md"), "utf8");
     assert.match(
       md,
-      /## Pilot verdict .*\n\n\*\*go\*\*: critic − stock on pa_provider: Δ pass@1 100\.0% \[100\.0%, 100\.0%\] over 4 tasks lies above 0/,
+      /## Pilot verdict .*\n\n\*\*go\*\*: critic − stock on pa_provider: Δ pass@1 \+100\.0 pts \[\+100\.0, \+100\.0\] over 4 tasks lies above 0/,
     );
     assert.throws(
       () => parseArgs(["--arm", `stock=${stock}`, "--pilot"]),

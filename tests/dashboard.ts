@@ -58,6 +58,7 @@ import {
 } from "../dashboard/transcript.ts";
 import { niceTicks, overlaps, placeLabels } from "../dashboard/charts.tsx";
 import { aggregateArms } from "../lib/results/aggregate.ts";
+import { toMarkdown } from "../lib/results/aggregate_report.ts";
 import { findTrials } from "../lib/results/trials.ts";
 import { replayTrees } from "../lib/trajectories/replay.ts";
 import { parseTrajectory, toolEvents } from "../lib/trajectories/atif.ts";
@@ -331,6 +332,33 @@ arms(
     const broken = /href="(\/aggregate\/[0-9a-f]+)"/.exec((await get("/")).text)![1];
     assert.match((await get(broken)).text, "Cannot show");
     rmSync(results, { recursive: true, force: true });
+  },
+);
+
+arms(
+  "labels: pass^2 in full, agent time with its unit, a difference in points as summary.md has it",
+  async () => {
+    const ab = writeAblation(join(dir, "labels"));
+    const { app: other, store: otherStore } = createApp({ logs: [ab.logs], results: [] }, {
+      control: "stock",
+      ...WAIT,
+    });
+    const html = text((await get("/", undefined, other)).text);
+    const result = aggregateArms(armInputs(otherStore), { control: "stock", prices: loadPrices().prices });
+    const row = toMarkdown(result).split("\n").find((l) => l.startsWith("| checklist − stock | overall |"))!;
+    const diff = row.split(" | ")[3];
+    assert.match(diff, / pts \[[-+]?\d+\.\d, [-+]?\d+\.\d\]$/);
+    assert.match(
+      html,
+      `${diff} on ${
+        result.comparisons.find((c) => c.arm === "checklist" && c.domain === "overall")!.n_shared
+      } tasks`,
+    );
+    assert.match(html, /pass\^2 \d+\.\d%/);
+    assert.not.match(html, /(^|[^s])\^2 \d/, "no bare ^2");
+    assert.match(html, "agent time / trial");
+    assert.match(html, /\d+ s unscored|\d+ s \d/);
+    assert.not.match(html, "agent s");
   },
 );
 

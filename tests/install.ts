@@ -1063,7 +1063,7 @@ ex(
     assert.equal(calls(good.log), expected("full"));
     assert.match(
       done.stdout,
-      /^Pilot verdict: go\. critic − stock on pa_provider: Δ pass@1 100\.0% \[100\.0%, 100\.0%\] over 6 tasks lies above 0/m,
+      /^Pilot verdict: go\. critic − stock on pa_provider: Δ pass@1 \+100\.0 pts \[\+100\.0, \+100\.0\] over 6 tasks lies above 0/m,
     );
     assert.is(readFileSync(join(goodDir, PILOT_RESULTS, "pilot_verdict.txt"), "utf8"), "go\n");
     assert.match(
@@ -1105,7 +1105,7 @@ ex("run.sh: a no-go pilot stops before the full ablation (exit 3) unless --force
   assert.equal(calls(fake.log), expected("pilot"));
   assert.match(
     nogo.stdout,
-    /^Pilot verdict: no-go\. critic − stock on pa_provider: Δ pass@1 16\.7% \[0\.0%, /m,
+    /^Pilot verdict: no-go\. critic − stock on pa_provider: Δ pass@1 \+16\.7 pts \[0\.0, /m,
   );
   assert.match(
     nogo.stderr,

@@ -45,6 +45,7 @@ export const QUICK = [
   "live_progress",
   "names",
   "packet",
+  "points",
   "power",
   "profile",
   "progress",

@@ -13,14 +13,13 @@ import {
 } from "../figures.ts";
 import { CostChart, PassChart } from "../charts.tsx";
 import { num, pct, usd } from "./format.tsx";
+import { pointsInterval } from "../../lib/results/points.ts";
 import { Layout } from "./layout.tsx";
 
 function diffText(
   d: { diff: number | null; lo: number | null; hi: number | null; n_shared: number },
 ): string {
-  if (d.diff === null) return "—";
-  const pts = (v: number | null) => (v === null ? "—" : `${v >= 0 ? "+" : ""}${(v * 100).toFixed(1)}`);
-  return `${pts(d.diff)} pts [${pts(d.lo)}, ${pts(d.hi)}] on ${d.n_shared} tasks`;
+  return d.diff === null ? "—" : `${pointsInterval(d)} on ${d.n_shared} tasks`;
 }
 
 function guardText(r: ArmRow): string {
@@ -30,7 +29,7 @@ function guardText(r: ArmRow): string {
 }
 
 function kText(r: ArmRow): string {
-  return r.pass_hat_k.filter((p) => p.k >= 2).map((p) => `^${p.k} ${pct(p.value)}`).join(", ") || "—";
+  return r.pass_hat_k.filter((p) => p.k >= 2).map((p) => `pass^${p.k} ${pct(p.value)}`).join(", ") || "—";
 }
 
 /** One set of figures per arm — aggregate.ts's — overall and (collapsed) per domain. */
@@ -67,7 +66,7 @@ export const ArmsTable: FC<{ result: AggregateResult; recipe: string }> = ({ res
         <td>
           {r.mean_tool_calls === null ? "—" : `${num(r.mean_tool_calls)} (${num(r.mean_mcp_calls)} MCP)`}
         </td>
-        <td>{num(r.mean_agent_s, 0)}</td>
+        <td class="num">{r.mean_agent_s === null ? "—" : `${num(r.mean_agent_s, 0)} s`}</td>
         <td>{r.n_unscored}</td>
       </>
     );
@@ -80,7 +79,7 @@ export const ArmsTable: FC<{ result: AggregateResult; recipe: string }> = ({ res
     `Δ pass@1 vs ${result.control ?? "control"} [95% CI]`,
     `cost / trial (${recipe})`,
     "tool calls",
-    "agent s",
+    "agent time / trial",
     "unscored",
   ];
   const head = (first: string) => (

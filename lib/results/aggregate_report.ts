@@ -7,6 +7,7 @@ import { isWarning } from "./severity.ts";
 import type { ArmIntegrity } from "./integrity.ts";
 import type { Estimate } from "./stats.ts";
 import { RECIPE_NOTES } from "./cost.ts";
+import { pointsInterval } from "./points.ts";
 
 /** The leaderboard's results.csv columns, in order (harness.md §5.2), without `submitted_at`. */
 export const LEADERBOARD_COLUMNS = [
@@ -289,12 +290,12 @@ function comparisonSection(result: AggregateResult): string[] {
       } (CIs unadjusted).`
       : "."),
     "",
-    "| comparison | domain | shared tasks | Δ pass@1 [95% CI] | decision | McNemar p | adjusted p | basis | " +
+    "| comparison | domain | shared tasks | Δ pass@1, pts [95% CI] | decision | McNemar p | adjusted p | basis | " +
     "gained | lost | integrity |",
     "|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const c of result.comparisons) {
-    const diff = c.diff === null ? "–" : `${pct(c.diff)} [${pct(c.lo)}, ${pct(c.hi)}]`;
+    const diff = pointsInterval(c);
     const decision = c.domain === "overall" ? c.decision ?? "–" : `(${c.decision ?? "–"})`;
     const marked = c.marked.length ? `**marked** (${md(c.marked.join(", "))}): not a result` : "ok";
     out.push(

@@ -6,6 +6,7 @@
  */
 import type { Pair } from "./protocol.ts";
 import type { Decision } from "./stats.ts";
+import { pointsInterval } from "./points.ts";
 
 /** What the verdict reads of a comparison (aggregate.ts's Comparison has these fields and more). */
 export interface PilotComparison {
@@ -44,9 +45,6 @@ export interface PilotVerdict {
   comparison: PilotComparison | null;
 }
 
-/** A share as a percentage; a difference that rounds to zero prints 0.0%, never -0.0%. */
-const pct = (x: number | null) => x === null ? "–" : `${(100 * x).toFixed(1).replace(/^-(0\.0)$/, "$1")}%`;
-
 /** The pre-stated rule applied to the pilot's comparisons. */
 export function pilotVerdict(comparisons: readonly PilotComparison[]): PilotVerdict {
   const c =
@@ -70,7 +68,7 @@ export function pilotVerdict(comparisons: readonly PilotComparison[]): PilotVerd
       comparison: c,
     };
   }
-  const interval = `Δ pass@1 ${pct(c.diff)} [${pct(c.lo)}, ${pct(c.hi)}] over ${c.n_shared} tasks`;
+  const interval = `Δ pass@1 ${pointsInterval(c)} over ${c.n_shared} tasks`;
   const mcnemar = `McNemar p ${c.p_mcnemar?.toPrecision(3) ?? "–"} (${c.gained.length} gained, ` +
     `${c.lost.length} lost; reported, not deciding)`;
   return c.decision === "improves"
