@@ -12,7 +12,7 @@ export interface Aligned<T> {
   b: T | null;
 }
 
-/** Two sequences aligned, with the index of the first row that is not a match (-1: none). */
+/** Two sequences aligned, with the index of the first row that is not a match and counts (-1: none). */
 export interface Alignment<T> {
   rows: Aligned<T>[];
   first: number;
@@ -23,16 +23,30 @@ export interface Alignment<T> {
 /** The most cells (middle of a × middle of b) aligned exactly: 4M cells is 16 MB for the table. */
 export const MAX_CELLS = 4_000_000;
 
+/** How to align: the largest table to fill, and the steps that matter (default: all). */
+export interface AlignOptions<T> {
+  maxCells?: number;
+  /**
+   * The steps that matter: a match of one outweighs any number of matches of the others (so a run of
+   * harness-local calls never pulls a case call out of line), and the first divergence is on one of them.
+   */
+  counts?: (x: T) => boolean;
+}
+
 /**
- * Aligns `a` and `b` on `key`: the common prefix and suffix match as they stand, the middle by a longest
- * common subsequence (on a tie, `a`'s call comes first); a middle beyond `maxCells` is listed `a` then `b`.
+ * Aligns `a` and `b` on `key`: the common prefix and suffix match as they stand, the middle by a heaviest
+ * common subsequence (each match of a step that `counts` weighs more than all the others together; on a tie,
+ * `a`'s step comes first); a middle beyond `maxCells` is listed `a` then `b`. The first divergence is the
+ * first row with one side only whose step `counts`.
  */
 export function align<T>(
   a: readonly T[],
   b: readonly T[],
   key: (x: T) => string,
-  maxCells = MAX_CELLS,
+  opts: AlignOptions<T> = {},
 ): Alignment<T> {
+  const maxCells = opts.maxCells ?? MAX_CELLS;
+  const counts = opts.counts ?? (() => true);
   const ka = a.map(key), kb = b.map(key);
   let head = 0;
   while (head < a.length && head < b.length && ka[head] === kb[head]) head++;
@@ -45,13 +59,15 @@ export function align<T>(
   for (let i = 0; i < head; i++) rows.push({ a: a[i], b: b[i] });
   const exact = (n + 1) * (m + 1) <= maxCells;
   if (exact) {
-    // lcs[i * (m + 1) + j]: the longest common subsequence of the middles from i and from j on.
+    // lcs[i * (m + 1) + j]: the heaviest common subsequence of the middles from i and from j on. A step that
+    // counts weighs one more than the most matches there can be, so the sum stays below (n + 1) * (m + 1).
     const w = m + 1;
+    const heavy = Math.min(n, m) + 1;
     const lcs = new Uint32Array((n + 1) * w);
     for (let i = n - 1; i >= 0; i--) {
       for (let j = m - 1; j >= 0; j--) {
         lcs[i * w + j] = ka[head + i] === kb[head + j]
-          ? lcs[(i + 1) * w + j + 1] + 1
+          ? lcs[(i + 1) * w + j + 1] + (counts(a[head + i]) ? heavy : 1)
           : Math.max(lcs[(i + 1) * w + j], lcs[i * w + j + 1]);
       }
     }
@@ -67,7 +83,8 @@ export function align<T>(
     for (let j = 0; j < m; j++) rows.push({ a: null, b: b[head + j] });
   }
   for (let t = tail; t > 0; t--) rows.push({ a: a[a.length - t], b: b[b.length - t] });
-  return { rows, first: rows.findIndex((r) => r.a === null || r.b === null), exact };
+  const first = rows.findIndex((r) => (r.a === null) !== (r.b === null) && counts((r.a ?? r.b)!));
+  return { rows, first, exact };
 }
 
 /**
@@ -117,6 +134,14 @@ export function stepsOf(items: readonly Item[]): TrialStep[] {
     }
     return [];
   });
+}
+
+/**
+ * True for a step that is part of the work on the case (a call to a registered tool, a stop-gate hold); false
+ * for a harness-local call (Read, Bash, ToolSearch, TaskCreate…), which agents make in their own ways.
+ */
+export function isCaseStep(s: TrialStep): boolean {
+  return s.kind === "stop" || s.call.tool !== null;
 }
 
 /** The key a step is aligned on (see `stepsOf`). */

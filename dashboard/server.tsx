@@ -45,7 +45,16 @@ import { ReplayNotKept, Scorecard, Timeline, TrialPage } from "./views/trial.tsx
 import { SearchPage } from "./views/search.tsx";
 import { TrialsPage, TrialsView } from "./views/trials.tsx";
 import { CheckTable, ComparePage, CompareWith } from "./views/compare.tsx";
-import { align, checkPairs, compareProblem, pickPair, stepKey, stepsOf, type TrialStep } from "./compare.ts";
+import {
+  align,
+  checkPairs,
+  compareProblem,
+  isCaseStep,
+  pickPair,
+  stepKey,
+  stepsOf,
+  type TrialStep,
+} from "./compare.ts";
 import { trialChecks } from "./sources/trials.ts";
 import type { Row } from "./model.ts";
 
@@ -451,8 +460,10 @@ export function createApp(
       : overlays.includes(q.replay ?? "")
       ? q.replay!
       : overlays[0] ?? null;
+    const local = q.local !== "hide";
     const side = (row: Row) =>
-      stepsOf(transcriptOf(row, store.replayArms(row).includes(overlay ?? "") ? overlay : null));
+      stepsOf(transcriptOf(row, store.replayArms(row).includes(overlay ?? "") ? overlay : null))
+        .filter((x) => local || isCaseStep(x));
     const steps = { a: side(a!), b: side(b!) };
     const calls = (s: TrialStep[]) => s.filter((x) => x.kind === "call").length;
     const checks = checkPairs(
@@ -463,11 +474,12 @@ export function createApp(
       <ComparePage
         a={a!}
         b={b!}
-        alignment={align(steps.a, steps.b, stepKey)}
+        alignment={align(steps.a, steps.b, stepKey, { counts: isCaseStep })}
         calls={{ a: calls(steps.a), b: calls(steps.b) }}
         checks={<CheckTable pairs={checks.failed} passedBoth={checks.passedBoth} a={a!} b={b!} />}
         overlay={overlay}
         overlays={overlays}
+        local={local}
         notice={notice()}
       />,
     );

@@ -166,7 +166,10 @@ t(
     const diverge = page.locator("#alignment tr.diverge");
     assert.is(await diverge.count(), 1);
     assert.match(await diverge.innerText(), "first divergence");
-    assert.match(await page.locator("#divergence").innerText(), /They first part at row \d+/);
+    assert.match(
+      await page.locator("#divergence").innerText(),
+      /Their work on the case first parts at row \d+/,
+    );
     await page.locator("#divergence a").click();
     await page.waitForURL(/#row-\d+$/);
     assert.ok(await diverge.isVisible());

@@ -6,10 +6,18 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { align, checkPairs, compareProblem, pickPair, stepKey, stepsOf } from "../dashboard/compare.ts";
+import {
+  align,
+  checkPairs,
+  compareProblem,
+  isCaseStep,
+  pickPair,
+  stepKey,
+  stepsOf,
+} from "../dashboard/compare.ts";
 import type { CallItem, Item } from "../dashboard/transcript.ts";
 import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import { createApp } from "../dashboard/server.tsx";
@@ -18,7 +26,7 @@ import { replayTrees } from "../lib/trajectories/replay.ts";
 
 /** An alignment of two call strings ("abc"), one letter a call, as `a/b` pairs with `-` for a gap. */
 function aligned(a: string, b: string, maxCells?: number): string {
-  const { rows } = align([...a], [...b], (x) => x, maxCells);
+  const { rows } = align([...a], [...b], (x) => x, { maxCells });
   return rows.map((r) => `${r.a ?? "-"}${r.b ?? "-"}`).join(" ");
 }
 
@@ -45,9 +53,17 @@ for (const [name, a, b, rows, first] of TABLE) {
   });
 }
 
+s("a step that counts outweighs any number of others: uppercase here", () => {
+  const upper = (x: string) => x === x.toUpperCase();
+  const got = align([..."Aab"], [..."abA"], (x) => x, { counts: upper });
+  assert.is(got.rows.map((r) => `${r.a ?? "-"}${r.b ?? "-"}`).join(" "), "-a -b AA a- b-");
+  assert.is(got.first, -1);
+  assert.is(aligned("Aab", "abA"), "A- aa bb -A");
+});
+
 s("a middle too long to align exactly is listed a then b, and said so", () => {
   assert.is(aligned("axyb", "ayxb", 4), "aa x- y- -y -x bb");
-  assert.is(align([..."axyb"], [..."ayxb"], (x) => x, 4).exact, false);
+  assert.is(align([..."axyb"], [..."ayxb"], (x) => x, { maxCells: 4 }).exact, false);
   assert.is(align([..."axyb"], [..."ayxb"], (x) => x).exact, true);
 });
 
@@ -64,7 +80,15 @@ function transcript(...calls: string[]): Item[] {
   return calls.map((text, step) => {
     const [tool, ...args] = text.split(" ");
     const keyArgs = args.map((a) => a.split("=") as [string, string]);
-    const call = { id: `c${step}`, raw: tool, tool, input: Object.fromEntries(keyArgs), keyArgs } as CallItem;
+    // A capitalised name is a harness-local tool (Read, Bash): no registered name.
+    const registered = /^[a-z]/.test(tool) ? tool : null;
+    const call = {
+      id: `c${step}`,
+      raw: tool,
+      tool: registered,
+      input: Object.fromEntries(keyArgs),
+      keyArgs,
+    } as CallItem;
     return { kind: "agent", step, t: null, text: "", reasoning: "", metrics: null, calls: [call] };
   });
 }
@@ -85,6 +109,21 @@ s("ids align by the order they first appear in, other values as they are", () =>
   assert.is(stepRows(mine, held), "=ab");
   const other = transcript("cases.get case_id=CASE-9", "auth.submit case_id=CASE-7 final_action=submit_pa");
   assert.is(stepRows(mine, other), "=ab");
+});
+
+s("harness-local calls are aligned but never the first divergence", () => {
+  const a = transcript("Read file_path=/a", "cases.get case_id=C1", "auth.submit case_id=C1");
+  const b = transcript(
+    "Bash command=ls",
+    "cases.get case_id=C2",
+    "Read file_path=/b",
+    "auth.hold case_id=C2",
+  );
+  const got = align(stepsOf(a), stepsOf(b), stepKey, { counts: isCaseStep });
+  assert.is(stepRows(a, b), "ab=abb");
+  assert.is(got.first, 3);
+  assert.is(align(stepsOf(a), stepsOf(b), stepKey).first, 0);
+  assert.is(align(stepsOf(a.slice(0, 2)), stepsOf(b.slice(0, 3)), stepKey, { counts: isCaseStep }).first, -1);
 });
 
 s("the stop gate's holds are steps, the guard's and a replay's apart; its allows are not", () => {
@@ -217,7 +256,7 @@ p(
     );
     assert.match(rows[11], /— step \d+ auth\.submit_authorization/);
     assert.match(html, '<tr id="row-9" class="only-a diverge">');
-    assert.match(text, "They first part at row 9, after 8 matching");
+    assert.match(text, "Their work on the case first parts at row 9, after 8 matching case calls");
     // Both sides' checks, pass and fail.
     assert.match(text, "provider_pre_submission.provider_determination_present failed passed");
     assert.match(text, /\d+ checks passed on both sides/);
@@ -284,6 +323,35 @@ p(
     const go = await app.request(href.replaceAll("&amp;", "&"));
     assert.is(go.status, 302);
     assert.is(go.headers.get("location"), `/compare?a=${stock.id}&b=${checklist.id}`);
+  },
+);
+
+p(
+  "real packets: two Claude Code runs of each task, the divergence on a case call, harness-local calls hideable",
+  async () => {
+    const packets = ["2026-05-28-claude-opus-4-8", "2026-07-06-sonnet-5-claude-code"]
+      .map((n) => join(import.meta.dirname ?? ".", "..", "..", "shared", "leaderboard", n));
+    if (!packets.every((d) => existsSync(d))) {
+      console.log(`  (skipped: the leaderboard packets are not in ../shared)`);
+      return;
+    }
+    const real = createApp({ logs: packets, results: [] }, { scanMs: 0, tailMs: 0 });
+    real.store.refresh({ scanMs: 0, tailMs: 0 });
+    const byTask = new Map<string, string[]>();
+    for (const r of real.store.rows()) byTask.set(r.task, [...(byTask.get(r.task) ?? []), r.id]);
+    const pairs = [...byTask.values()].filter((ids) => ids.length === 2);
+    assert.ok(pairs.length >= 20, `${pairs.length} tasks in both packets`);
+    for (const [x, y] of pairs) {
+      const shown = await (await real.app.request(`/compare?a=${x}&b=${y}`)).text();
+      const hidden = await (await real.app.request(`/compare?a=${x}&b=${y}&local=hide`)).text();
+      const diverge = /<tr id="row-\d+" class="([^"]*diverge[^"]*)"/.exec(shown)?.[1];
+      if (diverge) assert.not.match(diverge, "local", `${x} ${y}: the divergence is a case call`);
+      assert.not.match(hidden, /<tr id="row-\d+" class="[^"]*local/, `${x} ${y}: local calls hidden`);
+      // Shown, the harness's own calls pull no case call out of line: as many case calls match as when hidden.
+      const same = (html: string) => html.match(/<tr id="row-\d+" class="same"/g)?.length ?? 0;
+      assert.ok(same(hidden) > 0, `${x} ${y}`);
+      assert.is(same(shown), same(hidden), `${x} ${y}`);
+    }
   },
 );
 

@@ -132,10 +132,15 @@ s("the demo's dashboard computes its figures in a child run with the demo's flag
   try {
     const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
     let text = "";
-    while (!/fiable dashboard: (\S+)/.test(text)) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`the demo ended before serving:\n${text}`);
-      text += value;
+    const deadline = setTimeout(() => child.kill("SIGTERM"), 120_000);
+    try {
+      while (!/fiable dashboard: (\S+)/.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the demo ended (or took over 120 s) before serving:\n${text}`);
+        text += value;
+      }
+    } finally {
+      clearTimeout(deadline);
     }
     reader.releaseLock();
     const url = /fiable dashboard: (\S+)/.exec(text)![1];
@@ -148,7 +153,11 @@ s("the demo's dashboard computes its figures in a child run with the demo's flag
     assert.match(page, "checklist");
     assert.match(page, "vs stock");
   } finally {
-    child.kill("SIGTERM");
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // it ended already
+    }
     await child.status;
     await child.stdout.cancel().catch(() => {});
     rmSync(out, { recursive: true, force: true });

@@ -5,7 +5,7 @@
 import type { Child, FC } from "hono/jsx";
 import type { LedgerRecord } from "../../lib/guard/engine/record.ts";
 import type { Row } from "../model.ts";
-import type { Alignment, CheckPair, TrialStep } from "../compare.ts";
+import { type Alignment, type CheckPair, isCaseStep, type TrialStep } from "../compare.ts";
 import { cls, Decision, Outcome, usd } from "./format.tsx";
 import { Layout } from "./layout.tsx";
 import { ITEMS_PER_PAGE } from "./trial.tsx";
@@ -88,9 +88,11 @@ export const AlignmentTable: FC<{
       {alignment.rows.map((r, i) => (
         <tr
           id={`row-${i + 1}`}
-          class={`${r.a && r.b ? "same" : r.a ? "only-a" : "only-b"} ${
-            i === alignment.first ? "diverge" : ""
-          }`}
+          class={[
+            r.a && r.b ? "same" : r.a ? "only-a" : "only-b",
+            isCaseStep((r.a ?? r.b)!) ? "" : "local",
+            i === alignment.first ? "diverge" : "",
+          ].filter(Boolean).join(" ")}
         >
           <td class="idx">
             {i + 1}
@@ -174,14 +176,24 @@ function stepText(t: TrialStep): string {
     : `${t.would ? "a replay's would-be " : ""}stop gate ${String(t.record.decision)}`;
 }
 
-/** What the first divergence is, in words. */
+/** What the first divergence is, in words: where the two trials' work on the case first parts. */
 function divergenceText(alignment: Alignment<TrialStep>): string {
-  if (alignment.first < 0) return "The two trials made the same calls, in the same order.";
-  const r = alignment.rows[alignment.first];
+  const { rows, first } = alignment;
+  const gaps = rows.some((r) => !r.a || !r.b);
+  if (first < 0) {
+    return gaps
+      ? "The two trials made the same calls to the case tools, in the same order; only harness-local calls differ."
+      : "The two trials made the same calls, in the same order.";
+  }
+  const r = rows[first];
   const what = r.a
     ? `A has ${stepText(r.a)} where B has no counterpart`
     : `B has ${stepText(r.b!)} where A has no counterpart`;
-  return `They first part at row ${alignment.first + 1}, after ${alignment.first} matching: ${what}.`;
+  const matched = rows.slice(0, first).filter((x) => x.a && x.b && isCaseStep(x.a)).length;
+  const local = rows.slice(0, first).some((x) => !x.a || !x.b);
+  return `Their work on the case first parts at row ${first + 1}, after ${matched} matching case ` +
+    `${matched === 1 ? "call" : "calls"}: ${what}.` +
+    (local ? " Harness-local calls (Read, Bash, ToolSearch…) differ before it and are not counted." : "");
 }
 
 /** The Compare page. */
@@ -193,9 +205,16 @@ export const ComparePage: FC<{
   checks: Child;
   overlay: string | null;
   overlays: string[];
+  /** True when harness-local calls are shown (`?local=hide` hides them). */
+  local: boolean;
   notice?: Child;
-}> = ({ a, b, alignment, calls, checks, overlay, overlays, notice }) => {
-  const href = (replay: string) => `/compare?${new URLSearchParams({ a: a.id, b: b.id, replay })}`;
+}> = ({ a, b, alignment, calls, checks, overlay, overlays, local, notice }) => {
+  const href = (change: { replay?: string; local?: string }) => {
+    const q = new URLSearchParams({ a: a.id, b: b.id, replay: overlay ?? "none" });
+    if (!local) q.set("local", "hide");
+    for (const [k, v] of Object.entries(change)) q.set(k, v);
+    return `/compare?${q}`;
+  };
   return (
     <Layout title={`Compare ${a.task}`} active="Trials" notice={notice}>
       <h1>Compare</h1>
@@ -222,11 +241,11 @@ export const ComparePage: FC<{
       {overlays.length
         ? (
           <p class="overlays">
-            Replay overlay: <a href={href("none")} class={overlay ? "" : "active"}>none</a>
+            Replay overlay: <a href={href({ replay: "none" })} class={overlay ? "" : "active"}>none</a>
             {overlays.map((o) => (
               <>
                 {" · "}
-                <a href={href(o)} class={overlay === o ? "active" : ""}>{o}</a>
+                <a href={href({ replay: o })} class={overlay === o ? "active" : ""}>{o}</a>
               </>
             ))}
             <span class="muted">— on each side that was replayed through that arm</span>
@@ -236,6 +255,12 @@ export const ComparePage: FC<{
       <h2>Failed checks</h2>
       {checks}
       <h2>Calls</h2>
+      <p class="overlays" id="local-calls">
+        Harness-local calls (Read, Bash, ToolSearch…):{" "}
+        <a href={href({ local: "show" })} class={local ? "active" : ""}>shown</a> ·{" "}
+        <a href={href({ local: "hide" })} class={local ? "" : "active"}>hidden</a>
+        <span class="muted">— aligned like the others, never counted as the divergence</span>
+      </p>
       <AlignmentTable a={a} b={b} alignment={alignment} overlay={overlay} />
     </Layout>
   );

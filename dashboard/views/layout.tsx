@@ -149,7 +149,7 @@ dl.facts{display:grid;grid-template-columns:auto 1fr;gap:.1rem .6rem}dl.facts dt
 #alignment{table-layout:fixed}#alignment th:first-child{width:7.5rem}#alignment td.idx .badge{margin:.2rem 0 0}#alignment td{font-size:13px;word-break:break-word}
 #alignment tr.only-a td:nth-child(2),#alignment tr.only-b td:nth-child(3){background:#fffbeb}#alignment td.gap-cell{background:#f9fafb}
 #alignment tr.diverge td{border-top:3px solid #f59e0b}#alignment .verdict{margin-top:.15rem;font-size:12px}#divergence.diverges a{font-weight:600}
-#alignment td.call-deny{box-shadow:inset 3px 0 #dc2626}#alignment td.call-shadow{box-shadow:inset 3px 0 #d97706}#sides td{width:50%}
+#alignment tr.local td:not(:first-child){opacity:.6}#alignment td.call-deny{box-shadow:inset 3px 0 #dc2626}#alignment td.call-shadow{box-shadow:inset 3px 0 #d97706}#sides td{width:50%}
 `;
 
 /** Search hits: `<ul id="search-results">`, with rules and checks the query names first. */
