@@ -97,6 +97,7 @@ export class StatsFold {
   };
   private pre = 0;
   private post = 0;
+  private decided = new Map<string, number>();
 
   /** Folds one record in; unknown events and decisions are counted as records and otherwise ignored. */
   add(r: LedgerRecord): void {
@@ -111,6 +112,7 @@ export class StatsFold {
       if (!s.last || r.t > s.last) s.last = r.t;
     }
     const event = String(r.event), decision = String(r.decision);
+    this.decided.set(decision, (this.decided.get(decision) ?? 0) + 1);
     if (event === "pre") this.pre++;
     if (event === "post" || event === "post-fail") this.post++;
     if (decision === "deny") s.denies++;
@@ -168,6 +170,11 @@ export class StatsFold {
       shadowed,
       rules: [...new Set([...enforced, ...shadowed])].sort(),
     };
+  }
+
+  /** Records by decision (allow, deny, shadow, record…), as folded so far. */
+  decisions(): ReadonlyMap<string, number> {
+    return this.decided;
   }
 
   /** Tools, cases, block reasons and obligations seen, for search (capped). */

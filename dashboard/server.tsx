@@ -492,12 +492,18 @@ export function createApp(
       return notFound(c, "Cannot show this ledger: no trial has that id. Pick one from the Trials page.");
     }
     const page = Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1);
+    const decisions = store.ledgerDecisions(row);
+    const asked = c.req.query("decision");
+    const decision = decisions.find(([d]) => d === asked)?.[0] ?? null;
     return c.html(
       <LedgerPage
         row={row}
-        records={store.ledgerPage(row, page - 1)}
+        records={decision ? store.ledgerPageWhere(row, decision, page - 1) : store.ledgerPage(row, page - 1)}
         page={page}
-        lines={store.ledgerLines(row)}
+        lines={decision ? decisions.find(([d]) => d === decision)![1] : store.ledgerLines(row)}
+        decisions={decisions}
+        decision={decision}
+        unknown={asked && !decision ? asked : null}
         indexing={row.indexing}
         notice={notice()}
       />,

@@ -353,6 +353,36 @@ export class Store {
     return out;
   }
 
+  /** How many of the row's ledger records carry each decision, as read so far, most first. */
+  ledgerDecisions(row: Row): [string, number][] {
+    const counts = new Map<string, number>();
+    for (const p of this.#model.parts.get(row.id) ?? []) {
+      const folds = p.session === null ? [...p.tail.sessions.values()] : [p.tail.sessions.get(p.session)];
+      for (const fold of folds) {
+        for (const [d, n] of fold?.decisions() ?? []) counts.set(d, (counts.get(d) ?? 0) + n);
+      }
+    }
+    return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  }
+
+  /**
+   * One page (PAGE_LINES records) of the row's ledger records with one decision, read from disk page by page
+   * from the start (a filtered page reads the ledger up to it).
+   */
+  ledgerPageWhere(row: Row, decision: string, page: number): NumberedRecord[] {
+    const skip = page * PAGE_LINES;
+    const out: NumberedRecord[] = [];
+    let seen = 0;
+    const pages = Math.ceil(this.ledgerLines(row) / PAGE_LINES);
+    for (let i = 0; i < pages && out.length < PAGE_LINES; i++) {
+      for (const n of this.ledgerPage(row, i)) {
+        if (String(n.record.decision) !== decision) continue;
+        if (seen++ >= skip && out.length < PAGE_LINES) out.push(n);
+      }
+    }
+    return out;
+  }
+
   /** The replay arms recorded for a row's trial. */
   replayArms(row: Row): string[] {
     return [...(this.#model.replayParts.get(row.id)?.keys() ?? [])].sort();

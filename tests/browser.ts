@@ -250,6 +250,23 @@ t("the Rules page: fired rules in order, the never-fired folded until opened, CR
   assert.match(await page.locator("#rule-kinds").innerText(), "critic panel's own block");
 });
 
+t("a trial's ledger is a link away, and filters by decision", async () => {
+  const row = a.store.rows().find((r) => r.source === "trial" && r.guarded && r.blocks > 0)!;
+  await open(`${base(a)}/trials/${row.id}`, "#timeline");
+  await page.locator("#ledger-link").click();
+  await page.waitForSelector("#ledger li.rec");
+  const all = await page.locator("#ledger li.rec").count();
+  await page.locator('#decisions a[data-decision="deny"]').click();
+  await page.waitForURL(/decision=deny/);
+  const denies = await page.locator("#ledger li.rec").count();
+  assert.ok(denies > 0 && denies < all, `${denies} of ${all}`);
+  assert.equal(
+    [...new Set(await page.locator("#ledger li.rec .badge[class*='d-']").allInnerTexts())],
+    ["deny"],
+  );
+  await shot("ledger-deny");
+});
+
 t("no page points to files outside the repository", async () => {
   const paths = ["/", "/matrix", "/trials", "/checks", "/rules", "/live", "/search?q=afib", "/handbook"];
   for (const r of a.store.rows().slice(0, 6)) paths.push(`/trials/${r.id}`);

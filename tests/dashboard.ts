@@ -563,6 +563,40 @@ checks(
 
 checks.run();
 
+const ledgerPage = suite("dashboard ledger page");
+
+ledgerPage(
+  "a guarded trial's page links its ledger; the ledger filters by each decision it holds",
+  async () => {
+    const row = rows().find((r) => r.source === "trial" && r.guarded && r.blocks > 0)!;
+    assert.match(
+      (await get(`/trials/${row.id}`)).text,
+      `<a href="/trials/${row.id}/ledger" id="ledger-link">`,
+    );
+    const bare = rows().find((r) => r.source === "trial" && !r.guarded)!;
+    assert.not.match((await get(`/trials/${bare.id}`)).text, 'id="ledger-link"');
+    const records = store.records(row);
+    const all = (await get(`/trials/${row.id}/ledger`)).text;
+    const decisions = [...new Set(records.map((r) => String(r.decision)))];
+    assert.ok(decisions.includes("deny") && decisions.length > 1, decisions.join(" "));
+    for (const d of decisions) {
+      const n = records.filter((r) => String(r.decision) === d).length;
+      assert.match(all, `data-decision="${d}">${d} ${n}</a>`);
+      const only = (await get(`/trials/${row.id}/ledger?decision=${d}`)).text;
+      assert.is((only.match(/<li id="line-/g) ?? []).length, n, d);
+      assert.is(
+        (only.match(/class="badge d-/g) ?? []).length,
+        (only.match(new RegExp(`class="badge d-${d}"`, "g")) ?? []).length,
+      );
+    }
+    const unknown = (await get(`/trials/${row.id}/ledger?decision=nope`)).text;
+    assert.match(text(unknown), 'Cannot filter by decision "nope": this ledger has no such record.');
+    assert.is((unknown.match(/<li id="line-/g) ?? []).length, records.length);
+  },
+);
+
+ledgerPage.run();
+
 const rulesPage = suite("dashboard rules");
 
 rulesPage("fired rules by fires in failed, then in time, then in passed; the rest folded away", async () => {
@@ -918,6 +952,18 @@ big("a trial whose ledger is too big to merge shows the trajectory and pages the
     assert.match(page, `id="line-${3 * PAGE_LINES - 1}"`);
     assert.not.match(page, `id="line-${3 * PAGE_LINES}"`);
     assert.is(s.row(row.id)!.blocks, Math.floor(lines / 1000));
+    // Filtered by decision: the denies are every thousandth line; page 3 of the allows skips line 999's deny.
+    const denies = (await get(`/trials/${row.id}/ledger?decision=deny`, undefined, b)).text;
+    const listed = [...denies.matchAll(/<li id="line-(\d+)"/g)].map((m) => Number(m[1]));
+    assert.equal(listed, Array.from({ length: Math.floor(lines / 1000) }, (_, i) => 1000 * i + 999));
+    assert.match(
+      text(denies),
+      `decision: all ${lines} · allow ${lines - listed.length} · deny ${listed.length}`,
+    );
+    const allows = (await get(`/trials/${row.id}/ledger?decision=allow&page=3`, undefined, b)).text;
+    assert.is(/<li id="line-(\d+)"/.exec(allows)?.[1], "1001");
+    assert.not.match(allows, 'id="line-999"');
+    assert.match(allows, `href="/trials/${row.id}/ledger?decision=allow&amp;page=4" rel="next"`);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -142,7 +142,7 @@ form#filters{margin:.5rem 0}form#filters label{margin-right:1rem}.would{color:#9
 #trials td{font-size:13px}#trials td:first-child{max-width:19rem;word-break:break-all}#trials td.task{max-width:13rem;word-break:break-all;font-size:12px;color:#4b5563}
 #trials td:nth-child(10),#trials td:nth-child(11){max-width:12rem;font-size:12px}
 #trials td.checks{max-width:15rem;min-width:8rem}.failed-ids code{word-break:break-all;font-size:11px}.ledger-link{display:block;font-size:11px}
-#checks td{vertical-align:top}#checks td.doom{max-width:16rem;font-size:12px;word-break:break-word}#checks td.timing{white-space:nowrap;font-size:13px}#checks td.checks{min-width:13rem}
+#decisions a.active{font-weight:700;text-decoration:none;color:inherit}#checks td{vertical-align:top}#checks td.doom{max-width:16rem;font-size:12px;word-break:break-word}#checks td.timing{white-space:nowrap;font-size:13px}#checks td.checks{min-width:13rem}
 .guard-ok{margin-left:.6rem;font-size:12px;color:#047857}
 dl.facts{display:grid;grid-template-columns:auto 1fr;gap:.1rem .6rem}dl.facts dt{color:#6b7280}
 .overlays a.active,.overlays a.active{font-weight:700}

@@ -534,7 +534,16 @@ export const TrialPage: FC<{
     <h1>{row.name}</h1>
     <p class="muted summary">
       {row.arm} · {row.task} · {row.domain} · {SOURCE_LABEL[row.source]}
-      {row.guarded ? "" : " (no guard ledger)"}
+      {row.guarded && row.source !== "ingest"
+        ? (
+          <>
+            {" · "}
+            <a href={`/trials/${row.id}/ledger`} id="ledger-link">guard ledger</a>
+          </>
+        )
+        : row.guarded
+        ? ""
+        : " (no guard ledger)"}
       {row.seat ? ` · seat ${row.seat}` : ""} · {row.blocks} blocks · {row.shadows} shadow · {row.releases}
       {" "}
       releases
