@@ -419,14 +419,21 @@ export class Store {
     ).join(" ");
   }
 
-  /** Rows whose ledger was written within the live window, newest first. */
+  /**
+   * Rows being written: no result yet and a ledger written within the live window, newest first (a finished
+   * trial's ledger copied a moment ago is recent on disk, not live).
+   */
   live(now = Date.now()): Row[] {
     const window = this.liveWindowMs();
-    return this.#model.rows.filter((r) => r.guarded && r.updated > 0 && now - r.updated <= window)
-      .sort((a, b) => b.updated - a.updated);
+    return this.#model.rows.filter((r) =>
+      r.guarded && r.outcome === "running" && r.updated > 0 && now - r.updated <= window
+    ).sort((a, b) => b.updated - a.updated);
   }
 
-  /** The latest enforced decisions (deny, stop block, release) in live ledgers, newest first. */
+  /**
+   * The latest enforced decisions (deny, stop block, release) in ledgers written within the live window, of
+   * trials being written or finished within it, newest first.
+   */
   latestBlocks(now = Date.now(), limit = 20): (BlockEvent & { row: Row | undefined })[] {
     const window = this.liveWindowMs();
     const bySession = new Map<string, Row>();
@@ -439,8 +446,12 @@ export class Store {
     for (const [session, fold] of this.#ingest.folds()) {
       if (now - this.#ingest.time(session) <= window) events.push(...fold.blocks());
     }
-    return events.sort((a, b) => (a.t < b.t ? 1 : a.t > b.t ? -1 : 0)).slice(0, limit)
-      .map((e) => ({ ...e, row: bySession.get(e.session) }));
+    // A block is live while its trial is being written or finished within the window, not when its ledger
+    // merely reached the disk lately (a copy of last month's logs).
+    const recent = (r: Row | undefined) =>
+      !r || r.outcome === "running" || (r.finished !== null && now - r.finished <= window);
+    return events.map((e) => ({ ...e, row: bySession.get(e.session) })).filter((e) => recent(e.row))
+      .sort((a, b) => (a.t < b.t ? 1 : a.t > b.t ? -1 : 0)).slice(0, limit);
   }
 
   /** The trajectory of a row's trial, or null. */

@@ -15,6 +15,7 @@ import type { Row } from "../dashboard/model.ts";
 import type { Slice } from "../dashboard/experiments.ts";
 import { createApp } from "../dashboard/server.tsx";
 import { writeAblation } from "./support/dashboard_fixture.ts";
+import { findTrials } from "../lib/results/trials.ts";
 
 const NOW = Date.parse("2026-07-20T12:00:00Z");
 const MIN = 60_000;
@@ -186,6 +187,31 @@ page(
     assert.equal(arms.get("checklist")!.slice(0, 3), [18, 225, 1]);
     assert.equal(arms.get("stock")!.slice(0, 3), [18, 225, 0]);
     assert.is([...arms.values()].reduce((a, r) => a + r[0], 0), 36);
+  },
+);
+
+page(
+  "a copy of finished logs made just now: its ledgers are recent on disk, yet none is live nor its blocks latest",
+  async () => {
+    const copy = writeAblation(join(root, "copy"), Date.now() - 30 * 24 * 60 * MIN);
+    const ledgers = findTrials([copy.logs]).flatMap((t) => t.ledgers).filter((l) => l !== copy.runningLedger);
+    assert.ok(ledgers.length >= 10, `${ledgers.length} finished trials with a ledger`);
+    const now = new Date();
+    for (const l of ledgers) utimesSync(l, now, now);
+    const { app, store } = createApp({ logs: [copy.logs], results: [] }, {
+      scanMs: 0,
+      tailMs: 0,
+      experiments: [copy.configs],
+    });
+    store.refresh({ scanMs: 0, tailMs: 0 });
+    const html = await (await app.request("/live")).text();
+    const table = html.slice(html.indexOf('<tbody id="live-rows"'));
+    const listed = table.slice(0, table.indexOf("</tbody>"));
+    assert.equal([...listed.matchAll(/<a href="\/trials\/[0-9a-f]+">([^<]+)</g)].map((m) => m[1]), [
+      "cm_afib_moderate_anxious_001__Running",
+    ]);
+    assert.match(html, "No block in the live window.");
+    assert.match(html.replace(/<[^>]+>/g, " ").replace(/\s+/g, " "), "Live now: 1 trial being written");
   },
 );
 
