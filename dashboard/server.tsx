@@ -46,7 +46,6 @@ import { SearchPage } from "./views/search.tsx";
 import { TrialsPage, TrialsView } from "./views/trials.tsx";
 import { CheckTable, ComparePage, CompareWith } from "./views/compare.tsx";
 import {
-  align,
   checkPairs,
   compareProblem,
   isCaseStep,
@@ -55,6 +54,7 @@ import {
   stepsOf,
   type TrialStep,
 } from "./compare.ts";
+import { align } from "./align.ts";
 import { trialChecks } from "./sources/trials.ts";
 import type { Row } from "./model.ts";
 

@@ -1,23 +1,17 @@
 /**
- * Two trials side by side (dashboard/compare.ts and the /compare route): the alignment as table rows
- * (identical, one insertion, divergence at the first call, empty trials, a middle too long to align), the
- * refusals with their statuses, the pair a Matrix cell picks, and the page through `app.request` on the
- * sample trials with a replay overlay.
+ * Two trials side by side (dashboard/align.ts, dashboard/compare.ts and the /compare route): the alignment
+ * as table rows (identical, one insertion, divergence at the first call, empty trials, case calls before
+ * harness-local ones, a middle too long to align), the refusals with their statuses, the pair a Matrix cell
+ * picks, and the page through `app.request` on the sample trials with a replay overlay and on two real
+ * leaderboard packets.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  align,
-  checkPairs,
-  compareProblem,
-  isCaseStep,
-  pickPair,
-  stepKey,
-  stepsOf,
-} from "../dashboard/compare.ts";
+import { checkPairs, compareProblem, isCaseStep, pickPair, stepKey, stepsOf } from "../dashboard/compare.ts";
+import { align } from "../dashboard/align.ts";
 import type { CallItem, Item } from "../dashboard/transcript.ts";
 import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import { createApp } from "../dashboard/server.tsx";

@@ -66,14 +66,7 @@ export function readTrialInfo(
   pricing: { recipe?: Recipe; prices?: Prices },
 ): TrialInfo {
   const summary = readTrial(ref);
-  let failedChecks: string[] = [];
-  if (ref.scorecard) {
-    try {
-      failedChecks = readScorecard(ref.scorecard).checks.filter((c) => c.passed === false).map((c) => c.id);
-    } catch {
-      failedChecks = [];
-    }
-  }
+  const failedChecks = trialChecks(ref.scorecard, []).filter((c) => c.passed === false).map((c) => c.id);
   const outcome: Outcome = !summary.readable
     ? "running"
     : summary.passed === null

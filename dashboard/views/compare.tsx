@@ -5,10 +5,11 @@
 import type { Child, FC } from "hono/jsx";
 import type { LedgerRecord } from "../../lib/guard/engine/record.ts";
 import type { Row } from "../model.ts";
-import { type Alignment, type CheckPair, isCaseStep, type TrialStep } from "../compare.ts";
+import { type CheckPair, isCaseStep, type TrialStep } from "../compare.ts";
+import type { Alignment } from "../align.ts";
 import { cls, Decision, Outcome, usd } from "./format.tsx";
 import { Layout } from "./layout.tsx";
-import { ITEMS_PER_PAGE } from "./trial.tsx";
+import { CallHead, ITEMS_PER_PAGE } from "./trial.tsx";
 
 /** The rule ids a record names, for a compact cell. */
 function ruleIds(r: LedgerRecord): string[] {
@@ -55,14 +56,7 @@ const Cell: FC<{ row: Row; at: TrialStep | null; overlay: string | null }> = ({ 
   const c = at.call;
   return (
     <td class={`call-cell ${c.guard ? `call-${cls(c.guard.decision)}` : ""}`}>
-      {link} <code class="tool">{c.tool ?? c.raw}</code>
-      {c.keyArgs.map(([k, v]) => (
-        <span class="arg">
-          <span class="k">{k}</span>=<span class="v">{v}</span>
-        </span>
-      ))}
-      {c.isError ? <span class="badge d-error">error</span> : null}
-      {!c.answered ? <span class="badge">no result</span> : null}
+      {link} <CallHead call={c} />
       <Verdict record={c.guard} who="guard" />
       <Verdict record={c.would} who={`replay ${overlay ?? ""}`} />
     </td>

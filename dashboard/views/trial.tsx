@@ -107,20 +107,27 @@ const Metrics: FC<{ m: NonNullable<Extract<Item, { kind: "agent" }>["metrics"]> 
   </span>
 );
 
+/** A call in one line: its tool, its key arguments inline, and whether it errored or got no result. */
+export const CallHead: FC<{ call: CallItem }> = ({ call }) => (
+  <>
+    <code class="tool">{call.tool ?? call.raw}</code>
+    {call.keyArgs.map(([k, v]) => (
+      <span class="arg">
+        <span class="k">{k}</span>=<span class="v">{v}</span>
+      </span>
+    ))}
+    {call.isError ? <span class="badge d-error">error</span> : null}
+    {!call.answered ? <span class="badge">no result</span> : null}
+  </>
+);
+
 const CallView: FC<{ call: CallItem; overlay: string | null }> = ({ call, overlay }) => {
   const d = call.guard ? cls(call.guard.decision) : "";
   const w = call.would ? cls(call.would.decision) : "";
   return (
     <div class={`call ${d ? `call-${d}` : ""} ${w === "deny" ? "would-deny" : ""}`} data-call={call.id}>
       <div class="head">
-        <code class="tool">{call.tool ?? call.raw}</code>
-        {call.keyArgs.map(([k, v]) => (
-          <span class="arg">
-            <span class="k">{k}</span>=<span class="v">{v}</span>
-          </span>
-        ))}
-        {call.isError ? <span class="badge d-error">error</span> : null}
-        {!call.answered ? <span class="badge">no result</span> : null}
+        <CallHead call={call} />
         {call.sidechain ? <span class="muted">(subagent)</span> : null}
         {call.guard && quietAllow(call.guard)
           ? (
