@@ -10,7 +10,7 @@
 import { type CheckInfo, CHECKS } from "./rules/catalog/checks.ts";
 import { RULES } from "./rules/mod.ts";
 import { GATE_PROTECTS } from "./lib/guard/engine/closure.ts";
-import { type DoomCall, doomOf } from "./lib/guard/engine/doom.ts";
+import { doomCallText, doomOf } from "./lib/guard/engine/doom.ts";
 import { type CommandSpec, runCli } from "./lib/cli.ts";
 
 /** The command line. */
@@ -124,12 +124,6 @@ export function coverageReport(protectors: Protector[], checks: readonly CheckIn
       designTarget: DESIGN_TARGET,
     },
   };
-}
-
-/** A dooming call as text: `auth.finalize_provider_determination(final_action=do_not_submit)`, `#2` for the nth. */
-export function doomCallText(by: DoomCall): string {
-  const when = Object.entries(by.when ?? {}).map(([k, v]) => `${k}=${v.join("|")}`).join(", ");
-  return `${by.tool}${when ? `(${when})` : ""}${by.nth ? ` #${by.nth}` : ""}`;
 }
 
 /** The report as text: rule → checks, then check → protectors, then totals. */

@@ -8,9 +8,8 @@ import { RULES } from "../rules/mod.ts";
 import { type CheckInfo, CHECKS } from "../rules/catalog/checks.ts";
 import { JUDGES } from "../lib/guard/engine/judges/mod.ts";
 import { GATE_PROTECTS } from "../lib/guard/engine/closure.ts";
-import { checkMatches, doomOf } from "../lib/guard/engine/doom.ts";
+import { checkMatches, doomCallText, doomOf } from "../lib/guard/engine/doom.ts";
 import type { CheckCounts } from "../lib/trajectories/verdict.ts";
-import { doomCallText } from "../coverage.ts";
 import { GATE } from "./ledgers.ts";
 import type { Row } from "./model.ts";
 

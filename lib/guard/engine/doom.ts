@@ -459,6 +459,12 @@ export function doomOf(check: string): Doom | undefined {
   return EXACT.get(check) ?? PATTERNS.find((d) => checkMatches(d.check, check));
 }
 
+/** A dooming call as text: `auth.finalize_provider_determination(final_action=do_not_submit)`, `#2` for the nth. */
+export function doomCallText(by: DoomCall): string {
+  const when = Object.entries(by.when ?? {}).map(([k, v]) => `${k}=${v.join("|")}`).join(", ");
+  return `${by.tool}${when ? `(${when})` : ""}${by.nth ? ` #${by.nth}` : ""}`;
+}
+
 /** A recorded call, as far as the doom model reads it. */
 export interface DoomableCall {
   tool: string | null;
