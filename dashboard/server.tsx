@@ -1,7 +1,7 @@
 /**
- * The dashboard's routes: Arms, Matrix, Trials, Trial, Checks, Rules, Live and search, server-rendered; a route
- * returns its fragment when `HX-Request` is set (with `Vary: HX-Request`). Read-only apart from `POST
- * /ingest`, which takes ledger records with a bearer token and a size limit enforced while reading. Only
+ * The dashboard's routes: Arms, Matrix, Trials, Trial, Compare, Checks, Rules, Live and search,
+ * server-rendered; a route returns its fragment when `HX-Request` is set (with `Vary: HX-Request`). Read-only
+ * apart from `POST /ingest`, which takes ledger records with a bearer token and a size limit enforced while reading. Only
  * loopback host names are answered without the token (DNS-rebinding protection).
  *
  * `deno task dashboard --logs DIR... --results DIR... [--port N] [--host H] [--token T] [--control ARM]
@@ -20,7 +20,7 @@ import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import { type Prices, pricesFrom, type Recipe, RECIPES } from "../lib/results/cost.ts";
 import { type Sources, Store } from "./store.ts";
 import { findAggregates } from "./sources/aggregates.ts";
-import { SLICE_BYTES } from "./ledgers.ts";
+import { PAGE_LINES, SLICE_BYTES } from "./ledgers.ts";
 import { INGEST_CAPS, type IngestCaps } from "./sources/ingest.ts";
 import { type CommandSpec, parse, type Parsed, portNumber, runCli } from "../lib/cli.ts";
 import { matchChecks, matchRules, RowSearch } from "./search.ts";
@@ -461,11 +461,21 @@ export function createApp(
       ? q.replay!
       : overlays[0] ?? null;
     const local = q.local !== "hide";
-    const side = (row: Row) =>
-      stepsOf(transcriptOf(row, store.replayArms(row).includes(overlay ?? "") ? overlay : null))
-        .filter((x) => local || isCaseStep(x));
-    const steps = { a: side(a!), b: side(b!) };
+    const all = (row: Row) =>
+      stepsOf(transcriptOf(row, store.replayArms(row).includes(overlay ?? "") ? overlay : null));
+    const every = { a: all(a!), b: all(b!) };
+    const shown = (s: TrialStep[]) => s.filter((x) => local || isCaseStep(x));
     const calls = (s: TrialStep[]) => s.filter((x) => x.kind === "call").length;
+    // A ledger too big to merge leaves its trial's calls without the guard's decisions, as on the Trial page.
+    const notes = ([["A", a!], ["B", b!]] as const).filter(([, row]) => !store.small(row)).map((
+      [side, row],
+    ) =>
+      `${side}'s guard ledger is ${(row.ledgerBytes / 2 ** 20).toFixed(1)} MB, too big to merge: ` +
+      (row.trajectory
+        ? "its calls are shown without the guard's decisions."
+        : `only its first ${PAGE_LINES} lines are aligned.`) +
+      " Read it on its ledger page."
+    );
     const checks = checkPairs(
       trialChecks(a!.scorecard, a!.failedChecks),
       trialChecks(b!.scorecard, b!.failedChecks),
@@ -474,12 +484,13 @@ export function createApp(
       <ComparePage
         a={a!}
         b={b!}
-        alignment={align(steps.a, steps.b, stepKey, { counts: isCaseStep })}
-        calls={{ a: calls(steps.a), b: calls(steps.b) }}
+        alignment={align(shown(every.a), shown(every.b), stepKey, { counts: isCaseStep })}
+        calls={{ a: calls(every.a), b: calls(every.b) }}
         checks={<CheckTable pairs={checks.failed} passedBoth={checks.passedBoth} a={a!} b={b!} />}
         overlay={overlay}
         overlays={overlays}
         local={local}
+        notes={notes}
         notice={notice()}
       />,
     );

@@ -15,7 +15,8 @@ import { align } from "../dashboard/align.ts";
 import type { CallItem, Item } from "../dashboard/transcript.ts";
 import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import { createApp } from "../dashboard/server.tsx";
-import { writeFixture } from "./support/dashboard_fixture.ts";
+import { writeBigLedgerTrial, writeFixture } from "./support/dashboard_fixture.ts";
+import { SMALL_LEDGER_BYTES } from "../dashboard/ledgers.ts";
 import { replayTrees } from "../lib/trajectories/replay.ts";
 
 /** An alignment of two call strings ("abc"), one letter a call, as `a/b` pairs with `-` for a gap. */
@@ -319,6 +320,31 @@ p(
     assert.is(go.headers.get("location"), `/compare?a=${stock.id}&b=${checklist.id}`);
   },
 );
+
+p("a ledger too big to merge: its calls are aligned from the trajectory and the page says so", async () => {
+  const root = mkdtempSync(join(tmpdir(), "fiable-compare-big-"));
+  try {
+    const { dir: trial } = writeBigLedgerTrial(root, Math.ceil(SMALL_LEDGER_BYTES / 200) + 2000);
+    const plain = join(root, "stock", "cm", "cm_big_ledger_001__Plain01");
+    cpSync(trial, plain, { recursive: true });
+    rmSync(join(plain, "agent", "fiable"), { recursive: true });
+    const big = createApp({ logs: [root], results: [] }, { scanMs: 0, tailMs: 0 });
+    big.store.refresh({ scanMs: 0, tailMs: 0 });
+    while (big.store.pump(8 << 20, 1000));
+    const [x, y] = [trial, plain].map((d) => big.store.rows().find((r) => r.trialDir === d)!.id);
+    const res = await big.app.request(`/compare?a=${x}&b=${y}`);
+    const text = (await res.text()).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").replaceAll("&#39;", "'");
+    assert.is(res.status, 200);
+    assert.match(
+      text,
+      /A's guard ledger is \d+\.\d MB, too big to merge: its calls are shown without the guard's/,
+    );
+    assert.not.match(text, "B's guard ledger");
+    assert.match(text, "The two trials made the same calls, in the same order.");
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
 
 p(
   "real packets: two Claude Code runs of each task, the divergence on a case call, harness-local calls hideable",

@@ -201,8 +201,10 @@ export const ComparePage: FC<{
   overlays: string[];
   /** True when harness-local calls are shown (`?local=hide` hides them). */
   local: boolean;
+  /** What the alignment could not hold (a ledger too big to merge). */
+  notes: string[];
   notice?: Child;
-}> = ({ a, b, alignment, calls, checks, overlay, overlays, local, notice }) => {
+}> = ({ a, b, alignment, calls, checks, overlay, overlays, local, notes, notice }) => {
   const href = (change: { replay?: string; local?: string }) => {
     const q = new URLSearchParams({ a: a.id, b: b.id, replay: overlay ?? "none" });
     if (!local) q.set("local", "hide");
@@ -246,6 +248,7 @@ export const ComparePage: FC<{
           </p>
         )
         : null}
+      {notes.map((n) => <p key={n} class="notice big-ledger">{n}</p>)}
       <h2>Failed checks</h2>
       {checks}
       <h2>Calls</h2>
