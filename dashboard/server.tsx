@@ -5,7 +5,7 @@
  * loopback host names are answered without the token (DNS-rebinding protection).
  *
  * `deno task dashboard --logs DIR... --results DIR... [--port N] [--host H] [--token T] [--control ARM]
- *  [--recipe A|B|C] [--prices FILE] [--experiments DIR] [--handbook DIR]`
+ *  [--recipe A|B|C] [--prices FILE] [--experiments DIR] [--live-window MIN] [--handbook DIR]`
  */
 import { Hono } from "hono";
 import { raw } from "hono/html";
@@ -652,13 +652,15 @@ export interface ServeArgs {
   recipe?: Recipe;
   prices?: string;
   experiments?: string[];
+  /** Minutes a trial without a result counts as live after its last write (the Live page). */
+  liveWindowMin?: number;
 }
 
 /** The command line. */
 export const CLI: CommandSpec = {
   name: "dashboard",
   summary: "The Hono + htmx dashboard: arms, matrix, trials, transcripts, rules, live ablation, search; " +
-    "`--control`, `--recipe`, `--prices`, `--experiments DIR`, `--handbook DIR`.",
+    "`--control`, `--recipe`, `--prices`, `--experiments DIR`, `--live-window MIN`, `--handbook DIR`.",
   usage: ["deno task dashboard --logs DIR... --results DIR... [options]"],
   options: {
     logs: { type: "string", value: "DIR", list: true, description: "trial trees and ledgers" },
@@ -668,6 +670,12 @@ export const CLI: CommandSpec = {
       value: "DIR",
       list: true,
       description: "ablation configs for the Live page",
+    },
+    "live-window": {
+      type: "string",
+      value: "MIN",
+      default: "10",
+      description: "minutes since its last write that a trial without a result counts as live (Live page)",
     },
     port: { type: "string", value: "N", default: "8787", description: "the port (0: a free one)" },
     host: { type: "string", value: "H", default: "127.0.0.1", description: "the host name to bind" },
@@ -721,6 +729,14 @@ function serveArgs(p: Parsed, env: Record<string, string | undefined>): ServeArg
     }
     out.recipe = r as Recipe;
   }
+  if (p.given("live-window")) {
+    const text = p.string("live-window")!;
+    const minutes = Number(text);
+    if (!(minutes > 0 && minutes <= 24 * 60)) {
+      throw p.error(`--live-window "${text}" is not a number of minutes. Use one from 1 to 1440, e.g. 30.`);
+    }
+    out.liveWindowMin = minutes;
+  }
   if (!out.logs.length && !out.results.length) {
     throw p.error("no sources. Use --logs DIR (trial trees, ledgers) and/or --results DIR.");
   }
@@ -753,7 +769,11 @@ export function serve(
   const priced = a.prices ? loadPrices(a.prices) : undefined;
   if (priced?.note) throw new Error(priced.note);
   const scanMs = opts.scanMs ?? 3000;
-  const { app, store, figures, search } = createApp({ logs: a.logs, results: a.results }, {
+  const { app, store, figures, search } = createApp({
+    logs: a.logs,
+    results: a.results,
+    liveWindow: a.liveWindowMin === undefined ? undefined : a.liveWindowMin * 60,
+  }, {
     token: a.token,
     requireToken: remote,
     hosts: [a.host],

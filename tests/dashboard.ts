@@ -1429,6 +1429,8 @@ cli("parses sources, port, host, token, recipe, prices and experiments", () => {
   assert.ok(isLoopback("127.0.0.1"));
   assert.ok(isLoopback("[::1]"));
   assert.equal(parseArgs(["--logs", dir, "--experiments", dir]).experiments, [dir]);
+  assert.is(parseArgs(["--logs", dir]).liveWindowMin, undefined);
+  assert.is(parseArgs(["--logs", dir, "--live-window", "45"]).liveWindowMin, 45);
 });
 
 for (
@@ -1439,6 +1441,8 @@ for (
     [["--logs", dir, "--recipe", "Z"], 'recipe "Z" is unknown'],
     [["--logs", dir, "--colour"], "unknown option --colour. Use one of: --logs, --results"],
     [["--logs", dir, "--experiments", "/no/such/dir"], "does not exist"],
+    [["--logs", dir, "--live-window", "0"], 'live-window "0" is not a number of minutes'],
+    [["--logs", dir, "--live-window", "soon"], 'live-window "soon" is not a number of minutes'],
     [["stray"], "follows no option"],
   ] as [string[], string][]
 ) {
