@@ -26,6 +26,7 @@ import { type CommandSpec, parse, type Parsed, portNumber, runCli } from "../lib
 import { matchChecks, matchRules, RowSearch } from "./search.ts";
 import { htmxSource } from "./static/htmx.ts";
 import { type OpenedHandbook, openHandbook, searchHandbook } from "../lib/guard/handbook.ts";
+import { joinBytes } from "../lib/guard/input.ts";
 import { Figures, replayCheckCounts, replayFigures, taskMatrix } from "./figures.ts";
 import { ablationProgress } from "./progress.ts";
 import { checkRows } from "./checks.ts";
@@ -149,13 +150,7 @@ export async function readLimited(req: Request, limit: number): Promise<Uint8Arr
     }
     chunks.push(value);
   }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return chunks.length ? joinBytes(chunks) : new Uint8Array(0);
 }
 
 /** Prices from a prices.yaml, or an empty table with why (costs then show as unknown). */

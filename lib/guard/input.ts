@@ -16,8 +16,8 @@ export interface BoundedInput {
   size: number;
 }
 
-/** Byte chunks joined into one array. */
-function joinBytes(chunks: Uint8Array[]): Uint8Array {
+/** Byte chunks joined into one array (the one chunk itself when there is one). */
+export function joinBytes(chunks: Uint8Array[]): Uint8Array {
   if (chunks.length === 1) return chunks[0];
   const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
   let at = 0;

@@ -109,6 +109,17 @@ export interface EncodedEvidence {
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
+/** Typed arrays laid end to end in one made to hold them all. */
+function joined<T extends Uint8Array | Uint32Array>(parts: T[], make: (length: number) => T): T {
+  const all = make(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  return all;
+}
+
 /** The state's integers as bytes, little-endian whatever the machine (a view where the machine is). */
 function stateBytes(ints: Uint32Array): Uint8Array {
   if (LITTLE_ENDIAN) return new Uint8Array(ints.buffer, ints.byteOffset, ints.byteLength);
@@ -255,18 +266,8 @@ export function encodeEvidence(
   ints.callIds = new Uint32Array(keptIds.length + newIds.length);
   ints.callIds.set(keptIds);
   ints.callIds.set(newIds, keptIds.length);
-  const all = new Uint32Array(LISTS.reduce((n, k) => n + ints[k].length, 0));
-  let offset = 0;
-  for (const k of LISTS) {
-    all.set(ints[k], offset);
-    offset += ints[k].length;
-  }
-  const contents = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  offset = 0;
-  for (const p of parts) {
-    contents.set(p, offset);
-    offset += p.length;
-  }
+  const all = joined(LISTS.map((k) => ints[k]), (n) => new Uint32Array(n));
+  const contents = joined(parts, (n) => new Uint8Array(n));
   return {
     json: {
       prompt: ev.prompt,
