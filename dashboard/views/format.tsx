@@ -41,12 +41,6 @@ export function time(t: unknown): string {
   return typeof t === "string" ? t.slice(11, 19) : "";
 }
 
-export function duration(seconds: number | null): string {
-  if (seconds === null) return "—";
-  const h = Math.floor(seconds / 3600), m = Math.round((seconds % 3600) / 60);
-  return h ? `${h} h ${m} min` : `${m} min`;
-}
-
 export const Outcome: FC<{ value: string }> = ({ value }) => (
   <span class={`badge ${cls(value)}`}>{value}</span>
 );

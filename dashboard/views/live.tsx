@@ -3,7 +3,8 @@ import type { Child, FC } from "hono/jsx";
 import type { Row } from "../model.ts";
 import type { BlockEvent } from "../ledgers.ts";
 import type { Progress } from "../progress.ts";
-import { Decision, duration, firstLines, pct, time, usd } from "./format.tsx";
+import { Decision, firstLines, pct, time, usd } from "./format.tsx";
+import { duration } from "../../lib/progress.ts";
 import { Layout } from "./layout.tsx";
 
 /** "10 min": the live window in words. */
@@ -22,7 +23,7 @@ function liveText(p: Progress): string {
   const writing = p.live
     ? `${trials(p.live)} being written (no result.json yet, written in the last ${w})`
     : `no trial being written (none without a result.json was written in the last ${w})`;
-  const eta = p.eta !== null ? ` · ETA ${duration(p.eta)} at that rate` : "";
+  const eta = p.eta !== null ? ` · ETA ${duration(p.eta * 1000)} at that rate` : "";
   const rate = p.rate !== null
     ? `${p.recent} finished in the last ${w}: ${p.rate.toFixed(1)} trials/hour over that window${eta}`
     : `none finished in the last ${w}, so no rate${p.expected !== null ? " or ETA" : ""}`;
