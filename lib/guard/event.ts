@@ -4,8 +4,7 @@
  * under one time budget, failing open. The transports supply the input, the evidence and the way to answer.
  */
 import { type EventWord, neutralReply, parseHookInput } from "./engine/hook.ts";
-import { host } from "./runtime/host.ts";
-import { lazy } from "./runtime/lazy.ts";
+import { env, timer, writeErr } from "./io.ts";
 import type { LedgerRecord } from "./engine/record.ts";
 import { decideOn, toGuardEvent } from "./engine/decide.ts";
 import type { Evidence } from "./engine/evidence.ts";
@@ -94,9 +93,9 @@ export async function handle(
     const config = engineConfig(settings);
     if (event.word === "prompt" || event.word === "session-start") {
       // Loaded only for the plan events, so tool-call hooks never pay for the search index.
-      const { guardHandbook } = await lazy<typeof import("./handbook.ts")>("handbook");
+      const { guardHandbook } = await import("./handbook.ts");
       config.handbook = guardHandbook(
-        host.env,
+        env,
         settings.ledgerDir,
         settings.decisionMs - (performance.now() - budgetStart),
       );
@@ -138,12 +137,12 @@ export async function handle(
  * fail-open paths can be exercised end to end. `hang` never answers; `slow` answers after the budget.
  */
 async function maybeFault(word: EventWord, budgetMs: number): Promise<void> {
-  const fault = host.env.FIABLE_FAULT;
-  const on = host.env.FIABLE_FAULT_EVENT;
+  const fault = env.FIABLE_FAULT;
+  const on = env.FIABLE_FAULT_EVENT;
   if (!fault || (on && on !== word)) return;
   if (fault === "crash") throw new Error("fault injected: crash");
   if (fault === "hang") {
-    host.writeErr("fiable-guard: fault injected: hang\n");
+    writeErr("fiable-guard: fault injected: hang\n");
     await new Promise(() => {});
   }
   if (fault === "slow") await new Promise((resolve) => setTimeout(resolve, budgetMs + 500));
@@ -204,7 +203,7 @@ export async function runEvent(word: EventWord, io: EventIO): Promise<{ live: Pr
   let text = "";
   let cancel = () => {};
   const expired = new Promise<string>((resolve) => {
-    cancel = host.timer(
+    cancel = timer(
       settings.decisionMs,
       () => resolve(`time budget of ${settings.decisionMs} ms overrun; allowed`),
     );
@@ -244,6 +243,6 @@ export async function runEvent(word: EventWord, io: EventIO): Promise<{ live: Pr
   io.send(outcome.reply);
   io.saved?.(outcome.record, written, text);
   if (!outcome.record || !settings.liveUrl || !settings.liveToken) return { live: null };
-  const { postLive } = await lazy<typeof import("./ledger/live.ts")>("live");
+  const { postLive } = await import("./ledger/live.ts");
   return { live: postLive(settings.liveUrl, settings.liveToken, outcome.record) };
 }

@@ -12,7 +12,7 @@ import {
   writeCheckpoint,
 } from "../ledger/checkpoint.ts";
 import { type Evidence, foldRecord } from "../engine/evidence.ts";
-import { host, joinPath } from "../runtime/host.ts";
+import * as io from "../io.ts";
 import { ledgerFileName } from "../ledger/ledger.ts";
 import { type LedgerRecord } from "../engine/record.ts";
 
@@ -266,6 +266,9 @@ export class SessionStore {
     }
   }
 
+  /** Checkpoints that could not be written (a full disk, a read-only folder). */
+  checkpointsFailed = 0;
+
   /** Sessions and records held now, and the releases so far. */
   size(): { sessions: number; records: number; releases: Releases } {
     return { sessions: this.#held.size, records: this.#records, releases: { ...this.releases } };
@@ -288,7 +291,7 @@ export class SessionStore {
   #checkpoint(session: string, held: Held, kept = false): void {
     if (!this.#checkpoints || held.bytes === null) return;
     try {
-      if (host.fileSize(joinPath(this.#dir, ledgerFileName(session))) !== held.bytes) {
+      if (io.fileSize(io.joinPath(this.#dir, ledgerFileName(session))) !== held.bytes) {
         held.bytes = null;
         return;
       }
@@ -299,6 +302,7 @@ export class SessionStore {
       }
     } catch {
       // Unwritable: the session is folded from its ledger when it comes back, as without checkpoints.
+      this.checkpointsFailed++;
     }
     // Tried either way: a full disk is tried again after another `checkpointEvery` records or
     // `checkpointBytes`, not every sweep.

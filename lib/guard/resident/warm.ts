@@ -11,7 +11,7 @@
  */
 import { decodeEvidence, encodeEvidence, stateInts } from "../ledger/checkpoint_format.ts";
 import { digest } from "../ledger/digest.ts";
-import { READ_CHUNK } from "../runtime/host_api.ts";
+import { READ_CHUNK } from "../io.ts";
 import { decideOn, type EngineConfig, type GuardEvent } from "../engine/decide.ts";
 import { emptyEvidence, type Evidence, foldRecord } from "../engine/evidence.ts";
 import type { Arm, LedgerRecord } from "../engine/record.ts";
