@@ -4,7 +4,7 @@
  * under one time budget, failing open. The transports supply the input, the evidence and the way to answer.
  */
 import { type EventWord, neutralReply, parseHookInput } from "./engine/hook.ts";
-import { env, timer, writeErr } from "./io.ts";
+import { env, now as clock, timer, writeErr } from "./io.ts";
 import type { LedgerRecord } from "./engine/record.ts";
 import { decideOn, toGuardEvent } from "./engine/decide.ts";
 import type { Evidence } from "./engine/evidence.ts";
@@ -50,7 +50,7 @@ export async function handle(
     started?: number;
   },
 ): Promise<EventOutcome> {
-  const started = performance.now();
+  const started = clock();
   const budgetStart = options.started ?? started;
   const size = options.size ?? text.length;
   // Parsing, redacting and folding cannot be interrupted by the time budget: bound them before they start.
@@ -97,7 +97,7 @@ export async function handle(
       config.handbook = guardHandbook(
         env,
         settings.ledgerDir,
-        settings.decisionMs - (performance.now() - budgetStart),
+        settings.decisionMs - (clock() - budgetStart),
       );
     }
     const now = new Date().toISOString();
@@ -109,7 +109,7 @@ export async function handle(
       if (!(err instanceof SpoiledCheckpoint) || !options.reread) throw err;
       outcome = decideOn(event, options.reread(event.session), config, now);
     }
-    const spent = performance.now() - budgetStart;
+    const spent = clock() - budgetStart;
     if (spent > settings.decisionMs) {
       const note = `time budget of ${settings.decisionMs} ms overrun (${Math.round(spent)} ms); allowed`;
       return {
@@ -119,7 +119,7 @@ export async function handle(
     }
     if (outcome.record) {
       if (lost) outcome.record.degraded = true;
-      outcome.record.latency_ms = Math.round((performance.now() - started) * 100) / 100;
+      outcome.record.latency_ms = Math.round((clock() - started) * 100) / 100;
       if (note) outcome.record.note = [outcome.record.note, note].filter(Boolean).join(" ");
     }
     return outcome;
@@ -199,7 +199,7 @@ export interface EventIO {
  */
 export async function runEvent(word: EventWord, io: EventIO): Promise<{ live: Promise<void> | null }> {
   const { settings } = io;
-  const started = performance.now();
+  const started = clock();
   let text = "";
   let cancel = () => {};
   const expired = new Promise<string>((resolve) => {

@@ -317,6 +317,15 @@ export function writeErr(text: string): void {
   }
 }
 
+/**
+ * A monotonic clock in ms (any origin): `process.hrtime`, not `performance.now()`, whose first call loads
+ * Node's perf_hooks (≈ 1 ms of a hook process's start-up).
+ */
+export function now(): number {
+  const [s, ns] = process.hrtime();
+  return s * 1e3 + ns / 1e6;
+}
+
 /** Calls `listener` after `ms` unless cancelled first; returns the cancel. */
 export function timer(ms: number, listener: () => void): () => void {
   const id = setTimeout(listener, ms);
