@@ -43,6 +43,7 @@ import { parsePrices, type Prices } from "./lib/results/cost.ts";
 import { findTrials, readTrial } from "./lib/results/trials.ts";
 import { CliError, type CommandSpec, helpText, parse, wantsHelp } from "./lib/cli.ts";
 import { bundleAgent, bundleGuard, DEFAULT_AGENT_BUNDLE, DEFAULT_BUNDLE } from "./bundle.ts";
+import { ensurePackages } from "./lib/packages.ts";
 
 const ROOT = import.meta.dirname ?? ".";
 /** `deno task install`. */
@@ -446,7 +447,7 @@ async function experiments(args: string[], fs: InstallFs): Promise<number> {
       `Note: ${HARNESSES[0].name} is not in ${REGISTRY} yet; --apply refuses until you run ${register}.`,
     );
   }
-  const writes = planWrites(read, experimentFiles(opts, estimate), readManifest(fs, dir), isDir);
+  const writes = planWrites(read, await experimentFiles(opts, estimate), readManifest(fs, dir), isDir);
   if (!writes.changes.length) {
     console.log(`Nothing to change: the ablation configs in ${join(dir, EXPERIMENTS_DIR)} are current.`);
   } else {
@@ -501,4 +502,7 @@ export async function main(args: string[], fs: InstallFs = diskFs): Promise<numb
   }
 }
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+if (import.meta.main) {
+  await ensurePackages(import.meta.url);
+  Deno.exit(await main(Deno.args));
+}

@@ -34,6 +34,7 @@ import { RULES } from "./rules/mod.ts";
 import { formatJudgeReport, judgeReport, judgeReportByPacket } from "./lib/results/judge_figures.ts";
 import { unreadableLine } from "./lib/results/trials.ts";
 import { terminalProgress } from "./lib/progress.ts";
+import { ensurePackages } from "./lib/packages.ts";
 
 export { replayTrees };
 
@@ -313,4 +314,7 @@ async function run(parsed: ReplayArgs): Promise<number> {
   return report.trials.length && !report.unreadable.length ? 0 : 1;
 }
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+if (import.meta.main) {
+  await ensurePackages(import.meta.url);
+  Deno.exit(await main(Deno.args));
+}

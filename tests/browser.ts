@@ -49,7 +49,7 @@ const a = serve(
   { scanMs: 500, tailMs: 100, figureWaitMs: 60_000 },
 );
 // B: a running ablation with its experiment configs.
-const ablation = writeAblation(join(dir, "ablation"));
+const ablation = await writeAblation(join(dir, "ablation"));
 const b = serve(
   { logs: [ablation.logs], results: [], port: 0, host: "127.0.0.1", experiments: [ablation.configs] },
   { scanMs: 500, tailMs: 100, figureWaitMs: 60_000 },

@@ -338,7 +338,7 @@ arms(
 arms(
   "labels: pass^2 in full, agent time with its unit, a difference in points as summary.md has it",
   async () => {
-    const ab = writeAblation(join(dir, "labels"));
+    const ab = await writeAblation(join(dir, "labels"));
     const { app: other, store: otherStore } = createApp({ logs: [ab.logs], results: [] }, {
       control: "stock",
       ...WAIT,
@@ -1029,7 +1029,7 @@ live(
   async () => {
     const root = mkdtempSync(join(tmpdir(), "fiable-dash-ablation-"));
     try {
-      const ab = writeAblation(root);
+      const ab = await writeAblation(root);
       // An hour's window: the fixture's trials finished every four minutes up to about nine minutes ago.
       const { app: l, store: s, figures } = createApp({ logs: [ab.logs], results: [], liveWindow: 3600 }, {
         scanMs: 0,

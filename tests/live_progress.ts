@@ -172,7 +172,7 @@ function armRows(text: string): Map<string, number[]> {
 }
 
 // Finished runs a month old, as a copy of last month's logs would hold, and one trial being written now.
-const month = writeAblation(join(root, "month"), Date.now() - 30 * 24 * 60 * MIN);
+const month = await writeAblation(join(root, "month"), Date.now() - 30 * 24 * 60 * MIN);
 
 page(
   "finished runs from disk and one live run: live and not live apart, no rate, figures that agree",
@@ -193,7 +193,7 @@ page(
 page(
   "a copy of finished logs made just now: its ledgers are recent on disk, yet none is live nor its blocks latest",
   async () => {
-    const copy = writeAblation(join(root, "copy"), Date.now() - 30 * 24 * 60 * MIN);
+    const copy = await writeAblation(join(root, "copy"), Date.now() - 30 * 24 * 60 * MIN);
     const ledgers = findTrials([copy.logs]).flatMap((t) => t.ledgers).filter((l) => l !== copy.runningLedger);
     assert.ok(ledgers.length >= 10, `${ledgers.length} finished trials with a ledger`);
     const now = new Date();
@@ -218,7 +218,7 @@ page(
 page(
   "configs that point elsewhere: 0 / 225 with no pass@1, and the trials under --logs said to lie outside",
   async () => {
-    const elsewhere = writeAblation(join(root, "elsewhere"));
+    const elsewhere = await writeAblation(join(root, "elsewhere"));
     const text = await live(month.logs, [elsewhere.configs]);
     assert.match(text, "0 of the 450 expected trials have a result.");
     assert.match(
