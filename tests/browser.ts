@@ -14,7 +14,7 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { serve } from "../dashboard/server.tsx";
 import { replayTrees } from "../lib/trajectories/replay.ts";
 import { findTrials } from "../lib/results/trials.ts";
-import { SMALL_LEDGER_BYTES } from "../dashboard/ledgers.ts";
+import { SMALL_LEDGER_BYTES } from "../dashboard/read/ledgers.ts";
 import { chromiumArgs, ensureChromium } from "./support/chromium.ts";
 import {
   HOSTILE,

@@ -1,5 +1,5 @@
 /**
- * The Live page's honesty (dashboard/progress.ts and /live): what is live (trials with no result.json written
+ * The Live page's honesty (dashboard/pages/live/progress.ts and /live): what is live (trials with no result.json written
  * within the live window, a rate over that window only) kept apart from the finished runs read from disk, so
  * the numbers on the page never contradict each other. Table rows on the pure progress, then the page through
  * `app.request` over finished runs from a month ago with one live run, a stalled run, and configs whose trials
@@ -10,10 +10,10 @@ import * as assert from "uvu/assert";
 import { mkdtempSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { ablationProgress } from "../dashboard/progress.ts";
-import type { Row } from "../dashboard/model.ts";
-import type { Slice } from "../dashboard/experiments.ts";
-import { createApp } from "../dashboard/server.tsx";
+import { ablationProgress } from "../dashboard/pages/live/progress.ts";
+import type { Row } from "../dashboard/read/model.ts";
+import type { Slice } from "../dashboard/pages/live/experiments.ts";
+import { createApp } from "../dashboard/app.tsx";
 import { writeAblation } from "./support/dashboard_fixture.ts";
 import { findTrials } from "../lib/results/trials.ts";
 
