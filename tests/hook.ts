@@ -75,6 +75,15 @@ s("an accepted input keeps its known keys, fills defaults and drops the rest", (
   });
 });
 
+s("a post's duration_ms that is not a number is dropped, never refusing the input", () => {
+  const parsed = parseHookInput(
+    JSON.stringify({ ...JSON.parse(post("s", "cases_get_case", {}, {})), duration_ms: "slow" }),
+    "post",
+  );
+  assert.is(parsed.ok, true);
+  if (parsed.ok) assert.is((parsed.input as { duration_ms?: number }).duration_ms, undefined);
+});
+
 s("deny and stop-block replies carry the event name and reason", () => {
   assert.equal(denyReply("r"), {
     hookSpecificOutput: {

@@ -15,9 +15,10 @@ export const EVENTS = {
   "stop": "Stop",
   "prompt": "UserPromptSubmit",
   "session-start": "SessionStart",
+  "stop-fail": "StopFailure",
 } as const;
 
-/** A guard event word: `pre`, `post`, `post-fail`, `stop`, `prompt`, `session-start`. */
+/** A guard event word: `pre`, `post`, `post-fail`, `stop`, `prompt`, `session-start`, `stop-fail`. */
 export type EventWord = keyof typeof EVENTS;
 
 /** True when the word names a guard event. */
@@ -49,13 +50,18 @@ const PreToolUseInput = z.extend(Base, {
   tool_input: z.record(z.string(), z.unknown()),
   tool_use_id: z._default(z.string(), ""),
 });
-/** PostToolUse input: `tool_response` is a content-block array for MCP tools, but parse it defensively. */
+/**
+ * PostToolUse input: `tool_response` is a content-block array for MCP tools, but parse it defensively.
+ * `duration_ms` is how long the call took (Claude Code 2.1.x); a value that is not a number is dropped, never
+ * costing the record its evidence.
+ */
 const PostToolUseInput = z.extend(Base, {
   hook_event_name: z.literal("PostToolUse"),
   tool_name: z.string().check(z.minLength(1)),
   tool_input: z._default(z.record(z.string(), z.unknown()), {}),
   tool_response: z.unknown(),
   tool_use_id: z._default(z.string(), ""),
+  duration_ms: z.catch(z.optional(z.number()), undefined),
 });
 /** PostToolUseFailure input (an MCP result with isError, or a thrown tool). */
 const PostToolUseFailureInput = z.extend(Base, {
@@ -64,11 +70,23 @@ const PostToolUseFailureInput = z.extend(Base, {
   tool_input: z._default(z.record(z.string(), z.unknown()), {}),
   tool_use_id: z._default(z.string(), ""),
   error: z._default(z.string(), ""),
+  duration_ms: z.catch(z.optional(z.number()), undefined),
 });
 /** Stop / SubagentStop input. */
 const StopInput = z.extend(Base, {
   hook_event_name: z.enum(["Stop", "SubagentStop"]),
   stop_hook_active: z._default(z.boolean(), false),
+  last_assistant_message: z.optional(z.string()),
+});
+/**
+ * StopFailure input: the turn ended on an API error, not by the agent stopping (Claude Code runs it instead of
+ * Stop, ignoring its output). `error` is the error's kind (`rate_limit`, `overloaded`, `server_error`,
+ * `invalid_request`, `max_output_tokens`, … in 2.1.332), `error_details` the API's text.
+ */
+const StopFailureInput = z.extend(Base, {
+  hook_event_name: z.literal("StopFailure"),
+  error: z._default(z.string(), "unknown"),
+  error_details: z.optional(z.string()),
   last_assistant_message: z.optional(z.string()),
 });
 /** UserPromptSubmit input. */
@@ -88,6 +106,7 @@ const HookInput = z.discriminatedUnion("hook_event_name", [
   PostToolUseInput,
   PostToolUseFailureInput,
   StopInput,
+  StopFailureInput,
   UserPromptSubmitInput,
   SessionStartInput,
 ]);
