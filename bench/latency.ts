@@ -287,7 +287,9 @@ async function measure(p: Parsed): Promise<number> {
   const nodeRatio = m.node.ms / m.nodeFloor.ms;
   console.log(
     `  target, Node bundle ≤ ${TARGETS.nodeRatio}x node -e 1: ${verdict(nodeRatio <= TARGETS.nodeRatio)} ` +
-      `(${nodeRatio.toFixed(2)}x); Deno command mode has no target (${(m.deno.ms / m.denoFloor.ms).toFixed(2)}x)`,
+      `(${nodeRatio.toFixed(2)}x); Deno command mode has no target (${
+        (m.deno.ms / m.denoFloor.ms).toFixed(2)
+      }x)`,
   );
   console.log("  (wall-time medians decide the target; under load the CPU gap is the steadier estimate)");
   return 0;

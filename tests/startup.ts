@@ -25,8 +25,6 @@ import { guardHash } from "../bundle.ts";
 import { runGuard, runtimes, testBundle } from "./support/guard_process.ts";
 import { post as postPayload, pre } from "./support/payloads.ts";
 
-const ROOT = join(import.meta.dirname ?? ".", "..");
-
 const s = suite("startup");
 const SUBMIT = pre("s1", "auth_submit_authorization", { case_id: "CASE-ACT-001" });
 

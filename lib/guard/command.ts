@@ -98,7 +98,9 @@ async function checkResident(
   session: string,
   env: Record<string, string | undefined>,
 ): Promise<string | undefined> {
-  const { expectedGuard, foreign, probe, startResident, waitHealthy } = await import("./resident/resident.ts");
+  const { expectedGuard, foreign, probe, startResident, waitHealthy } = await import(
+    "./resident/resident.ts"
+  );
   let expected;
   try {
     expected = expectedGuard(arm, ledgerDir);
