@@ -167,7 +167,7 @@ export const CLI: CommandSpec = {
     events: numberOption(100000, "hook events in all"),
     sessions: numberOption(64, "sessions posting at once"),
     "think-ms": numberOption(
-      20,
+      100,
       "each session's pause between an answer and its next event, on average (0: the next at once, a flood)",
     ),
     "heap-snapshot": {
