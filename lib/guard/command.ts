@@ -2,7 +2,7 @@
  * Command mode: one hook event on stdin, one JSON reply on stdout, exit 0 whatever happens (guard.ts loads it
  * for an event word).
  */
-import type { EventWord } from "./engine/hook.ts";
+import { type EventWord, neutralReply } from "./engine/hook.ts";
 import process from "node:process";
 import * as io from "./io.ts";
 import { CHECKPOINT_EVERY, type LoadedEvidence, loadEvidence, writeCheckpoint } from "./ledger/checkpoint.ts";
@@ -27,6 +27,25 @@ async function readStdin(): Promise<BoundedInput> {
  * and record are out, without waiting for the cancelled budget timer (see `Host.timer`).
  */
 export async function runCommand(word: EventWord, env: Record<string, string | undefined>): Promise<void> {
+  let answered = false;
+  try {
+    await commandEvent(word, env, () => (answered = true));
+  } catch (err) {
+    // An error outside the event's own fail-open (its settings, its signals, a fault injected before it):
+    // still the one neutral answer, once, and exit 0 (issue 40).
+    if (!answered) io.writeOut(JSON.stringify(neutralReply(word)) + "\n");
+    io.writeErr(`fiable-guard: command mode failed (${(err as Error)?.message ?? err}); allowed\n`);
+  }
+  io.exit(0);
+}
+
+/** `runCommand`'s work; `answered` is called once the reply is out. */
+async function commandEvent(
+  word: EventWord,
+  env: Record<string, string | undefined>,
+  answered: () => void,
+): Promise<void> {
+  if (env.FIABLE_FAULT === "crash-command") throw new Error("fault injected: crash-command");
   const loaded = await loadSettings(env);
   const settings = eventSettings(word, loaded.settings, env);
   const interrupt = new Promise<string>((resolve) => {
@@ -51,7 +70,10 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
         ? (folded = loadEvidence(settings.ledgerDir, session, { checkpoint: checkpoints })).ev
         : null,
     reread: (session) => (folded = loadEvidence(settings.ledgerDir, session, { checkpoint: false })).ev,
-    send: (reply) => io.writeOut(JSON.stringify(reply) + "\n"),
+    send: (reply) => {
+      io.writeOut(JSON.stringify(reply) + "\n");
+      answered();
+    },
     saved: (record) => {
       // The Node loader writes its code cache again, once, for a process that took a path it does not hold yet.
       if (folded?.from) {
@@ -63,7 +85,6 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
     lock: (session) => lockLedger(settings.ledgerDir, session, LOCK_WAIT_MS),
   });
   await live;
-  io.exit(0);
 }
 
 /** How long a deny waits for the session's ledger lock (another parallel call deciding and recording). */

@@ -133,7 +133,8 @@ export async function handle(
 }
 
 /**
- * Test-only fault switch: `FIABLE_FAULT=crash|hang|slow` (optionally only on `FIABLE_FAULT_EVENT`), so the
+ * Test-only fault switch: `FIABLE_FAULT=crash|hang|slow` (optionally only on `FIABLE_FAULT_EVENT`; and
+ * `crash-command`, thrown in lib/guard/command.ts before the event starts), so the
  * fail-open paths can be exercised end to end. `hang` never answers; `slow` answers after the budget.
  */
 async function maybeFault(word: EventWord, budgetMs: number): Promise<void> {
