@@ -189,6 +189,15 @@ export function formatSummary(arm: Arm, s: ReplaySummary): string {
   lines.push("");
   lines.push(`trials blocked: ${s.trials_blocked.failed} failed, ${s.trials_blocked.passed} passed`);
   lines.push(rescueLine(s));
+  const unseen = Object.entries(s.not_observable_fires ?? {});
+  if (unseen.length) {
+    lines.push(
+      "not observable (would block on an id a saved oversized result may hold; the live guard reads the " +
+        `file whole, replay only what the agent read; in no figure above): ${
+          unseen.map(([id, n]) => `${id} in ${n.failed} failed / ${n.passed} passed`).join(", ")
+        }`,
+    );
+  }
   return lines.join("\n");
 }
 
