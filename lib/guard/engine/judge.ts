@@ -70,7 +70,8 @@ export interface Judge<D extends Record<string, string> = Record<string, string>
   meta: JudgeMeta;
   check(call: Call, evidence: Evidence, context: JudgeContext): D | null;
   valid: JudgeExample[];
-  invalid: (JudgeExample & { data: D })[];
+  /** Failing examples: the data the check returns and, for at least one, the whole reason it renders. */
+  invalid: (JudgeExample & { data: D; reason?: string })[];
 }
 
 /** Blocks per (judge, tool, case) before the call is released: a judge asks once. */
