@@ -150,17 +150,15 @@ async function maybeFault(word: EventWord, budgetMs: number): Promise<void> {
 }
 
 /**
- * A deny that could not take the session's ledger lock in time (another call held it): allowed and recorded
- * as `shadow`, a would-be deny, since the budget it would spend could not be counted.
+ * A deny that could not take the session's ledger lock in time: a live hook process of this session held it
+ * all along (a lock the agent planted or aged is no holder: lib/guard/ledger/lock.ts). Still enforced, and the
+ * record says its budget may be counted once too often: a lock must never turn a deny into an allow (issue
+ * 40; it was recorded as shadow and allowed before).
  */
-function unlockedDeny(word: EventWord, record: LedgerRecord): EventOutcome {
+function unlockedDeny(record: LedgerRecord, outcome: EventOutcome): EventOutcome {
   const note =
-    "the session's ledger lock stayed busy: the deny was not enforced, as its budget could not be " +
-    "counted";
-  return {
-    reply: neutralReply(word),
-    record: { ...record, decision: "shadow", note: [record.note, note].filter(Boolean).join(" ") },
-  };
+    "the session's ledger lock stayed busy: the deny was enforced without its budget counted under the lock";
+  return { reply: outcome.reply, record: { ...record, note: [record.note, note].filter(Boolean).join(" ") } };
 }
 
 /** What a transport gives an event's lifecycle (`runEvent`), and how it answers. */
@@ -236,7 +234,7 @@ export async function runEvent(word: EventWord, io: EventIO): Promise<{ live: Pr
     if (typeof held === "function") {
       unlock = held;
       outcome = await decide();
-    } else if (held === "busy") outcome = unlockedDeny(word, outcome.record);
+    } else if (held === "busy") outcome = unlockedDeny(outcome.record, outcome);
   }
   // Saved before the reply leaves, so a reader that saw the reply also sees the record.
   const written = outcome.record ? saveRecord(settings.ledgerDir, outcome.record) : null;
