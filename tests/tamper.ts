@@ -6,14 +6,42 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { readLedger } from "../lib/guard/ledger/ledger.ts";
 import { lockFileName } from "../lib/guard/ledger/lock.ts";
-import { type GuardRun, runGuard, runtimes } from "./support/guard_process.ts";
-import { tempLedger } from "./support/guard_process.ts";
+import {
+  PID_FILE,
+  SERVE_LOG,
+  startResident,
+  stopResident,
+  TRANSCRIPTS_FILE,
+} from "../lib/guard/resident/resident.ts";
+import {
+  freePort,
+  type GuardRun,
+  runGuard,
+  runtimes,
+  serveGuard,
+  tempLedger,
+  testBundle,
+  until,
+} from "./support/guard_process.ts";
 import { pre } from "./support/payloads.ts";
+
+/** Makes a FIFO (no writer ever opens it: a reader that blocks on it never returns). */
+function fifo(path: string): void {
+  const made = new Deno.Command("mkfifo", { args: [path] }).outputSync();
+  assert.ok(made.success, `mkfifo ${path}`);
+}
+
+/** A critic-arm terminal call whose transcript is `transcript`: the judges read its tail. */
+const judgedCall = (session: string, transcript: string) =>
+  JSON.stringify({
+    ...JSON.parse(pre(session, "determination_finalize", { case_id: "CASE-0A1B2C3D", decision: "approved" })),
+    transcript_path: transcript,
+  });
 
 /** A call on a case the session never saw: GLOBAL-02 denies it. */
 const unseen = (session: string, id = "toolu_u") =>
@@ -63,5 +91,111 @@ for (const runtime of await runtimes()) {
     });
   }
 
+  s("a FIFO as the transcript (critic arm): the call is answered within its budget", async () => {
+    const dir = tempLedger();
+    fifo(join(dir, "transcript.jsonl"));
+    const started = Date.now();
+    const run = await runGuard(runtime, "pre", judgedCall("fifo", join(dir, "transcript.jsonl")), {
+      FIABLE_LEDGER_DIR: dir,
+      FIABLE_CC_ARM: "critic",
+    });
+    assert.is(run.code, 0, run.stderr);
+    assert.ok(permission(run), JSON.stringify(run.reply()));
+    assert.ok(Date.now() - started < 10_000, "the hook waited on the FIFO");
+  });
+
+  s("http: a FIFO as the transcript holds neither the session's hook nor /health up", async () => {
+    const dir = tempLedger();
+    fifo(join(dir, "transcript.jsonl"));
+    const server = await serveGuard(runtime, {
+      FIABLE_LEDGER_DIR: dir,
+      FIABLE_CC_ARM: "critic",
+      FIABLE_SUPERVISE: "0",
+    });
+    try {
+      const reply = await fetch(`${server.url}/hook/pre`, {
+        method: "POST",
+        body: judgedCall("fifo-http", join(dir, "transcript.jsonl")),
+        signal: AbortSignal.timeout(10_000),
+      });
+      assert.is(reply.status, 200);
+      await reply.text();
+      const health = await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(5_000) });
+      assert.is(health.status, 200);
+      await health.text();
+    } finally {
+      server.stop();
+    }
+  });
+
+  s("http: a FIFO named *.jsonl in the ledger dir never keeps a restarted guard from listening", async () => {
+    const dir = tempLedger();
+    fifo(join(dir, "planted.jsonl"));
+    const server = await serveGuard(
+      runtime,
+      { FIABLE_LEDGER_DIR: dir, FIABLE_CC_ARM: "checklist", FIABLE_SUPERVISE: "0" },
+      ["--restart-note", "a restart after a planted FIFO"],
+    );
+    try {
+      const health = await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(5_000) });
+      assert.is(health.status, 200);
+      await health.text();
+    } finally {
+      server.stop();
+    }
+  });
+
+  s("http: the transcript map is never written through a link planted at its name", async () => {
+    const dir = tempLedger();
+    writeFileSync(join(dir, "victim"), "V");
+    symlinkSync(join(dir, "victim"), join(dir, TRANSCRIPTS_FILE));
+    const server = await serveGuard(runtime, {
+      FIABLE_LEDGER_DIR: dir,
+      FIABLE_CC_ARM: "checklist",
+      FIABLE_SUPERVISE: "0",
+    });
+    try {
+      await (await fetch(`${server.url}/hook/pre`, { method: "POST", body: unseen("mapped") })).text();
+      await until(
+        "the transcript map",
+        5_000,
+        () => Promise.resolve(!lstatSync(join(dir, TRANSCRIPTS_FILE)).isSymbolicLink()),
+      );
+    } finally {
+      server.stop();
+    }
+    assert.is(readFileSync(join(dir, "victim"), "utf8"), "V");
+    assert.match(readFileSync(join(dir, TRANSCRIPTS_FILE), "utf8"), "mapped");
+  });
+
   s.run();
 }
+
+const started = suite("tamper: a started guard's files");
+
+started("guard.pid and guard-serve.log are never written through links planted at their names", async () => {
+  const dir = tempLedger();
+  for (const name of [PID_FILE, SERVE_LOG]) {
+    writeFileSync(join(dir, `${name}.victim`), "V");
+    symlinkSync(join(dir, `${name}.victim`), join(dir, name));
+  }
+  const guard = startResident({
+    script: join(import.meta.dirname ?? ".", "..", "guard.ts"),
+    port: await freePort(),
+    arm: "checklist",
+    ledgerDir: dir,
+    env: { FIABLE_SUPERVISE: "0" },
+  });
+  try {
+    await until("guard.pid", 5_000, () => Promise.resolve(!lstatSync(join(dir, PID_FILE)).isSymbolicLink()));
+    assert.is(Number(readFileSync(join(dir, PID_FILE), "utf8")), guard.pid);
+    assert.not.ok(lstatSync(join(dir, SERVE_LOG)).isSymbolicLink(), "the log is still the planted link");
+    for (const name of [PID_FILE, SERVE_LOG]) {
+      assert.is(readFileSync(join(dir, `${name}.victim`), "utf8"), "V");
+    }
+  } finally {
+    stopResident(guard.pid);
+  }
+});
+
+started.run();

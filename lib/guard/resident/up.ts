@@ -4,7 +4,8 @@
  * wait for `/health`; then write `settings.json` (http hooks, or command hooks when no guard answers) and
  * `harness.json`. Files are replaced atomically, so Claude Code never reads half a settings file.
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
+import { writeWhole } from "../io.ts";
 import { dirname, join } from "node:path";
 import type { Arm } from "../engine/record.ts";
 import { DEFAULT_SERVERS, type HookMode, settingsJson } from "../config/claude_settings.ts";
@@ -46,11 +47,10 @@ export interface UpResult {
   note?: string;
 }
 
+/** Writes a file whole through a temp file under a random name, created exclusively (never through a link). */
 function writeAtomic(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.fiable-tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
+  writeWhole(path, text);
 }
 
 /** Why a guard that starts now replaces an earlier one, or undefined for the trial's first guard. */
