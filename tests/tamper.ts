@@ -6,7 +6,16 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { lstatSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { checkpointName } from "../lib/guard/ledger/checkpoint.ts";
 import { join } from "node:path";
 import process from "node:process";
 import { readLedger } from "../lib/guard/ledger/ledger.ts";
@@ -90,6 +99,20 @@ for (const runtime of await runtimes()) {
       assert.is(last.decision, "deny", JSON.stringify(last));
     });
   }
+
+  s("a 240 MB junk checkpoint header is ignored unread: the deny comes, within the budget", async () => {
+    const dir = tempLedger();
+    const session = "big-header";
+    // A session with a ledger, so its evidence is loaded (from a checkpoint, when one matches).
+    await runGuard(runtime, "pre", unseen(session, "toolu_first"), env(dir));
+    const header = join(dir, checkpointName(session));
+    writeFileSync(header, "");
+    truncateSync(header, 240 * 1024 * 1024);
+    const started = Date.now();
+    const run = await runGuard(runtime, "pre", unseen(session), env(dir));
+    assert.is(permission(run), "deny", JSON.stringify(run.reply()));
+    assert.ok(Date.now() - started < 1500 + 1000, `answered in ${Date.now() - started} ms`);
+  });
 
   s("a FIFO as the transcript (critic arm): the call is answered within its budget", async () => {
     const dir = tempLedger();

@@ -60,8 +60,15 @@ export const CHECKPOINT_EVERY = 32;
 /** The name of `digest`'s algorithm, recorded in each header. */
 const HASH = DIGEST_NAME;
 
-/** Largest checkpoint header or state read (a larger one is ignored). */
-const MAX_PART = 256 * 1024 * 1024;
+/**
+ * Largest checkpoint header or state read: its ledger's size twice over and 64 KB (what a fold can hold is
+ * made of the ledger's own bytes; ≈ 190 KB of header at 10k records), and never over 64 MB. A larger one is
+ * ignored before a byte of it is read or digested, so a junk file planted at the name costs nothing (issue 40:
+ * a 240 MB header made every hook take 1.5–2.6 s).
+ */
+function maxPart(ledgerBytes: number): number {
+  return Math.min(64 * 1024 * 1024, ledgerBytes * 2 + 64 * 1024);
+}
 
 /** The header file. */
 interface Header {
@@ -147,20 +154,24 @@ export function loadEvidence(dir: string, session: string, options: LoadOptions 
   return { ev: foldLedger(records), records: records.length, bytes, folded: records.length };
 }
 
-/** A part of a checkpoint (header or state) whole, refusing one over `MAX_PART` and links. */
-function readPart(path: string): Uint8Array | null {
+/** A part of a checkpoint (header or state) whole, refusing one over `max` bytes, links and non-files. */
+function readPart(path: string, max: number): Uint8Array | null {
   let size: number;
   try {
     size = io.fileSize(path);
   } catch {
     return null;
   }
-  return size > MAX_PART ? null : io.readBytes(path, 0, size);
+  return size > max ? null : io.readBytes(path, 0, size);
 }
 
 /** The header and its first line, when its digest matches its text and it is this version's, for this session. */
-function readHeader(dir: string, session: string): { header: Header; line: string } | null {
-  const bytes = readPart(io.joinPath(dir, checkpointName(session)));
+function readHeader(
+  dir: string,
+  session: string,
+  ledgerBytes: number,
+): { header: Header; line: string } | null {
+  const bytes = readPart(io.joinPath(dir, checkpointName(session)), maxPart(ledgerBytes));
   if (!bytes) return null;
   const at = bytes.indexOf(10);
   const line = decode(bytes.subarray(0, Math.max(0, at)));
@@ -229,15 +240,15 @@ function digestOf(path: string, start: number, bytes: number): string {
 }
 
 function resume(dir: string, session: string, whole: boolean): LoadedEvidence | null {
-  const found = readHeader(dir, session);
-  if (!found || !Number.isSafeInteger(found.header.bytes)) return null;
-  const { header, line } = found;
   const file = io.joinPath(dir, ledgerFileName(session));
   const size = io.fileSize(file);
+  const found = readHeader(dir, session, size);
+  if (!found || !Number.isSafeInteger(found.header.bytes)) return null;
+  const { header, line } = found;
   if (size < header.bytes || (!whole && size - header.bytes > LEDGER_READ.max)) return null;
   const tail = afterSpans(file, header, size);
   if (!tail) return null;
-  const stateBytes = readPart(io.joinPath(dir, header.state));
+  const stateBytes = readPart(io.joinPath(dir, header.state), maxPart(size));
   if (!stateBytes || digest(stateBytes) !== header.stateDigest) return null;
   const state = stateInts(stateBytes);
   const contents = io.joinPath(dir, header.contents);
@@ -310,7 +321,8 @@ function writeLocked(
   if (loaded.from && headerLine(dir, session) === loaded.from.line) replaced = loaded.from.header;
   else {
     try {
-      replaced = readHeader(dir, session)?.header ?? null;
+      replaced = readHeader(dir, session, io.fileSize(io.joinPath(dir, ledgerFileName(session))))?.header ??
+        null;
     } catch {
       // None, or spoiled: nothing to keep for its readers.
     }
