@@ -37,7 +37,24 @@ import {
   testBundle,
   until,
 } from "./support/guard_process.ts";
-import { pre } from "./support/payloads.ts";
+import { post, pre } from "./support/payloads.ts";
+
+/** The queue result that returns a case id (the only place the session sees it). */
+const queue = (session: string) =>
+  post(
+    session,
+    "payer_intake_hub_list_intake_queue",
+    {},
+    { result: [{ case_id: "CASE-0A1B2C3D" }] },
+    "toolu_q",
+  );
+
+/** Mounts an empty read-only file system at `dir` (root only); false where the machine will not. */
+function readOnly(dir: string): boolean {
+  return new Deno.Command("mount", { args: ["-t", "tmpfs", "-o", "ro", "none", dir], stderr: "null" })
+    .outputSync()
+    .success;
+}
 
 /** Makes a FIFO (no writer ever opens it: a reader that blocks on it never returns). */
 function fifo(path: string): void {
@@ -113,6 +130,25 @@ for (const runtime of await runtimes()) {
     assert.is(permission(run), "deny", JSON.stringify(run.reply()));
     assert.ok(Date.now() - started < 1500 + 1000, `answered in ${Date.now() - started} ms`);
   });
+
+  s(
+    "a post on a read-only ledger dir (EROFS) never becomes a later deny: its mark goes to the fallback",
+    async () => {
+      const dir = tempLedger();
+      if (!readOnly(dir)) {
+        return console.log("  (skipped: this machine cannot mount a read-only file system)");
+      }
+      try {
+        const posted = await runGuard(runtime, "post", queue("erofs"), env(dir));
+        assert.is(posted.code, 0, posted.stderr);
+        assert.match(posted.stderr, "read-only");
+        const run = await runGuard(runtime, "pre", unseen("erofs"), env(dir));
+        assert.is(permission(run), "allow", JSON.stringify(run.reply()));
+      } finally {
+        new Deno.Command("umount", { args: [dir] }).outputSync();
+      }
+    },
+  );
 
   s("a FIFO as the transcript (critic arm): the call is answered within its budget", async () => {
     const dir = tempLedger();
