@@ -150,6 +150,61 @@ for (const runtime of await runtimes()) {
     },
   );
 
+  s("http: after `guard up` no hook is taken without the trial's secret from the hook settings", async () => {
+    const dir = tempLedger();
+    const port = await freePort();
+    const settingsFile = join(dir, "config", "settings.json");
+    const [cmd, ...args] = runtime.argv("up");
+    const script = runtime.name === "node" ? args[0] : join(import.meta.dirname ?? ".", "..", "guard.ts");
+    const out = await new Deno.Command(cmd, {
+      args: [
+        ...args,
+        "--port",
+        String(port),
+        "--arm",
+        "checklist",
+        "--ledger",
+        dir,
+        "--guard",
+        script,
+        "--settings",
+        settingsFile,
+        "--harness",
+        join(dir, "harness.json"),
+      ],
+      env: { PATH: Deno.env.get("PATH") ?? "", FIABLE_SUPERVISE: "0" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const pid = Number(readFileSync(join(dir, PID_FILE), "utf8"));
+    try {
+      assert.is(out.code, 0, new TextDecoder().decode(out.stderr));
+      const settings = JSON.parse(readFileSync(settingsFile, "utf8"));
+      const hook = settings.hooks.PreToolUse[0].hooks[0];
+      assert.is(hook.type, "http", JSON.stringify(hook));
+      const url = `http://127.0.0.1:${port}`;
+      for (const [path, body] of [["/hook/session-end", unseen("s")], ["/hook/post", queue("s")]]) {
+        const refused = await fetch(url + path, { method: "POST", body });
+        assert.is(refused.status, 401, `${path} without the secret`);
+        await refused.text();
+      }
+      const allowed = await fetch(url + "/hook/pre", {
+        method: "POST",
+        body: unseen("s"),
+        headers: hook.headers,
+      });
+      assert.is(allowed.status, 200);
+      await allowed.text();
+      assert.equal(
+        readLedger(dir, "s").records.map((r) => r.event),
+        ["pre"],
+        "a refused request was recorded",
+      );
+    } finally {
+      stopResident(pid);
+    }
+  });
+
   s("a FIFO as the transcript (critic arm): the call is answered within its budget", async () => {
     const dir = tempLedger();
     fifo(join(dir, "transcript.jsonl"));

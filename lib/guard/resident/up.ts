@@ -22,6 +22,8 @@ import {
   stopResident,
   waitHealthy,
 } from "./resident.ts";
+import { hookToken, trialKey } from "./key.ts";
+import { TOKEN_ENV } from "./access.ts";
 
 /** What `up` is given. */
 export interface UpOptions {
@@ -68,6 +70,8 @@ export async function bringUp(options: UpOptions): Promise<UpResult> {
   mkdirSync(ledgerDir, { recursive: true });
   const servers = options.servers.length ? options.servers : [...DEFAULT_SERVERS];
   const expected = expectedGuard(arm, ledgerDir);
+  // The trial's hook secret: the guard started here requires it, and the hooks written below send it.
+  const token = hookToken(trialKey(ledgerDir));
   const found = await probe(port, expected, 1000);
   let health: Health | null = found.health;
   let reused = false;
@@ -86,7 +90,7 @@ export async function bringUp(options: UpOptions): Promise<UpResult> {
       port,
       arm,
       ledgerDir,
-      env: options.env,
+      env: { ...options.env, [TOKEN_ENV]: token },
       restartNote: restartNote(ledgerDir),
     });
     health = await waitHealthy(port, expected, { ms: options.waitMs, started });
@@ -99,7 +103,7 @@ export async function bringUp(options: UpOptions): Promise<UpResult> {
   const hooks: HookMode = health ? "http" : "command";
   writeAtomic(
     options.settingsFile,
-    settingsJson({ mode: hooks, arm, ledgerDir, guard: options.guard, port, servers }),
+    settingsJson({ mode: hooks, arm, ledgerDir, guard: options.guard, port, servers, token }),
   );
   const harness: Record<string, unknown> = {
     arm,
