@@ -79,16 +79,18 @@ export async function handle(
       if (read.texts.length) event.recentText = read.texts;
       note = [note, read.note].filter(Boolean).join(" ") || undefined;
     }
-    let lost: string | undefined;
     if (event.word === "post") {
       // From 2.1.332 on, a result over the MCP limit reaches the hook as a notice naming the saved file.
+      const durationMs = "duration_ms" in parsed.input ? parsed.input.duration_ms : undefined;
       const saved = readSavedOutput(event.response, {
         session: event.session,
         transcriptPath: parsed.input.transcript_path,
+        tool: "tool_name" in parsed.input ? parsed.input.tool_name : "",
+        toolUseId: event.toolUseId,
+        startedMs: typeof durationMs === "number" ? Date.now() - durationMs : undefined,
       });
       if (saved && "response" in saved) event.response = saved.response;
-      if (saved) note = [note, "note" in saved ? saved.note : saved.degraded].filter(Boolean).join(" ");
-      if (saved && "degraded" in saved) lost = saved.degraded;
+      if (saved) note = [note, "note" in saved ? saved.note : saved.ignored].filter(Boolean).join(" ");
     }
     const config = engineConfig(settings);
     if (event.word === "prompt" || event.word === "session-start") {
@@ -118,7 +120,6 @@ export async function handle(
       };
     }
     if (outcome.record) {
-      if (lost) outcome.record.degraded = true;
       outcome.record.latency_ms = Math.round((clock() - started) * 100) / 100;
       if (note) outcome.record.note = [outcome.record.note, note].filter(Boolean).join(" ");
     }

@@ -7,7 +7,6 @@
 import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { writeWhole } from "./io.ts";
 import { dirname, join, relative, sep } from "node:path";
-import process from "node:process";
 import MiniSearch, { type Options, type SearchResult } from "minisearch";
 import type { HandbookLookup, HandbookPage } from "./engine/plan.ts";
 import type { HandbookRecord } from "./engine/record.ts";
