@@ -133,7 +133,8 @@ function domainOf(dir: string, task: string): string {
   return domainFromTask(task);
 }
 
-function refOf(dir: string): TrialRef {
+/** Where one trial dir's files are (the dir need not be finished: no result.json yet is fine). */
+export function trialRef(dir: string): TrialRef {
   const name = basename(dir);
   const task = taskFromDirName(name);
   const has = (p: string) => existsSync(join(dir, p)) ? join(dir, p) : null;
@@ -168,7 +169,7 @@ export function* walkTrials(roots: readonly string[]): Generator<TrialRef> {
     const key = resolve(dir);
     if (seen.has(key)) continue;
     seen.add(key);
-    yield refOf(dir);
+    yield trialRef(dir);
   }
 }
 
