@@ -64,7 +64,11 @@ export function guardLoader(bundle: string, hash: string, commit: string | null 
 export async function checkoutCommit(): Promise<string | null> {
   const git = async (...args: string[]) => {
     try {
-      const out = await new Deno.Command("git", { args: ["-C", ROOT, ...args], stdout: "piped", stderr: "null" })
+      const out = await new Deno.Command("git", {
+        args: ["-C", ROOT, ...args],
+        stdout: "piped",
+        stderr: "null",
+      })
         .output();
       return out.success ? new TextDecoder().decode(out.stdout).trim() : null;
     } catch {

@@ -297,7 +297,8 @@ async function runFacts(p: Parsed): Promise<number> {
   if (!existsSync(dir)) throw p.error(`--trial ${dir} does not exist. Pass the trial dir Harbor wrote.`);
   const { trialRef } = await import("../results/trials.ts");
   const { readFacts } = await import("../results/trial_facts.ts");
-  const { ledgerDigest, sha256, summariseGuard } = await import("../results/guard_summary.ts");
+  const { ledgerDigest, summariseGuard } = await import("../results/guard_summary.ts");
+  const { sha256 } = await import("../results/calls_digest.ts");
   const { buildCommit, isGuardFile } = await import("./build_line.ts");
   const ref = trialRef(dir);
   const guardFile = process.argv[1] ?? "";
@@ -309,7 +310,9 @@ async function runFacts(p: Parsed): Promise<number> {
         commit: bundled ? buildCommit(guardText!.subarray(0, 200).toString()) : null,
         bundle_sha256: bundled ? sha256(guardText!) : null,
       },
-      ledgerDigest: ledgerDigest(ref.ledgers.map((path) => ({ name: basename(path), bytes: readFileSync(path) }))),
+      ledgerDigest: ledgerDigest(
+        ref.ledgers.map((path) => ({ name: basename(path), bytes: readFileSync(path) })),
+      ),
       arm: arm as Arm | undefined,
     });
     process.stdout.write(JSON.stringify(facts) + "\n");

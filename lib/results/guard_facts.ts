@@ -84,6 +84,8 @@ export const GuardFacts = z.object({
   gaps: count,
   missed: count,
   restarts: count,
+  /** The guard ran with a FIABLE_CC_ARM it did not know, as shadow (blocking nothing). */
+  unknown_arm: z.boolean(),
   /** How the run ended: the agent stopped, an API error ended it (StopFailure), or no ending was recorded. */
   ending: z.enum(["stop", "api_error", "none"]),
   /** StopFailure endings by error kind. */

@@ -4,22 +4,17 @@
  * and versions. Pure apart from hashing; `guard.ts facts` does the reading and prints it for the harness.
  */
 import { createHash } from "node:crypto";
+import { callsDigest, sha256 } from "./calls_digest.ts";
 import { RULES } from "../../rules/mod.ts";
 import { JUDGES } from "../guard/engine/judges/mod.ts";
-import { ARMS, type Arm, type LedgerRecord } from "../guard/engine/record.ts";
+import { type Arm, ARMS } from "../guard/engine/record.ts";
 import { FACTS_MAX_BYTES, FACTS_VERSION, GuardFacts, HOOK_REASONS } from "./guard_facts.ts";
-import { guardCoverage, type TrialFacts, trialIntegrity } from "./integrity.ts";
-import type { WorldCall } from "./tool_counts.ts";
+import { endingOf, guardCoverage, type TrialFacts, trialIntegrity } from "./integrity.ts";
 
 /** The guard's build: the commit its bundle was made from and the bundle's SHA-256 (null when unknown). */
 export interface GuardBuild {
   commit: string | null;
   bundle_sha256: string | null;
-}
-
-/** SHA-256 of a text or bytes, in hex. */
-export function sha256(data: string | Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
 }
 
 /** The panel's id (two objecting judges block as one) beside the rules' and the judges'. */
@@ -34,12 +29,6 @@ export function ruleSetIds(): string[] {
 export function ruleSetDigest(): string {
   const meta = [...RULES.map((r) => r.meta), ...JUDGES.map((j) => j.meta)];
   return sha256(JSON.stringify(meta));
-}
-
-/** The digest of a trajectory's χ-World calls as the guard saw them: their tool_use_ids, in order. */
-export function callsDigest(calls: readonly WorldCall[]): string | null {
-  const ids = calls.filter((c) => !c.refused).map((c) => c.id);
-  return ids.length && ids.every(Boolean) ? sha256(ids.join("\n")) : null;
 }
 
 /** The ledger files' digest: each file's name and bytes, in name order. */
@@ -58,17 +47,17 @@ function countBy(keys: string[]): Record<string, number> {
   return out;
 }
 
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+/** The `max - 1` largest counts and the rest summed as `other`, so a record's size stays bounded. */
+function boundedCounts(counts: Record<string, number>, max: number): Record<string, number> {
+  const entries = Object.entries(counts).sort((a, b) => b[1] - a[1]);
+  if (entries.length <= max) return counts;
+  const kept = Object.fromEntries(entries.slice(0, max - 1));
+  kept.other = (kept.other ?? 0) + entries.slice(max - 1).reduce((n, [, c]) => n + c, 0);
+  return kept;
 }
 
-/** The last recorded ending of the main agent: its stop, an API error (StopFailure), or none. */
-export function endingOf(records: readonly LedgerRecord[]): "stop" | "api_error" | "none" {
-  const ends = records.filter((r) =>
-    (r.event === "stop" && r.note !== "subagent stop") || r.event === "stop-fail"
-  );
-  const last = ends.sort((a, b) => a.t < b.t ? -1 : a.t > b.t ? 1 : 0).at(-1);
-  return !last ? "none" : last.event === "stop-fail" ? "api_error" : "stop";
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 }
 
 /** harness.json's reason word for the hook mode; older harness.json files have none. */
@@ -156,8 +145,9 @@ export function summariseGuard(f: TrialFacts, inputs: SummaryInputs): GuardFacts
     gaps: t.gaps,
     missed: t.missed,
     restarts: t.restarts,
+    unknown_arm: t.unknown_arm !== null,
     ending: endingOf(hookRecords),
-    api_errors: countBy(kinds.slice(0, 64)),
+    api_errors: boundedCounts(countBy(kinds), 16),
     tool_ms: durations.length
       ? {
         calls: durations.length,
@@ -171,7 +161,9 @@ export function summariseGuard(f: TrialFacts, inputs: SummaryInputs): GuardFacts
   const checked = GuardFacts.parse(facts);
   const size = JSON.stringify(checked).length;
   if (size > FACTS_MAX_BYTES) {
-    throw new Error(`Cannot summarise the guard of ${f.dir}: the facts are ${size} bytes, over ${FACTS_MAX_BYTES}.`);
+    throw new Error(
+      `Cannot summarise the guard of ${f.dir}: the facts are ${size} bytes, over ${FACTS_MAX_BYTES}.`,
+    );
   }
   return checked;
 }
