@@ -18,7 +18,7 @@ import { spawnSync } from "node:child_process";
 import { ARMS } from "./lib/guard/engine/record.ts";
 import { inspectCheckout, InstallRefusal, readText, REGISTRY } from "./lib/install/checkout.ts";
 import { applyPlan } from "./lib/install/apply.ts";
-import { diskFs, fsIsDir, fsReader, type InstallFs } from "./lib/install/fs.ts";
+import { diskFs, fsIsDir, fsLinkOf, fsReader, inside, type InstallFs } from "./lib/install/fs.ts";
 import { AGENTS_DIR, type AssetKey, HARNESSES } from "./lib/install/harnesses.ts";
 import {
   DATASET_VERSION_FILE,
@@ -56,6 +56,7 @@ import { parsePrices, type Prices } from "./lib/results/cost.ts";
 import { findTrials, readTrial } from "./lib/results/trials.ts";
 import { CliError, type CommandSpec, helpText, parse, wantsHelp } from "./lib/cli.ts";
 import { bundleAgent, bundleGuard, DEFAULT_AGENT_BUNDLE, DEFAULT_BUNDLE } from "./bundle.ts";
+import { ensurePackages } from "./lib/packages.ts";
 
 const ROOT = import.meta.dirname ?? ".";
 /** `deno task install`. */
@@ -281,9 +282,13 @@ function checkoutDir(flags: Record<string, string | true>, action: string): stri
   return dir;
 }
 
+/** The checkout's manifest, every path it lists checked to stay inside the checkout on disk too. */
 function readManifest(fs: InstallFs, dir: string): Manifest | null {
   const text = readText(fsReader(fs, dir), MANIFEST);
-  return text === null ? null : parseManifest(text);
+  if (text === null) return null;
+  const manifest = parseManifest(text);
+  for (const path of [...manifest.dirs, ...manifest.files.map((f) => f.path)]) inside(fs, dir, path);
+  return manifest;
 }
 
 /** How each built asset is made; `--bundle FILE` stands in for the guard bundle. A new harness adds its own. */
@@ -324,10 +329,11 @@ async function install(args: string[], fs: InstallFs): Promise<number> {
   const dir = checkoutDir(flags, "install");
   const read = fsReader(fs, dir);
   const isDir = fsIsDir(fs, dir);
+  const linkOf = fsLinkOf(fs, dir);
   const manifest = readManifest(fs, dir);
   if (flags["--uninstall"]) {
     const plan = manifest
-      ? planUninstall(read, manifest, { force: flags["--force"] === true })
+      ? planUninstall(read, manifest, { force: flags["--force"] === true, linkOf })
       : planLeftState(read, isDir);
     if (!plan) {
       console.log(`Nothing to uninstall: ${dir} has no ${MANIFEST}.`);
@@ -353,7 +359,7 @@ async function install(args: string[], fs: InstallFs): Promise<number> {
   const sources = await loadSources(
     typeof flags["--bundle"] === "string" ? resolve(flags["--bundle"]) : undefined,
   );
-  const plan = planWrites(read, desiredInstall(info.registry, sources), manifest, isDir);
+  const plan = planWrites(read, desiredInstall(info.registry, sources), manifest, isDir, linkOf);
   const names = HARNESSES.map((h) => h.name).join(", ");
   if (!plan.changes.length) {
     console.log(`Nothing to change: ${names} ${HARNESSES.length > 1 ? "are" : "is"} installed in ${dir}.`);
@@ -543,7 +549,13 @@ async function experiments(args: string[], fs: InstallFs): Promise<number> {
       `Note: ${HARNESSES[0].name} is not in ${REGISTRY} yet; --apply refuses until you run ${register}.`,
     );
   }
-  const writes = planWrites(read, experimentFiles(opts, estimate), readManifest(fs, dir), isDir);
+  const writes = planWrites(
+    read,
+    await experimentFiles(opts, estimate),
+    readManifest(fs, dir),
+    isDir,
+    fsLinkOf(fs, dir),
+  );
   if (!writes.changes.length) {
     console.log(`Nothing to change: the ablation configs in ${join(dir, EXPERIMENTS_DIR)} are current.`);
   } else {
@@ -715,7 +727,7 @@ async function submission(args: string[], fs: InstallFs): Promise<number> {
         "publishes pass@1).",
     );
   }
-  const writes = planWrites(read, [file], readManifest(fs, dir), isDir);
+  const writes = planWrites(read, [file], readManifest(fs, dir), isDir, fsLinkOf(fs, dir));
   if (!writes.changes.length) console.log(`Nothing to change: ${join(dir, file.path)} is current.`);
   else {
     console.log(
@@ -763,4 +775,7 @@ export async function main(args: string[], fs: InstallFs = diskFs): Promise<numb
   }
 }
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+if (import.meta.main) {
+  await ensurePackages(import.meta.url);
+  Deno.exit(await main(Deno.args));
+}

@@ -6,7 +6,6 @@
  * script that stages smoke → verify → pilot → verify → go / no-go → full ablation.
  * Protocol: docs/EVALUATION_PROTOCOL.md.
  */
-import { stringify } from "yaml";
 import type { Arm } from "../guard/engine/record.ts";
 import type { Desired } from "./plan.ts";
 import { registeredAmong } from "../results/protocol.ts";
@@ -362,7 +361,9 @@ echo "  cd $fiable && ${aggregateCommand(opts, "$cb")}"
  * The files `install.ts experiments` writes: one YAML per arm × domain, the smoke slices, the staged run
  * script and a README, the cost estimate (already computed, as lines) in the script header and the README.
  */
-export function experimentFiles(opts: ExperimentOptions, estimate: string[] = []): Desired[] {
+export async function experimentFiles(opts: ExperimentOptions, estimate: string[] = []): Promise<Desired[]> {
+  // Loaded when used: install.ts imports no npm package before it can install them (lib/packages.ts).
+  const { stringify } = await import("yaml");
   const enc = new TextEncoder();
   const out: Desired[] = [];
   for (const smoke of [false, true]) {
