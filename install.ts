@@ -705,7 +705,7 @@ async function submission(args: string[], fs: InstallFs): Promise<number> {
         `the run would fail to start. Run ${register} first, then this command again.`,
     );
   }
-  const file = submissionFile(opts);
+  const file = await submissionFile(opts);
   // A bare name (python3) is looked up on PATH; a path is taken from the current folder.
   const python = typeof flags["--python"] === "string"
     ? flags["--python"].includes("/") ? resolve(flags["--python"]) : flags["--python"]

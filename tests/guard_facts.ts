@@ -9,6 +9,7 @@ import * as assert from "uvu/assert";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FACTS_KEY, FACTS_MAX_BYTES, factsIn, GuardFacts } from "../lib/results/guard_facts.ts";
+import { loadFactsReader } from "../lib/results/guard_facts_reader.ts";
 import { ledgerDigest, ruleSetIds, summariseGuard } from "../lib/results/guard_summary.ts";
 import { endingOf, type TrialIntegrity } from "../lib/results/integrity.ts";
 import { readFacts } from "../lib/results/trial_facts.ts";
@@ -19,6 +20,7 @@ import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import { unknownArmNote } from "../lib/guard/engine/record.ts";
 import { type GuardedTrialOptions, tempDir, writeGuardedTrial } from "./support/trial_dirs.ts";
 
+await loadFactsReader();
 const s = suite("guard_facts");
 const made: string[] = [];
 s.after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));

@@ -297,6 +297,8 @@ async function runFacts(p: Parsed): Promise<number> {
   if (!existsSync(dir)) throw p.error(`--trial ${dir} does not exist. Pass the trial dir Harbor wrote.`);
   const { trialRef } = await import("../results/trials.ts");
   const { readFacts } = await import("../results/trial_facts.ts");
+  const { loadFactsReader } = await import("../results/guard_facts_reader.ts");
+  await loadFactsReader();
   const { ledgerDigest, summariseGuard } = await import("../results/guard_summary.ts");
   const { sha256 } = await import("../results/calls_digest.ts");
   const { buildCommit, isGuardFile } = await import("./build_line.ts");

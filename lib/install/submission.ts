@@ -6,7 +6,6 @@
  * reach the harness through the host env; the header says how, and the notes name the arm so
  * `deno task packet` can check every trial ran it.
  */
-import { stringify } from "yaml";
 import type { Arm } from "../guard/engine/record.ts";
 import type { Desired } from "./plan.ts";
 import { DOMAINS } from "./experiments.ts";
@@ -96,7 +95,9 @@ export function submissionConfig(o: SubmissionOptions): Record<string, unknown> 
 }
 
 /** The YAML file: a header saying how to run it (the host env), then the config. */
-export function submissionFile(o: SubmissionOptions): Desired {
+export async function submissionFile(o: SubmissionOptions): Promise<Desired> {
+  // Loaded when used: install.ts imports no npm package before lib/packages.ts can install them.
+  const { stringify } = await import("yaml");
   const path = submissionPath(o);
   const header = [
     `# chi-bench submission: fiable-cc, arm ${o.arm}, ${o.model} (written by fiable-agent's install.ts submission;`,

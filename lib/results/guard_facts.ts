@@ -11,11 +11,11 @@
 import * as z from "zod/mini";
 import en from "zod/locales/en";
 import { ARMS } from "../guard/engine/record.ts";
+import { FACTS_KEY } from "./guard_facts_reader.ts";
 
 z.config(en());
 
-/** The metadata key of the facts in `agent_result.metadata`. */
-export const FACTS_KEY = "fiable_guard";
+export { FACTS_KEY };
 /** The facts' format version; a reader refuses any other. */
 export const FACTS_VERSION = 1;
 /** The facts' size cap as JSON: a few KB, whatever the run. */

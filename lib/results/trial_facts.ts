@@ -10,7 +10,7 @@ import { parseLedger } from "../guard/ledger/ledger.ts";
 import type { LedgerFile, SettingsHooks, TrialFacts } from "./integrity.ts";
 import { countAt, type ToolCount } from "./tool_counts.ts";
 import type { TrialRef } from "./trials.ts";
-import { FACTS_KEY, factsIn } from "./guard_facts.ts";
+import { FACTS_KEY, readGuardFacts } from "./guard_facts_reader.ts";
 
 function readObject(path: string): Record<string, unknown> {
   const value = JSON.parse(readFileSync(path, "utf8"));
@@ -51,11 +51,15 @@ function guardFactsOf(
   result: Record<string, unknown> | null,
   path: string,
 ): Pick<TrialFacts, "guardFacts" | "guardFactsProblem"> {
-  const read = factsIn(result, path);
+  const metadata = (result?.agent_result as { metadata?: unknown } | undefined)?.metadata;
+  const held = metadata && typeof metadata === "object" ? metadata as Record<string, unknown> : {};
+  // Only a result.json that holds facts needs the schema (and zod): most trials are not fiable-cc's.
+  const read = held[FACTS_KEY] !== undefined && held[FACTS_KEY] !== null
+    ? readGuardFacts(result, path)
+    : null;
   if (read && "facts" in read) return { guardFacts: read.facts, guardFactsProblem: null };
   if (read) return { guardFacts: null, guardFactsProblem: read.problem };
-  const metadata = (result?.agent_result as { metadata?: Record<string, unknown> } | undefined)?.metadata;
-  const why = metadata?.[`${FACTS_KEY}_error`];
+  const why = held[`${FACTS_KEY}_error`];
   return {
     guardFacts: null,
     guardFactsProblem: typeof why === "string"
