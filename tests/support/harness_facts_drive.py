@@ -29,6 +29,8 @@ def main(trial_dir: Path, arm: str) -> dict:
     context = AgentContext()
     agent.populate_context_post_run(context)
     task = trial_dir.name.split("__", 1)[0]
+    before = trial_dir / "result.json"
+    verified = json.loads(before.read_text()).get("verifier_result") if before.is_file() else None
     result = TrialResult(
         task_name=f"actava-ai/{task}",
         trial_name=trial_dir.name,
@@ -44,7 +46,7 @@ def main(trial_dir: Path, arm: str) -> dict:
             name=agent.name(), version="2.1.219", model_info=ModelInfo(name="claude-opus-5", provider="anthropic")
         ),
         agent_result=context,
-        verifier_result={"rewards": {"reward": 1.0}},
+        verifier_result=verified or {"rewards": {"reward": 1.0}},
     )
     (trial_dir / "result.json").write_text(result.model_dump_json(indent=4))
     return context.metadata or {}
