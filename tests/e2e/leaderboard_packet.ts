@@ -26,7 +26,7 @@ import { worldCalls } from "../../lib/results/tool_counts.ts";
 import { submissionFile, submissionId } from "../../lib/install/submission.ts";
 import { AGENTS_DIR } from "../../lib/install/harnesses.ts";
 import { DISCLOSURE, main as packetMain } from "../../packet.ts";
-import { createApp } from "../../dashboard/server.tsx";
+import { createApp } from "../../dashboard/app.tsx";
 import { PAYER, PAYER_PROMPT } from "../support/e2e/scenario.ts";
 import {
   installedCheckout,

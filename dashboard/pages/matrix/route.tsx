@@ -1,8 +1,8 @@
 /** The Matrix page: passes/attempts per task and arm, flips against the control marked. */
 import { Hono } from "hono";
-import type { Page } from "../../context.ts";
+import { hx, type Page } from "../../context.ts";
 import { taskMatrix } from "./model.ts";
-import { MatrixPage } from "./view.tsx";
+import { MatrixPage, MatrixView } from "./view.tsx";
 
 export const page: Page = {
   nav: { href: "/matrix", label: "Matrix" },
@@ -12,6 +12,7 @@ export const page: Page = {
       refresh();
       const state = await waitFigures();
       const matrix = state?.result ? taskMatrix(state.result) : null;
+      if (hx(c)) return c.html(<MatrixView matrix={matrix} pending={!state} />);
       return c.render(<MatrixPage matrix={matrix} pending={!state} />, { title: "Matrix", active: "Matrix" });
     });
     return app;
