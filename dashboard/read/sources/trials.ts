@@ -10,6 +10,8 @@ import {
   type TrialSummary,
 } from "../../../lib/results/trials.ts";
 import { type Prices, type Recipe, trialCost } from "../../../lib/results/cost.ts";
+import type { GuardFacts } from "../../../lib/results/guard_facts.ts";
+import { readGuardFacts } from "../../../lib/results/guard_facts_reader.ts";
 import type { Outcome } from "../model.ts";
 
 const DOMAIN_DIRS = new Set(["pa_provider", "pa_um", "cm", "trials", "logs", "jobs"]);
@@ -44,6 +46,25 @@ export interface TrialInfo {
   packet: string;
   /** Epoch ms of the last write to the folder, trial.log or agent/ while it has no result; 0 once it has one. */
   touched: number;
+  /** The guard's facts in result.json (a packet's guarded trial), when valid. */
+  facts: GuardFacts | null;
+}
+
+/** result.json's guard facts when they are there and valid; a viewer shows what it can and never fails a scan. */
+function factsOf(raw: Record<string, unknown> | null, path: string): GuardFacts | null {
+  try {
+    const read = raw ? readGuardFacts(raw, path) : null;
+    return read && "facts" in read ? read.facts : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The arm config.json names (agent kwarg `arm`), or null. */
+function configArm(dir: string): string | null {
+  const config = readJsonFile(join(dir, "config.json")) as { agent?: { kwargs?: { arm?: unknown } } } | null;
+  const arm = config?.agent?.kwargs?.arm;
+  return typeof arm === "string" && arm ? arm : null;
 }
 
 /** The latest modification time of a trial folder, its trial.log and its agent folder (0: none readable). */
@@ -75,9 +96,11 @@ export function readTrialInfo(
     ? "passed"
     : "failed";
   const raw = summary.readable ? readJsonFile(ref.result) as Record<string, unknown> | null : null;
+  const facts = factsOf(raw, ref.result);
   return {
     ref,
-    arm,
+    // A packet's trial keeps no config.json: the arm its guard's facts name is the one it ran.
+    arm: facts && !configArm(ref.dir) ? facts.arm : arm,
     summary,
     outcome,
     cost: summary.readable ? trialCost(summary, pricing.recipe ?? "B", pricing.prices ?? {}) : null,
@@ -85,6 +108,7 @@ export function readTrialInfo(
     synthetic: raw?.source === "fiable-samples",
     packet: packetName(packetOf(ref.dir)),
     touched: outcome === "running" ? lastWritten(ref.dir) : 0,
+    facts,
   };
 }
 
