@@ -1,6 +1,6 @@
-/** Source: the trial folders under the log roots: each one's result, scorecard, cost and arm. */
+/** Source: the trial folders under the log roots: each one's result, scorecard, cost and what it ran as. */
 import { readFileSync, statSync } from "node:fs";
-import { basename, join, relative, sep } from "node:path";
+import { join } from "node:path";
 import {
   packetName,
   packetOf,
@@ -13,16 +13,7 @@ import { type Prices, type Recipe, trialCost } from "../../../lib/results/cost.t
 import type { GuardFacts } from "../../../lib/results/guard_facts.ts";
 import { readGuardFacts } from "../../../lib/results/guard_facts_reader.ts";
 import type { Outcome } from "../model.ts";
-
-const DOMAIN_DIRS = new Set(["pa_provider", "pa_um", "cm", "trials", "logs", "jobs"]);
-
-/** The arm a trial dir belongs to: the first path segment below its root that is not a domain or container. */
-export function armOfPath(root: string, dir: string): string {
-  const parts = relative(root, dir).split(sep).slice(0, -1).filter((p) =>
-    p && !DOMAIN_DIRS.has(p) && !/__(pa_|cm)/.test(p)
-  );
-  return parts[0] ?? (basename(root) || "trials");
-}
+import { type ArmClaim, claimOf, ranAsOf } from "../arms.ts";
 
 /** Reads a JSON file, or null when it is missing or invalid. */
 export function readJsonFile(path: string): unknown {
@@ -36,7 +27,10 @@ export function readJsonFile(path: string): unknown {
 /** A trial folder as the store knows it: its files, arm, summary, outcome, cost and failed checks. */
 export interface TrialInfo {
   ref: TrialRef;
+  /** Its arm's name, given by the store over all trials (read/arms.ts armNames). */
   arm: string;
+  /** What its arm is made of: its run and what it says it ran as. */
+  claim: ArmClaim;
   summary: TrialSummary;
   outcome: Outcome;
   cost: number | null;
@@ -60,13 +54,6 @@ function factsOf(raw: Record<string, unknown> | null, path: string): GuardFacts 
   }
 }
 
-/** The arm config.json names (agent kwarg `arm`), or null. */
-function configArm(dir: string): string | null {
-  const config = readJsonFile(join(dir, "config.json")) as { agent?: { kwargs?: { arm?: unknown } } } | null;
-  const arm = config?.agent?.kwargs?.arm;
-  return typeof arm === "string" && arm ? arm : null;
-}
-
 /** The latest modification time of a trial folder, its trial.log and its agent folder (0: none readable). */
 function lastWritten(dir: string): number {
   let at = 0;
@@ -80,10 +67,18 @@ function lastWritten(dir: string): number {
   return at;
 }
 
-/** What the store knows of one trial folder, read from its files. */
+/** A JSON object file, or null when it is missing, invalid or not an object. */
+function readObject(path: string): Record<string, unknown> | null {
+  const value = readJsonFile(path);
+  return value && typeof value === "object" && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : null;
+}
+
+/** What the store knows of one trial folder (below `root`, named by `--logs NAME=DIR`), read from its files. */
 export function readTrialInfo(
   ref: TrialRef,
-  arm: string,
+  root: { dir: string; name?: string },
   pricing: { recipe?: Recipe; prices?: Prices },
 ): TrialInfo {
   const summary = readTrial(ref);
@@ -95,12 +90,18 @@ export function readTrialInfo(
     : summary.passed
     ? "passed"
     : "failed";
-  const raw = summary.readable ? readJsonFile(ref.result) as Record<string, unknown> | null : null;
+  const raw = summary.readable ? readObject(ref.result) : null;
+  const ranAs = ranAsOf({
+    config: readObject(join(ref.dir, "config.json")),
+    harness: readObject(join(ref.dir, "agent", "fiable", "harness.json")),
+    result: raw,
+  });
+  const claim = claimOf(root, ref.dir, ranAs);
   const facts = factsOf(raw, ref.result);
   return {
     ref,
-    // A packet's trial keeps no config.json: the arm its guard's facts name is the one it ran.
-    arm: facts && !configArm(ref.dir) ? facts.arm : arm,
+    arm: claim.run,
+    claim,
     summary,
     outcome,
     cost: summary.readable ? trialCost(summary, pricing.recipe ?? "B", pricing.prices ?? {}) : null,
