@@ -47,6 +47,7 @@ export const ENTRIES: readonly Entry[] = [
   { file: "bench/agent.ts", table: false },
   { file: "bench/aggregate.ts", table: false },
   { file: "bench/dashboard.ts", table: false },
+  { file: "bench/facts.ts", table: false },
   { file: "bench/handbook.ts", table: false },
   { file: "bench/hostile.ts", table: false },
   { file: "bench/latency.ts", table: false },
