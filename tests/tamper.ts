@@ -7,6 +7,7 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import {
+  appendFileSync,
   lstatSync,
   mkdirSync,
   readFileSync,
@@ -34,7 +35,6 @@ import {
   runtimes,
   serveGuard,
   tempLedger,
-  testBundle,
   until,
 } from "./support/guard_process.ts";
 import { post, pre } from "./support/payloads.ts";
@@ -204,6 +204,49 @@ for (const runtime of await runtimes()) {
       stopResident(pid);
     }
   });
+
+  /** Runs `tamper` on a released session's files, then checks its next call is still denied and reported. */
+  const released = (name: string, tamper: (dir: string, donorLine: string) => void) =>
+    s(`http: ${name} while the session is released: the deny stays, and the reload reports it`, async () => {
+      const dir = tempLedger();
+      const server = await serveGuard(runtime, { ...env(dir), FIABLE_SUPERVISE: "0" });
+      const call = async (word: string, body: string) =>
+        await (await fetch(`${server.url}/hook/${word}`, { method: "POST", body })).json();
+      try {
+        // A donor session that did see the case: its post record is what a forger copies.
+        await call("post", queue("donor"));
+        const decision = (reply: { hookSpecificOutput?: { permissionDecision?: string } }) =>
+          reply.hookSpecificOutput?.permissionDecision;
+        assert.is(decision(await call("pre", unseen("victim", "toolu_1"))), "deny");
+        await (await fetch(`${server.url}/hook/session-end`, { method: "POST", body: unseen("victim") }))
+          .text();
+        const donorLine = readFileSync(join(dir, "donor.jsonl"), "utf8").split("\n").find((l) =>
+          l.includes('"event":"post"')
+        )!;
+        tamper(dir, donorLine.replaceAll('"donor"', '"victim"'));
+        assert.is(
+          decision(await call("pre", unseen("victim", "toolu_2"))),
+          "deny",
+          "the tampering loosened it",
+        );
+        const report = readLedger(dir, "victim").records.find((r) =>
+          r.event === "guard" && r.decision === "tamper"
+        );
+        assert.ok(report, "no tamper record");
+      } finally {
+        server.stop();
+      }
+    });
+  released(
+    "a forged post appended",
+    (dir, forged) => appendFileSync(join(dir, "victim.jsonl"), forged + "\n"),
+  );
+  released("a junk line appended", (dir) => appendFileSync(join(dir, "victim.jsonl"), "junk\n"));
+  released("the ledger rewritten with a forged post in it", (dir, forged) => {
+    const lines = readFileSync(join(dir, "victim.jsonl"), "utf8").split("\n").filter(Boolean);
+    writeFileSync(join(dir, "victim.jsonl"), [forged, ...lines].join("\n") + "\n");
+  });
+  released("the ledger cut short", (dir) => truncateSync(join(dir, "victim.jsonl"), 10));
 
   s("a FIFO as the transcript (critic arm): the call is answered within its budget", async () => {
     const dir = tempLedger();

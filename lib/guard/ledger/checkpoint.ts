@@ -67,6 +67,7 @@ const HASH = DIGEST_NAME;
  * a 240 MB header made every hook take 1.5–2.6 s).
  */
 function maxPart(ledgerBytes: number): number {
+  // A pinned checkpoint (`resumePinned`) is read whatever the ledger became: its own cap only.
   return Math.min(64 * 1024 * 1024, ledgerBytes * 2 + 64 * 1024);
 }
 
@@ -115,6 +116,8 @@ export interface LoadedEvidence {
   folded: number;
   /** The checkpoint used, if any (the next checkpoint extends it). */
   from?: Checkpoint;
+  /** What was found changed since the pinned checkpoint (`LoadOptions.pinned`), if anything. */
+  tampered?: string;
 }
 
 const base = (session: string) => besideLedger(session, "");
@@ -134,6 +137,13 @@ export interface LoadOptions {
    * tail, and a checkpoint followed by more than that is not used). For a resumed session, off the hook path.
    */
   whole?: boolean;
+  /**
+   * The header line of the checkpoint this resident guard wrote when it released the session (issue 40): that
+   * checkpoint, pinned by its line, is the session's evidence, whatever the ledger says since. A ledger edited,
+   * cut or deleted before that point, or records appended that are not a SessionStart hook's, are reported
+   * (`tampered`) and never folded. A checkpoint replaced or removed is reported, then the ledger is read.
+   */
+  pinned?: string;
 }
 
 /**
@@ -141,6 +151,22 @@ export interface LoadOptions {
  * from the whole ledger. Fails like `readLedger` when the ledger is unreadable.
  */
 export function loadEvidence(dir: string, session: string, options: LoadOptions = {}): LoadedEvidence {
+  let replaced: string | undefined;
+  if (options.pinned) {
+    try {
+      const pinned = resumePinned(dir, session, options.pinned);
+      if (pinned) return pinned;
+    } catch {
+      // Unreadable: as replaced.
+    }
+    replaced = "the checkpoint this guard wrote at the session's release was replaced or removed; " +
+      "the session was read from its ledger";
+  }
+  const loaded = loadUnpinned(dir, session, options);
+  return replaced ? { ...loaded, tampered: replaced } : loaded;
+}
+
+function loadUnpinned(dir: string, session: string, options: LoadOptions): LoadedEvidence {
   if (options.checkpoint !== false && sessionFiles(dir, session).length === 1) {
     try {
       const resumed = resume(dir, session, options.whole ?? false);
@@ -271,6 +297,56 @@ function resume(dir: string, session: string, whole: boolean): LoadedEvidence | 
     bytes: rest ? null : header.bytes + end,
     folded: records.length,
     from: { header, line, state, restored },
+  };
+}
+
+/**
+ * The session's evidence from the checkpoint whose header line is `pinned` (`LoadOptions.pinned`), or null when
+ * that checkpoint is not there whole. The ledger is read only for what a SessionStart hook in command mode
+ * appended since (its records fold to nothing that loosens a rule); anything else there is reported.
+ */
+function resumePinned(dir: string, session: string, pinned: string): LoadedEvidence | null {
+  const file = io.joinPath(dir, ledgerFileName(session));
+  let size = 0;
+  try {
+    size = io.fileSize(file);
+  } catch {
+    // Deleted: reported below.
+  }
+  const found = readHeader(dir, session, Infinity);
+  if (!found || found.line !== pinned) return null;
+  const { header, line } = found;
+  const stateBytes = readPart(io.joinPath(dir, header.state), maxPart(Infinity));
+  if (!stateBytes || digest(stateBytes) !== header.stateDigest) return null;
+  const state = stateInts(stateBytes);
+  const contents = io.joinPath(dir, header.contents);
+  const read = (start: number, n: number) => io.readBytes(contents, start, n);
+  const { ev, restored } = decodeEvidence(header.ev, { state, read });
+  let tampered: string | undefined;
+  let folded = 0;
+  const tail = size >= header.bytes ? afterSpans(file, header, size) : null;
+  if (!tail) {
+    tampered = size < header.bytes
+      ? `the ledger is ${size} bytes, shorter than the ${header.bytes} this guard left (cut or deleted)`
+      : "the ledger was edited before the point this guard left it";
+  } else if (tail.length) {
+    const { records, corrupt } = sessionRecords(decode(tail), session);
+    const started = records.filter((r) => r.event === "session-start");
+    for (const r of started) foldRecord(ev, r);
+    folded = started.length;
+    const foreign = records.length - started.length + corrupt;
+    if (foreign) {
+      tampered = `${foreign} line${foreign > 1 ? "s" : ""} appended to the ledger while the session was ` +
+        "released were not this guard's; not folded";
+    }
+  }
+  return {
+    ev,
+    records: header.records + folded,
+    bytes: tampered ? null : header.bytes + (tail?.length ?? 0),
+    folded,
+    from: { header, line, state, restored },
+    ...(tampered ? { tampered } : {}),
   };
 }
 
