@@ -9,8 +9,7 @@ import type { GuardPlaces } from "../../../rules/guard_untouched.ts";
 import { resolvePath } from "../engine/shell_writes.ts";
 import type { EventWord } from "../engine/hook.ts";
 import { RULES } from "../../../rules/mod.ts";
-import { host } from "../runtime/host.ts";
-import { lazy } from "../runtime/lazy.ts";
+import * as io from "../io.ts";
 import { ENV_REF } from "../engine/secrets.ts";
 
 /** The settings the guard runs with, after profile, environment and defaults. */
@@ -89,14 +88,14 @@ export function resolveSettings(profile: Profile, env: Record<string, string | u
  */
 export async function loadSettings(
   env: Record<string, string | undefined>,
-  warn: (line: string) => void = (line) => host.writeErr(`${line}\n`),
+  warn: (line: string) => void = (line) => io.writeErr(`${line}\n`),
 ): Promise<{ settings: GuardSettings; note?: string }> {
   let note: string | undefined;
   let profile = {};
   if (env.FIABLE_PROFILE) {
     try {
-      const { parseProfile } = await lazy<typeof import("./profile.ts")>("profile");
-      profile = await parseProfile(host.readText(env.FIABLE_PROFILE), env.FIABLE_PROFILE);
+      const { parseProfile } = await import("./profile.ts");
+      profile = await parseProfile(io.readText(env.FIABLE_PROFILE), env.FIABLE_PROFILE);
     } catch (err) {
       note = (err as Error).message;
     }
