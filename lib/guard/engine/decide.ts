@@ -1,6 +1,14 @@
 /** The guard engine: one pure decision per hook event, from the event, the session's ledger and the config. */
-import { type HookInput, type HookReply, parseResult, responseText } from "./hook.ts";
-import { allowReply, contextReply, denyReply, stopBlockReply } from "./hook.ts";
+import type { HookInput } from "./hook.ts";
+import {
+  allowReply,
+  contextReply,
+  denyReply,
+  type HookReply,
+  parseResult,
+  responseText,
+  stopBlockReply,
+} from "./events.ts";
 import { type Arm, CAPS, capValue, type LedgerRecord, type RuleHit, type Vote } from "./record.ts";
 import { caseKeyOf, emptyEvidence, type Evidence, foldEvidence, heldHex, signature } from "./evidence.ts";
 import { isTerminal, normalizeToolName, shownName } from "./names.ts";
