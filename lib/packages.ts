@@ -92,16 +92,13 @@ export async function rerunInstalled(
   const install = await new Deno.Command(Deno.execPath(), {
     args: ["install", "-q"],
     cwd: root,
+    env: { NO_COLOR: "1" },
     stdin: "null",
     stdout: "null",
     stderr: "piped",
   }).output();
   if (!install.success) {
-    // deno-lint-ignore no-control-regex
-    const last = (new TextDecoder().decode(install.stderr).trim().split("\n").pop() ?? "").replace(
-      /\x1b\[[0-9;]*m/g,
-      "",
-    );
+    const last = new TextDecoder().decode(install.stderr).trim().split("\n").pop() ?? "";
     return refused(
       `\`deno install\` failed (${last || `exit ${install.code}`})`,
     );
