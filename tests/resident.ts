@@ -375,6 +375,7 @@ p("up: starts a supervised guard, writes http settings and harness.json; a secon
   assert.equal(first.harness, {
     arm: "checklist",
     hooks: "http",
+    hooks_reason: "answered",
     port,
     servers,
     claude_version: "2.1.219",
