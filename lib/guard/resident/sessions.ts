@@ -173,11 +173,8 @@ export class SessionStore {
   #reportTamper(session: string, loaded: LoadedEvidence): void {
     this.tampered++;
     const note = `tampering: ${loaded.tampered}. The session's evidence is what this guard held.`;
-    const arm = (loaded.ev as { arm?: Arm }).arm ?? "shadow";
-    saveRecord(
-      this.#dir,
-      guardRecord(session, arm, "tamper", { t: new Date(this.#now()).toISOString(), note }),
-    );
+    const t = new Date(this.#now()).toISOString();
+    saveRecord(this.#dir, guardRecord(session, this.#arm, "tamper", { t, note }));
     loaded.bytes = null;
   }
 
@@ -309,9 +306,9 @@ export class SessionStore {
   #release(session: string, checkpoint = true): void {
     const held = this.#held.get(session);
     if (!held) return;
-    const current = !checkpoint || held.since === 0 || this.#checkpoint(session, held);
-    // Pinned only when the checkpoint holds all the guard folded: a later ledger edit never loosens it.
-    if (checkpoint && current && held.bytes !== null && held.from) {
+    if (checkpoint && held.since > 0) this.#checkpoint(session, held);
+    // Pinned only when its checkpoint holds all the guard folded: a later ledger edit never loosens it.
+    if (checkpoint && held.bytes !== null && held.from?.header.bytes === held.bytes) {
       if (this.#pinned.size >= 100_000) this.#pinned.clear();
       this.#pinned.set(session, held.from.line);
     } else this.#pinned.delete(session);
@@ -325,18 +322,16 @@ export class SessionStore {
    * that stays held (`kept`) then swaps its calls for their stored form, so their texts and results live in
    * the checkpoint's contents instead of memory.
    */
-  #checkpoint(session: string, held: Held, kept = false): boolean {
-    if (!this.#checkpoints || held.bytes === null) return false;
-    let ok = false;
+  #checkpoint(session: string, held: Held, kept = false): void {
+    if (!this.#checkpoints || held.bytes === null) return;
     try {
       if (io.fileSize(io.joinPath(this.#dir, ledgerFileName(session))) !== held.bytes) {
         held.bytes = null;
-        return false;
+        return;
       }
       const written = writeCheckpoint(this.#dir, session, { ...held, bytes: held.bytes });
       if (written) {
         held.from = written;
-        ok = true;
         if (kept) storeCalls(held.ev, written);
       }
     } catch {
@@ -347,7 +342,6 @@ export class SessionStore {
     // `checkpointBytes`, not every sweep.
     held.since = 0;
     held.checkpointed = held.bytes ?? 0;
-    return ok;
   }
 
   /**
