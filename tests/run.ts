@@ -47,6 +47,7 @@ export const QUICK = [
   "packet",
   "points",
   "power",
+  "prediction",
   "profile",
   "progress",
   "raw_json",
