@@ -26,6 +26,7 @@ export const QUICK = [
   "catalog",
   "closure",
   "columnar",
+  "comparable",
   "cost",
   "coverage",
   "critic",

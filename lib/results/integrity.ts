@@ -31,6 +31,8 @@ export interface TrialFacts {
   config: Record<string, unknown> | null;
   /** result.json's `agent_info.name`. */
   agentName: string | null;
+  /** result.json's `agent_info.version` (Claude Code's version for fiable-cc and claude-code trials). */
+  agentVersion?: string | null;
   /** agent/fiable/harness.json, parsed; null when absent or unreadable. */
   harness: Record<string, unknown> | null;
   harnessPath: string;
@@ -79,6 +81,9 @@ export interface TrialIntegrity {
   kind: TrialKind;
   /** result.json's agent_info.name. */
   agent: string | null;
+  /** result.json's agent_info.version, and the version the trial's config pins (agent kwarg `version`). */
+  claude_version: string | null;
+  pinned_version: string | null;
   arm: string | null;
   /** Where the arm came from (`config.json agent.kwargs.arm`, `harness.json`, `ledger`). */
   arm_source: string | null;
@@ -339,6 +344,15 @@ export function trialIntegrity(f: TrialFacts): TrialIntegrity {
     );
   }
   const kind: TrialKind = !fiable ? "unguarded" : arm === "stock" ? "stock" : "guarded";
+  const kwargVersion = obj(obj(f.config?.agent)?.kwargs)?.version;
+  const pinned = typeof kwargVersion === "string" && kwargVersion.trim() ? kwargVersion.trim() : null;
+  if (pinned && f.agentVersion && f.agentVersion !== pinned) {
+    problems.push(
+      `Cannot trust ${f.dir} as arm ${arm ?? "unknown"}: it ran Claude Code ${f.agentVersion} ` +
+        `(result.json agent_info.version), and its arm pins ${pinned} (config.json agent.kwargs.version). ` +
+        "Arms compare only on one CLI: re-run it with the pinned version (install experiments writes it).",
+    );
+  }
   const handlers = f.settings?.handlers ?? 0;
   const hooked = f.harness !== null || hookRecords.length > 0 || handlers > 0;
   const hooks = typeof f.harness?.hooks === "string"
@@ -413,6 +427,8 @@ export function trialIntegrity(f: TrialFacts): TrialIntegrity {
     dir: f.dir,
     kind,
     agent: f.agentName,
+    claude_version: f.agentVersion ?? null,
+    pinned_version: pinned,
     arm,
     arm_source: armSource,
     hooks,

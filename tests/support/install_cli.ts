@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { main } from "../../install.ts";
 import type { InstallFs } from "../../lib/install/fs.ts";
 import { chiBenchFixture, type FixtureOptions } from "./chibench_fixture.ts";
+import { captured } from "./captured.ts";
 
 /** Every temp dir made here, removed by `cleanup`. */
 const TEMP_DIRS: string[] = [];
@@ -26,22 +27,8 @@ export function fakeBundle(): string {
 }
 
 /** Runs install.ts's main in-process (on `fs`, the disk by default) and captures what it printed. */
-export async function cli(
-  args: string[],
-  fs?: InstallFs,
-): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const { log, error } = console;
-  console.log = (...a: unknown[]) => out.push(a.join(" "));
-  console.error = (...a: unknown[]) => err.push(a.join(" "));
-  try {
-    const code = await main(args, fs);
-    return { code, out: out.join("\n"), err: err.join("\n") };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
+export function cli(args: string[], fs?: InstallFs): Promise<{ code: number; out: string; err: string }> {
+  return captured((a) => main(a, fs), args);
 }
 
 /** A fixture checkout, removed with the other temp dirs. */
