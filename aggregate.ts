@@ -33,6 +33,7 @@ import { parsePrices, type Recipe, RECIPE_NOTES, RECIPES } from "./lib/results/c
 import { terminalProgress } from "./lib/progress.ts";
 import { type CommandSpec, parse, type Parsed, runCli, wholeNumber } from "./lib/cli.ts";
 import { exitCode, exitNotes, isWarning, STRICT_OPTION } from "./lib/results/severity.ts";
+import { ensurePackages } from "./lib/packages.ts";
 
 const ROOT = import.meta.dirname ?? ".";
 
@@ -365,4 +366,7 @@ async function run(parsed: AggregateArgs): Promise<number> {
   return exitCode(result.problems, parsed.strict);
 }
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+if (import.meta.main) {
+  await ensurePackages(import.meta.url);
+  Deno.exit(await main(Deno.args));
+}

@@ -11,7 +11,8 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import { writeSamples } from "./lib/samples/trials.ts";
 import { aggregateArms } from "./lib/results/aggregate.ts";
 import { writeOutputs } from "./aggregate.ts";
-import { loadPrices, serve } from "./dashboard/server.tsx";
+import { serve } from "./dashboard/server.tsx";
+import { loadPrices } from "./dashboard/read/prices.ts";
 import { replayTrees } from "./lib/trajectories/replay.ts";
 import { verifyTrees } from "./lib/results/verify.ts";
 import { type CommandSpec, parse, type Parsed, portNumber, runCli } from "./lib/cli.ts";
@@ -168,15 +169,10 @@ async function run(parsed: DemoArgs): Promise<number> {
       "only illustrate the dashboard and say nothing about the guard on χ-Bench.\n",
   );
   if (!parsed.serve) return 0;
-  let started;
   const sources = { logs: [data.samples], results: [data.results, data.replay], control: "stock" };
-  const opts = { figuresDenoFlags: childFlags() };
-  try {
-    started = serve({ ...sources, port: parsed.port, host: "127.0.0.1" }, opts);
-  } catch (err) {
-    if (!(err instanceof Deno.errors.AddrInUse)) throw err;
-    started = serve({ ...sources, port: 0, host: "127.0.0.1" }, opts);
-  }
+  const started = serve({ ...sources, port: parsed.port, portFallback: true, host: "127.0.0.1" }, {
+    figuresDenoFlags: childFlags(),
+  });
   console.log(`fiable dashboard: ${started.url}  (Ctrl-C to stop)`);
   await started.server.finished;
   return 0;

@@ -14,7 +14,7 @@ import { basename, join, resolve } from "node:path";
 import { ARMS } from "./lib/guard/engine/record.ts";
 import { inspectCheckout, InstallRefusal, readText, REGISTRY } from "./lib/install/checkout.ts";
 import { applyPlan } from "./lib/install/apply.ts";
-import { diskFs, fsIsDir, fsReader, type InstallFs } from "./lib/install/fs.ts";
+import { diskFs, fsIsDir, fsLinkOf, fsReader, inside, type InstallFs } from "./lib/install/fs.ts";
 import { type AssetKey, HARNESSES } from "./lib/install/harnesses.ts";
 import { desiredInstall, type Sources } from "./lib/install/desired.ts";
 import { MANIFEST, type Manifest, parseManifest, STATE_DIR } from "./lib/install/manifest.ts";
@@ -51,6 +51,7 @@ import { type PilotPrediction, predictionParagraph } from "./lib/install/predict
 import { findTrials, readTrial } from "./lib/results/trials.ts";
 import { CliError, type CommandSpec, helpText, parse, wantsHelp } from "./lib/cli.ts";
 import { bundleAgent, bundleGuard, DEFAULT_AGENT_BUNDLE, DEFAULT_BUNDLE } from "./bundle.ts";
+import { ensurePackages } from "./lib/packages.ts";
 
 const ROOT = import.meta.dirname ?? ".";
 /** `deno task install`. */
@@ -200,9 +201,13 @@ function checkoutDir(flags: Record<string, string | true>, action: string): stri
   return dir;
 }
 
+/** The checkout's manifest, every path it lists checked to stay inside the checkout on disk too. */
 function readManifest(fs: InstallFs, dir: string): Manifest | null {
   const text = readText(fsReader(fs, dir), MANIFEST);
-  return text === null ? null : parseManifest(text);
+  if (text === null) return null;
+  const manifest = parseManifest(text);
+  for (const path of [...manifest.dirs, ...manifest.files.map((f) => f.path)]) inside(fs, dir, path);
+  return manifest;
 }
 
 /** How each built asset is made; `--bundle FILE` stands in for the guard bundle. A new harness adds its own. */
@@ -243,10 +248,11 @@ async function install(args: string[], fs: InstallFs): Promise<number> {
   const dir = checkoutDir(flags, "install");
   const read = fsReader(fs, dir);
   const isDir = fsIsDir(fs, dir);
+  const linkOf = fsLinkOf(fs, dir);
   const manifest = readManifest(fs, dir);
   if (flags["--uninstall"]) {
     const plan = manifest
-      ? planUninstall(read, manifest, { force: flags["--force"] === true })
+      ? planUninstall(read, manifest, { force: flags["--force"] === true, linkOf })
       : planLeftState(read, isDir);
     if (!plan) {
       console.log(`Nothing to uninstall: ${dir} has no ${MANIFEST}.`);
@@ -272,7 +278,7 @@ async function install(args: string[], fs: InstallFs): Promise<number> {
   const sources = await loadSources(
     typeof flags["--bundle"] === "string" ? resolve(flags["--bundle"]) : undefined,
   );
-  const plan = planWrites(read, desiredInstall(info.registry, sources), manifest, isDir);
+  const plan = planWrites(read, desiredInstall(info.registry, sources), manifest, isDir, linkOf);
   const names = HARNESSES.map((h) => h.name).join(", ");
   if (!plan.changes.length) {
     console.log(`Nothing to change: ${names} ${HARNESSES.length > 1 ? "are" : "is"} installed in ${dir}.`);
@@ -513,8 +519,13 @@ async function experiments(args: string[], fs: InstallFs): Promise<number> {
       `Note: ${HARNESSES[0].name} is not in ${REGISTRY} yet; --apply refuses until you run ${register}.`,
     );
   }
-  const files = experimentFiles(opts, notes, tasks as Record<Domain, number>);
-  const writes = planWrites(read, files, readManifest(fs, dir), isDir);
+  const writes = planWrites(
+    read,
+    await experimentFiles(opts, notes, tasks as Record<Domain, number>),
+    readManifest(fs, dir),
+    isDir,
+    fsLinkOf(fs, dir),
+  );
   if (!writes.changes.length) {
     console.log(`Nothing to change: the ablation configs in ${join(dir, EXPERIMENTS_DIR)} are current.`);
   } else {
@@ -578,4 +589,7 @@ export async function main(args: string[], fs: InstallFs = diskFs): Promise<numb
   }
 }
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+if (import.meta.main) {
+  await ensurePackages(import.meta.url);
+  Deno.exit(await main(Deno.args));
+}

@@ -34,6 +34,7 @@ import { RULES } from "./rules/mod.ts";
 import { formatJudgeReport, judgeReport, judgeReportByPacket } from "./lib/results/judge_figures.ts";
 import { unreadableLine } from "./lib/results/trials.ts";
 import { terminalProgress } from "./lib/progress.ts";
+import { ensurePackages } from "./lib/packages.ts";
 
 export { replayTrees };
 
@@ -188,6 +189,15 @@ export function formatSummary(arm: Arm, s: ReplaySummary): string {
   lines.push("");
   lines.push(`trials blocked: ${s.trials_blocked.failed} failed, ${s.trials_blocked.passed} passed`);
   lines.push(rescueLine(s));
+  const unseen = Object.entries(s.not_observable_fires ?? {});
+  if (unseen.length) {
+    lines.push(
+      "not observable (would block on an id a saved oversized result may hold; the live guard reads the " +
+        `file whole, replay only what the agent read; in no figure above): ${
+          unseen.map(([id, n]) => `${id} in ${n.failed} failed / ${n.passed} passed`).join(", ")
+        }`,
+    );
+  }
   return lines.join("\n");
 }
 
@@ -304,4 +314,7 @@ async function run(parsed: ReplayArgs): Promise<number> {
   return report.trials.length && !report.unreadable.length ? 0 : 1;
 }
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+if (import.meta.main) {
+  await ensurePackages(import.meta.url);
+  Deno.exit(await main(Deno.args));
+}

@@ -11,6 +11,7 @@ import { type CommandSpec, parse, type Parsed, runCli } from "./lib/cli.ts";
 import { parsePrices, type Prices } from "./lib/results/cost.ts";
 import { renderVerify, verified, verifyTrees } from "./lib/results/verify.ts";
 import { exitNotes, STRICT_OPTION } from "./lib/results/severity.ts";
+import { ensurePackages } from "./lib/packages.ts";
 
 const ROOT = import.meta.dirname ?? ".";
 
@@ -91,4 +92,7 @@ async function run(parsed: VerifyArgs): Promise<number> {
   return verified(report, { strict: parsed.strict }) ? 0 : 1;
 }
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+if (import.meta.main) {
+  await ensurePackages(import.meta.url);
+  Deno.exit(await main(Deno.args));
+}

@@ -21,8 +21,8 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createApp } from "../dashboard/server.tsx";
-import { rowId } from "../dashboard/model.ts";
+import { createApp } from "../dashboard/app.tsx";
+import { rowId } from "../dashboard/read/model.ts";
 import {
   writeArmsAtScale,
   writeBigLedgerTrial,

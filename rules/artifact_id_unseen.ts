@@ -1,13 +1,13 @@
 /**
- * Artifact ids (P2P requests, outreach sessions, letters, bundles, forms, documents) must come from a
- * result: a guessed `request_id` or `letter_id` acts on nothing, or on another case's record. The next step
- * names a tool of the caller's own seat (a provider has no p2p_list) and the result that created the id.
- * Grounding reads each result's ids from the whole result, not the ledger's capped copy: a P2P request
- * returned after a long MD rationale, then echoed by the agent's own p2p_offer_slots, was scrubbed as an
- * "own echo" and p2p_schedule blocked on a real id (now a valid example).
- * A result Claude Code saved to a file counts: live the guard reads the file behind the notice, replay takes
- * what the agent read of it. Known limitation: in replay an id in a saved result the agent never read looks
- * unseen.
+ * Artifact ids (P2P requests, outreach sessions, letters, bundles, forms, documents) must come from a result: a
+ * guessed `request_id` or `letter_id` acts on nothing, or on another case's record. The next step names a tool of
+ * the caller's own seat (a provider has no p2p_list) and the result that created the id. Grounding reads each
+ * result's ids from the whole result, not the ledger's capped copy: a P2P request returned after a long MD
+ * rationale, then echoed by the agent's own p2p_offer_slots, was scrubbed as an "own echo" and p2p_schedule blocked
+ * on a real id (now a valid example).
+ * A result Claude Code saved to a file counts: live the guard reads the file behind the notice, replay takes what
+ * the agent read of it. In replay an id a saved result may hold that the agent never read is reported as not
+ * observable, not as a block (lib/trajectories/replay.ts).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { groundedIds, mutatingTools, shown } from "../lib/guard/engine/facts.ts";

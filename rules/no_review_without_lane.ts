@@ -1,7 +1,9 @@
 /**
  * When routing says no payer lane applies ("Authorization is not required" / "does not require payer
  * routing"), a clinical decision is the wrong path: every agent on pa_t035 ignored the error, approved and
- * failed the intake checks. Re-confirming the intake decisions after the failure releases the rule.
+ * failed the intake checks. Re-confirming the intake decisions after the failure releases the rule. In two
+ * trials (P4, P9) it comes too late: the agent had routed the case to the notification-only lane, which
+ * finalizes the approval itself (lib/guard/engine/doom.ts).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { CLINICAL_DECISION_TOOLS, shown } from "../lib/guard/engine/facts.ts";

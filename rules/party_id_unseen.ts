@@ -1,13 +1,12 @@
 /**
- * Party ids (patient, ordering practitioner, payer contact) must come from the system. Agents invent
- * contact ids such as `PAYER-MD-001` or `SYSTEM`; the server may even echo them back, so ids seen only as
- * echoes of the agent's own arguments do not count.
- * Grounding reads each result's ids from the whole result, not the ledger's capped copy: a payer contact
- * returned after a long case summary, then echoed by the agent's own p2p_offer_slots, was scrubbed as an
- * "own echo" and the p2p_schedule that opened the P2P was blocked (now a valid example).
- * A result Claude Code saved to a file counts: live the guard reads the file behind the notice, replay takes
- * what the agent read of it. Known limitation: in replay an id in a saved result the agent never read looks
- * unseen.
+ * Party ids (patient, ordering practitioner, payer contact) must come from the system. Agents invent contact ids
+ * such as `PAYER-MD-001` or `SYSTEM`; the server may even echo them back, so ids seen only as echoes of the agent's
+ * own arguments do not count. Grounding reads each result's ids from the whole result, not the ledger's capped copy:
+ * a payer contact returned after a long case summary, then echoed by the agent's own p2p_offer_slots, was scrubbed
+ * as an "own echo" and the p2p_schedule that opened the P2P was blocked (now a valid example).
+ * A result Claude Code saved to a file counts: live the guard reads the file behind the notice, replay takes what
+ * the agent read of it. In replay an id a saved result may hold that the agent never read is reported as not
+ * observable, not as a block (lib/trajectories/replay.ts).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { groundedIds, mutatingTools, shown } from "../lib/guard/engine/facts.ts";

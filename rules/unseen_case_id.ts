@@ -1,14 +1,14 @@
 /**
- * A case id must come from the system: a mutation on a case id that never appeared in the prompt or an
- * earlier result is a guess (Codex wrote `case_id:"CASE ring?"`), and a guess can land on a distractor.
- * Ids that only came back as echoes of the agent's own arguments do not count.
- * A result Claude Code saved to a file (over its MCP limit) counts: live the guard reads the file when the
- * hook gets only the notice (Claude Code 2.1.332), and replay takes what the agent read of it (two P5/P6
- * fires on a case id read that way are gone). Known limitation: in replay an id in a saved result the agent
- * never read looks unseen, as it was to the agent. Replay runs a codex script's calls one after the
- * other, as the script did, so a referral fetched and opened in one script is seen by the open (its one
- * passing-trial fire on the tuning packets came from feeding the script's calls all at once). The block
- * budget releases the call after two denials.
+ * A case id must come from the system: a mutation on a case id that never appeared in the prompt or an earlier
+ * result is a guess (Codex wrote `case_id:"CASE ring?"`), and a guess can land on a distractor. Ids that only came
+ * back as echoes of the agent's own arguments do not count.
+ * A result Claude Code saved to a file (over its MCP limit) counts: live the guard reads the file when the hook gets
+ * only the notice (Claude Code 2.1.332), and replay takes what the agent read of it (two P5/P6 fires on a case id
+ * read that way are gone). In replay an id a saved result may hold that the agent never read is reported as not
+ * observable, not as a block (lib/trajectories/replay.ts). Replay runs a codex script's calls one after the other,
+ * as the script did, so a referral fetched and opened in one script is seen by the open (its one passing-trial fire
+ * on the tuning packets came from feeding the script's calls all at once). The block budget releases the call after
+ * two denials.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { groundedIds, mutatingTools, shown } from "../lib/guard/engine/facts.ts";

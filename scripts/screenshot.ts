@@ -79,7 +79,7 @@ async function shoot(out: string): Promise<number> {
     },
     { figureWaitMs: 60_000 },
   );
-  const ablation = writeAblation(join(dir, "ablation"));
+  const ablation = await writeAblation(join(dir, "ablation"));
   const liveServer = serve(
     { logs: [ablation.logs], results: [], port: 0, host: "127.0.0.1", experiments: [ablation.configs] },
     { figureWaitMs: 60_000, scanMs: 500 },

@@ -14,7 +14,7 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { serve } from "../dashboard/server.tsx";
 import { replayTrees } from "../lib/trajectories/replay.ts";
 import { findTrials } from "../lib/results/trials.ts";
-import { SMALL_LEDGER_BYTES } from "../dashboard/ledgers.ts";
+import { SMALL_LEDGER_BYTES } from "../dashboard/read/ledgers.ts";
 import { chromiumArgs, ensureChromium } from "./support/chromium.ts";
 import {
   HOSTILE,
@@ -49,7 +49,7 @@ const a = serve(
   { scanMs: 500, tailMs: 100, figureWaitMs: 60_000 },
 );
 // B: a running ablation with its experiment configs.
-const ablation = writeAblation(join(dir, "ablation"));
+const ablation = await writeAblation(join(dir, "ablation"));
 const b = serve(
   { logs: [ablation.logs], results: [], port: 0, host: "127.0.0.1", experiments: [ablation.configs] },
   { scanMs: 500, tailMs: 100, figureWaitMs: 60_000 },

@@ -1,5 +1,5 @@
 /**
- * Two trials side by side (dashboard/align.ts, dashboard/compare.ts and the /compare route): the alignment
+ * Two trials side by side (dashboard/pages/compare/: align.ts, model.ts and its route): the alignment
  * as table rows (identical, one insertion, divergence at the first call, empty trials, case calls before
  * harness-local ones, a middle too long to align), the refusals with their statuses, the pair a Matrix cell
  * picks, and the page through `app.request` on the sample trials with a replay overlay and on two real
@@ -10,13 +10,20 @@ import * as assert from "uvu/assert";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { checkPairs, compareProblem, isCaseStep, pickPair, stepKey, stepsOf } from "../dashboard/compare.ts";
-import { align } from "../dashboard/align.ts";
-import type { CallItem, Item } from "../dashboard/transcript.ts";
+import {
+  checkPairs,
+  compareProblem,
+  isCaseStep,
+  pickPair,
+  stepKey,
+  stepsOf,
+} from "../dashboard/pages/compare/model.ts";
+import { align } from "../dashboard/pages/compare/align.ts";
+import type { CallItem, Item } from "../dashboard/read/transcript.ts";
 import type { LedgerRecord } from "../lib/guard/engine/record.ts";
-import { createApp } from "../dashboard/server.tsx";
+import { createApp } from "../dashboard/app.tsx";
 import { writeBigLedgerTrial, writeFixture } from "./support/dashboard_fixture.ts";
-import { SMALL_LEDGER_BYTES } from "../dashboard/ledgers.ts";
+import { SMALL_LEDGER_BYTES } from "../dashboard/read/ledgers.ts";
 import { replayTrees } from "../lib/trajectories/replay.ts";
 
 /** An alignment of two call strings ("abc"), one letter a call, as `a/b` pairs with `-` for a gap. */

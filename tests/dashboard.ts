@@ -17,26 +17,16 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createApp,
-  hostName,
-  isLoopback,
-  loadPrices,
-  parseArgs,
-  readLimited,
-  serve,
-} from "../dashboard/server.tsx";
+import { parseArgs, serve } from "../dashboard/server.tsx";
+import { createApp } from "../dashboard/app.tsx";
+import { loadPrices } from "../dashboard/read/prices.ts";
+import { hostName, isLoopback } from "../lib/guard/resident/access.ts";
 import { postLive } from "../lib/guard/ledger/live.ts";
-import { armOfPath } from "../dashboard/sources/trials.ts";
-import { ledgerStats, LedgerTail, PAGE_LINES, SMALL_LEDGER_BYTES } from "../dashboard/ledgers.ts";
-import { type Row, rowId } from "../dashboard/model.ts";
-import {
-  armInputs,
-  pickControl,
-  replayCheckCounts,
-  replayFigures,
-  taskMatrix,
-} from "../dashboard/figures.ts";
+import { armOfPath } from "../dashboard/read/sources/trials.ts";
+import { ledgerStats, LedgerTail, PAGE_LINES, SMALL_LEDGER_BYTES } from "../dashboard/read/ledgers.ts";
+import { type Row, rowId } from "../dashboard/read/model.ts";
+import { armInputs, pickControl, replayCheckCounts, replayFigures } from "../dashboard/read/figures.ts";
+import { taskMatrix } from "../dashboard/pages/matrix/model.ts";
 import { armVerdict, summarizeChecks, type TrialReplay } from "../lib/trajectories/verdict.ts";
 import {
   firesInFailed,
@@ -44,19 +34,19 @@ import {
   firesInTime,
   type RuleFires,
   ruleFires,
-} from "../dashboard/rule_fires.ts";
+} from "../dashboard/pages/rules/model.ts";
 import { JUDGES } from "../lib/guard/engine/judges/mod.ts";
-import { sliceOf } from "../dashboard/experiments.ts";
-import { filterRows, parseQuery, sortRows, tablePage } from "../dashboard/table.ts";
-import { indexTerms, matchChecks, matchRules, queryTerms } from "../dashboard/search.ts";
+import { sliceOf } from "../dashboard/pages/live/experiments.ts";
+import { filterRows, parseQuery, sortRows, tablePage } from "../dashboard/pages/trials/table.ts";
+import { indexTerms, matchChecks, matchRules, queryTerms } from "../dashboard/read/search.ts";
 import {
   buildTranscript,
   checkLinks,
   keyArgs,
   ledgerTranscript,
   scriptArgs,
-} from "../dashboard/transcript.ts";
-import { niceTicks, overlaps, placeLabels } from "../dashboard/charts.tsx";
+} from "../dashboard/read/transcript.ts";
+import { niceTicks, overlaps, placeLabels } from "../dashboard/pages/arms/charts.tsx";
 import { aggregateArms } from "../lib/results/aggregate.ts";
 import { toMarkdown } from "../lib/results/aggregate_report.ts";
 import { findTrials } from "../lib/results/trials.ts";
@@ -338,7 +328,7 @@ arms(
 arms(
   "labels: pass^2 in full, agent time with its unit, a difference in points as summary.md has it",
   async () => {
-    const ab = writeAblation(join(dir, "labels"));
+    const ab = await writeAblation(join(dir, "labels"));
     const { app: other, store: otherStore } = createApp({ logs: [ab.logs], results: [] }, {
       control: "stock",
       ...WAIT,
@@ -1029,7 +1019,7 @@ live(
   async () => {
     const root = mkdtempSync(join(tmpdir(), "fiable-dash-ablation-"));
     try {
-      const ab = writeAblation(root);
+      const ab = await writeAblation(root);
       // An hour's window: the fixture's trials finished every four minutes up to about nine minutes ago.
       const { app: l, store: s, figures } = createApp({ logs: [ab.logs], results: [], liveWindow: 3600 }, {
         scanMs: 0,
@@ -1194,6 +1184,20 @@ for (
   });
 }
 
+security("every answer carries the security headers, from hono's secureHeaders", async () => {
+  for (const path of ["/", "/trials", "/static/app.css", "/no-such-page"]) {
+    const { res } = await get(path);
+    const h = (name: string) => res.headers.get(name) ?? "";
+    assert.match(h("content-security-policy"), "default-src 'none'", path);
+    assert.match(h("content-security-policy"), "frame-ancestors 'none'", path);
+    assert.is(h("x-frame-options"), "DENY", path);
+    assert.is(h("x-content-type-options"), "nosniff", path);
+    assert.is(h("referrer-policy"), "no-referrer", path);
+    assert.is(h("cache-control"), "no-store", path);
+    assert.is(h("strict-transport-security"), "", `${path}: no HSTS on plain http`);
+  }
+});
+
 security("row ids are opaque hashes", () => {
   assert.match(rowId("trial:/x/../y"), /^[0-9a-f]{14}$/);
   for (const r of rows()) assert.match(r.id, /^[0-9a-f]{14}$/);
@@ -1262,8 +1266,6 @@ security("a chunked ingest body is cut off at the limit, not read whole", async 
   const { status } = await ingest(stream, TOKEN, { duplex: "half" } as RequestInit);
   assert.is(status, 413);
   assert.ok(pulled <= (1 << 20) + 4 * chunk.length, `read ${pulled} bytes of a 400 MB body`);
-  const small = new Request("http://localhost/", { method: "POST", body: "abc" });
-  assert.equal(await readLimited(small, 10), new TextEncoder().encode("abc"));
 });
 
 security("a chunked ingest over the network gets 413 without the server reading it all", async () => {
@@ -1414,6 +1416,32 @@ cli("arm of a trial dir skips domain and container dirs", () => {
   assert.is(armOfPath("/r", "/r/stock/cm/t1"), "stock");
   assert.is(armOfPath("/r/stock", "/r/stock/cm/t1"), "stock");
   assert.is(armOfPath("/r", "/r/pkt/trials/cm/t1"), "pkt");
+});
+
+cli("a taken default port moves to a free one; a taken --port is refused in one line", async () => {
+  const busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (busy.addr as Deno.NetAddr).port;
+  const args = { logs: [fx.logs], results: [], port, host: "127.0.0.1" };
+  try {
+    const moved = serve({ ...args, portFallback: true });
+    try {
+      assert.ok(moved.moved);
+      assert.is.not(new URL(moved.url).port, String(port));
+      assert.is((await fetch(moved.url + "favicon.ico")).status, 204);
+    } finally {
+      await moved.server.shutdown();
+    }
+    assert.throws(
+      () => serve(args),
+      (err: Error) =>
+        err.message === `Cannot listen on 127.0.0.1:${port}: another process uses that port. ` +
+            "Pass --port 0 for a free one, or another --port.",
+    );
+    assert.ok(parseArgs(["--logs", dir]).portFallback, "the default port may move");
+    assert.not.ok(parseArgs(["--logs", dir, "--port", "9000"]).portFallback, "a port given may not");
+  } finally {
+    busy.close();
+  }
 });
 
 cli("parses sources, port, host, token, recipe, prices and experiments", () => {

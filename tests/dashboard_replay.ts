@@ -11,11 +11,11 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { replayTrees } from "../lib/trajectories/replay.ts";
-import { replayArmSummary, replayCheckCounts, replayFigures } from "../dashboard/figures.ts";
+import { replayArmSummary, replayCheckCounts, replayFigures } from "../dashboard/read/figures.ts";
 import { armVerdict, summarizeChecks } from "../lib/trajectories/verdict.ts";
-import { Store } from "../dashboard/store.ts";
-import { filterRows, parseQuery } from "../dashboard/table.ts";
-import { createApp } from "../dashboard/server.tsx";
+import { Store } from "../dashboard/read/store.ts";
+import { filterRows, parseQuery } from "../dashboard/pages/trials/table.ts";
+import { createApp } from "../dashboard/app.tsx";
 
 const SHARED = join(import.meta.dirname ?? ".", "..", "..", "shared");
 const PACKETS = ["leaderboard", "leaderboard-extra"].flatMap((group) => {

@@ -8,10 +8,11 @@ import * as assert from "uvu/assert";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp, serve } from "../dashboard/server.tsx";
-import type { Sources, Store } from "../dashboard/store.ts";
-import { replayFigures } from "../dashboard/figures.ts";
-import { RowSearch } from "../dashboard/search.ts";
+import { serve } from "../dashboard/server.tsx";
+import { createApp } from "../dashboard/app.tsx";
+import type { Sources, Store } from "../dashboard/read/store.ts";
+import { replayFigures } from "../dashboard/read/figures.ts";
+import { RowSearch } from "../dashboard/read/search.ts";
 import { replayTrees } from "../lib/trajectories/replay.ts";
 import { writeFixture, writeManyTrials } from "./support/dashboard_fixture.ts";
 

@@ -84,6 +84,37 @@ s("post records the result, its ids, and redacts secrets", () => {
   assert.not.match(JSON.stringify(out.record), "sk-ant-api03");
 });
 
+s("post and post-fail keep the call's duration_ms; a negative or absent one is left out", () => {
+  const post = { word: "post" as const, session: "s", tool: "mcp__healthverse__cases_get_case", input: {} };
+  const timed = run("checklist", { ...post, toolUseId: "t3", response: "{}", durationMs: 142 });
+  assert.is(timed.record?.duration_ms, 142);
+  const failed = run("shadow", { ...post, word: "post-fail", toolUseId: "t4", error: "boom", durationMs: 9 });
+  assert.is(failed.record?.duration_ms, 9);
+  assert.not.ok("duration_ms" in run("checklist", { ...post, toolUseId: "t5", response: "{}" }).record!);
+  const negative = run("checklist", { ...post, toolUseId: "t6", response: "{}", durationMs: -1 });
+  assert.not.ok("duration_ms" in negative.record!);
+});
+
+s("an API-error ending (StopFailure) is recorded with its kind, never decided, never blocked", () => {
+  for (const arm of ["shadow", "checklist", "critic"] as const) {
+    const out = run(arm, {
+      word: "stop-fail",
+      session: "s",
+      error: "rate_limit",
+      details: "429 Too Many Requests; key sk-ant-api03-abcdefghijklmnopqrstuvwxyz01",
+    });
+    assert.equal(out.reply, {});
+    assert.equal([out.record?.event, out.record?.decision, out.record?.error], [
+      "stop-fail",
+      "record",
+      "rate_limit",
+    ]);
+    assert.match(out.record?.note ?? "", "429 Too Many Requests");
+    assert.not.match(JSON.stringify(out.record), "sk-ant-api03");
+  }
+  assert.is(run("stock", { word: "stop-fail", session: "s", error: "overloaded" }).record, null);
+});
+
 s("a subagent stop is never blocked", () => {
   const out = run("checklist", { word: "stop", session: "s", subagent: true });
   assert.equal(out.reply, {});

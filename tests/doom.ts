@@ -5,7 +5,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type DoomableCall, doomIndex, doomOf, DOOMS } from "../lib/guard/engine/doom.ts";
 import { RULES } from "../rules/mod.ts";
@@ -51,17 +51,30 @@ s("one entry per check, and every dooming call is a mutating catalog tool with t
   }
 });
 
-const call = (tool: string, input: Record<string, unknown> = {}, isError = false): DoomableCall => ({
-  tool,
-  input,
-  isError,
-});
+const call = (
+  tool: string,
+  input: Record<string, unknown> = {},
+  isError = false,
+  text?: string,
+): DoomableCall => ({ tool, input, isError, ...(text === undefined ? {} : { text }) });
 const CREATE = call("cases.create_from_order");
 const BUNDLE = call("docs.create_submission_bundle", { case_id: "CASE-ACT-001" });
 const SUBMIT = call("auth.submit_authorization", { case_id: "CASE-ACT-001" });
 const READ = call("cases.get_case", { case_id: "CASE-ACT-001" });
 const FINALIZE = (final_action: string) => call("auth.finalize_provider_determination", { final_action });
 const DETERMINE = call("determination.finalize", { decision: "approved" });
+const DENY = call("determination.finalize", { decision: "denied", actor: "PAYER-CONTACT-004" });
+/** A route_case result as the simulator returns it: the case, then its routing record. */
+const routed = (lane: string, status: string, input: Record<string, unknown> = {}) =>
+  call(
+    "triage.route_case",
+    { case_id: "CASE-ACT-001", ...input },
+    false,
+    JSON.stringify({
+      case: { id: "CASE-ACT-001", status },
+      routing_record: { id: "RTE-1a2b3c4d", recommended_target: lane },
+    }),
+  );
 
 const ROWS: [string, string, DoomableCall[], string[], number | null][] = [
   ["packet_absent: the first bundle", "provider_pre_submission.packet_absent", [READ, BUNDLE, SUBMIT], [], 1],
@@ -147,6 +160,77 @@ const ROWS: [string, string, DoomableCall[], string[], number | null][] = [
     [],
     null,
   ],
+  [
+    "target status: a fast-track route the policy resolved finalizes the approval",
+    "outcome.target_status",
+    [READ, routed("notification_only_lane", "approved")],
+    [],
+    1,
+  ],
+  [
+    "target status: a fast-track route named by override_target",
+    "outcome.target_status",
+    [routed("gold_card_lane", "approved", { override_target: "gold_card_lane" })],
+    [],
+    0,
+  ],
+  [
+    "target status: a fast-track route whose result never came back",
+    "outcome.target_status",
+    [call("triage.route_case", { case_id: "CASE-ACT-001", override_target: "notification_only_lane" })],
+    [],
+    0,
+  ],
+  [
+    "target status: the standard lane leaves the case to review",
+    "outcome.target_status",
+    [routed("standard_um", "under_review"), DETERMINE],
+    [],
+    1,
+  ],
+  [
+    "target status: a fast-track route refused is not executed",
+    "outcome.target_status",
+    [call("triage.route_case", { override_target: "gold_card_lane" }, true, "Case is not routable")],
+    [],
+    null,
+  ],
+  [
+    "clean determination: the fast-track route writes it",
+    "outcome.clean_determination",
+    [routed("gold_card_lane", "approved")],
+    [],
+    0,
+  ],
+  [
+    "letters: a wrong fast-track approval fixes them",
+    "outcome.letter_types",
+    [routed("notification_only_lane", "approved")],
+    ["outcome.target_status"],
+    0,
+  ],
+  [
+    "forbidden mutations: a submission bundle is not a counted mutation",
+    "cross.forbidden_mutations",
+    [BUNDLE, call("docs.upload_evidence_file", { case_id: "CASE-ACT-001" }), SUBMIT],
+    [],
+    2,
+  ],
+  [
+    "forbidden mutations: upload_evidence writes a create_document row",
+    "cross.forbidden_mutations",
+    [BUNDLE, call("docs.upload_evidence", { case_id: "CASE-ACT-001" })],
+    [],
+    1,
+  ],
+  ["role compliance: an approval writes no denial", "md.role_compliance", [DETERMINE], [], null],
+  [
+    "role compliance: the finalized denial's review decision",
+    "md.role_compliance",
+    [call("review.submit_md_case_decision", { decision: "deny" }), DENY],
+    [],
+    1,
+  ],
   ["a judge rubric: at the stop", "judge.md_review:final_decision", [DETERMINE], [], null],
   ["a check the model does not know: at the stop", "made.up", [DETERMINE], [], null],
 ];
@@ -154,6 +238,44 @@ const ROWS: [string, string, DoomableCall[], string[], number | null][] = [
 for (const [name, check, calls, failed, at] of ROWS) {
   s(`doomIndex: ${name}`, () => assert.is(doomIndex(check, calls, failed), at));
 }
+
+const SOURCES = join(
+  import.meta.dirname ?? ".",
+  "..",
+  "..",
+  "shared",
+  "sources",
+  "chi-bench",
+  "src",
+  "chi_bench",
+);
+
+s("every source quoted at a line reads so at that line of chi-bench's source", () => {
+  if (!existsSync(SOURCES)) throw new Error(`Cannot check the doom model's sources: ${SOURCES} is absent.`);
+  const wrong: string[] = [];
+  let quoted = 0;
+  for (const d of DOOMS) {
+    for (const source of d.sources) {
+      const m = /src\/chi_bench\/(\S+):(\d+) “(.+)”$/.exec(source.ref);
+      if (!m) continue;
+      quoted++;
+      const text = readFileSync(join(SOURCES, m[1]), "utf8").split("\n")[Number(m[2]) - 1] ?? "";
+      if (!text.includes(m[3])) {
+        wrong.push(`${d.check}: ${m[1]}:${m[2]} reads ${JSON.stringify(text.trim())}`);
+      }
+    }
+  }
+  assert.equal(wrong, []);
+  assert.ok(quoted >= 10, `only ${quoted} sources quote a line`);
+});
+
+s("the fast-track route, a counted mutation and a finalized denial each cite the line that says so", () => {
+  const cites = (check: string, path: string) =>
+    doomOf(check)!.sources.some((src) => new RegExp(`${path}:\\d+ “`).test(src.ref));
+  assert.ok(cites("outcome.target_status", "core/context.py"));
+  assert.ok(cites("cross.forbidden_mutations", "verifier/stages/cross_stage.py"));
+  assert.ok(cites("md.role_compliance", "verifier/stages/md_review.py"));
+});
 
 const ROOTS = ["leaderboard", "leaderboard-extra"].map((p) =>
   join(import.meta.dirname ?? ".", "..", "..", "shared", p)

@@ -66,6 +66,8 @@ const KEYS = [
   "error",
   "stop_hook_active",
   "last_assistant_message",
+  "duration_ms",
+  "error_details",
   "prompt",
   "source",
   "permission_mode",
@@ -76,6 +78,7 @@ const EVENT_NAMES = [
   "PostToolUseFailure",
   "Stop",
   "SubagentStop",
+  "StopFailure",
   "UserPromptSubmit",
   "SessionStart",
   "Notification",
@@ -123,6 +126,7 @@ function generatedInput(random: () => number): unknown {
     else if (key === "hook_event_name") raw[key] = pick(EVENT_NAMES);
     else if (key === "tool_input") raw[key] = { case_id: "C", n: 1 };
     else if (key === "stop_hook_active") raw[key] = random() < 0.5;
+    else if (key === "duration_ms") raw[key] = Math.floor(random() * 5000);
     else raw[key] = `${key} text`;
   }
   return raw;

@@ -7,14 +7,18 @@ import { spawnSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
+  lstatSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
 import { ARMS } from "../lib/guard/engine/record.ts";
@@ -269,6 +273,139 @@ s("lockedHarbor reads the [[package]] pin, not the dev extra's specifier", () =>
 });
 
 s.run();
+
+// ---------------------------------------------------------------------------------------------------------
+const trust = suite("install: what it reads back");
+
+/** Every entry under dir as lstat sees it: links as their target (never followed), files as base64. */
+function entries(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (rel: string) => {
+    for (const name of readdirSync(join(dir, rel)).sort()) {
+      const path = rel ? `${rel}/${name}` : name;
+      const st = lstatSync(join(dir, path));
+      if (st.isSymbolicLink()) out[path] = `link:${readlinkSync(join(dir, path))}`;
+      else if (st.isDirectory()) {
+        out[path] = "dir";
+        walk(path);
+      } else out[path] = readFileSync(join(dir, path)).toString("base64");
+    }
+  };
+  walk("");
+  return out;
+}
+
+/** A checkout beside a folder outside it holding a victim file and an empty folder. */
+function besideOutside(): { dir: string; outside: string; up: string } {
+  const dir = fixture();
+  const outside = tempDir("fiable-outside-");
+  writeFileSync(join(outside, "victim"), "not yours\n");
+  mkdirSync(join(outside, "empty"));
+  return { dir, outside, up: relative(dir, outside) };
+}
+
+function plant(dir: string, files: Record<string, unknown>[], dirs: string[] = [".fiable-install"]): void {
+  mkdirSync(join(dir, ".fiable-install"), { recursive: true });
+  writeFileSync(join(dir, ".fiable-install/manifest.json"), JSON.stringify({ v: 2, dirs, files }));
+}
+
+const PLANTED: [string, (o: { outside: string; up: string; dir: string }) => void, string][] = [
+  [
+    "a ../ path to restore",
+    ({ dir, up }) => plant(dir, [{ path: `${up}/victim`, before: btoa("planted\n"), after: "0".repeat(64) }]),
+    "../",
+  ],
+  [
+    "a ../ path to delete",
+    ({ dir, up }) => plant(dir, [{ path: `${up}/victim`, before: null, after: "0".repeat(64) }]),
+    "../",
+  ],
+  [
+    "an absolute path",
+    ({ dir, outside }) =>
+      plant(dir, [{ path: `${outside}/victim`, before: btoa("planted\n"), after: "0".repeat(64) }]),
+    "which is not a path inside the checkout",
+  ],
+  [
+    "a folder outside to remove",
+    ({ dir, up }) => plant(dir, [], [".fiable-install", `${up}/empty`]),
+    "empty",
+  ],
+  [
+    "a link target above the root",
+    ({ dir }) => plant(dir, [{ path: "x", before: null, after: "0".repeat(64), link: "../../etc/passwd" }]),
+    '"x"',
+  ],
+  ["a path through a folder link out of the checkout", ({ dir, outside }) => {
+    symlinkSync(outside, join(dir, "escape"));
+    plant(dir, [{ path: "escape/victim", before: btoa("planted\n"), after: "0".repeat(64) }]);
+  }, "escape is a link out of the checkout"],
+  ["a file link out of the checkout", ({ dir, outside }) => {
+    symlinkSync(join(outside, "victim"), join(dir, "victim.py"));
+    plant(dir, [{ path: "victim.py", before: btoa("planted\n"), after: "0".repeat(64) }]);
+  }, "victim.py is a link out of the checkout"],
+  ["the state folder a link out of the checkout", ({ dir, outside }) => {
+    mkdirSync(join(outside, "state"));
+    writeFileSync(
+      join(outside, "state/manifest.json"),
+      JSON.stringify({ v: 2, dirs: [], files: [{ path: "README.md", before: null, after: "0".repeat(64) }] }),
+    );
+    symlinkSync(join(outside, "state"), join(dir, ".fiable-install"));
+  }, ".fiable-install is a link out of the checkout"],
+];
+
+for (const [name, setup, names] of PLANTED) {
+  for (const command of ["--uninstall", "--apply"]) {
+    trust(`a planted manifest (${name}): ${command} refuses in one line and writes nothing`, async () => {
+      const place = besideOutside();
+      setup(place);
+      const [inside, outside] = [entries(place.dir), entries(place.outside)];
+      const run = await cli(["--chi-bench", place.dir, "--bundle", FAKE_BUNDLE, command]);
+      assert.is(run.code, 2, run.out);
+      assert.ok(run.err.startsWith("Cannot "), run.err);
+      assert.is(run.err.split("\n").length, 1, run.err);
+      assert.ok(run.err.includes(names), `"${names}" not in: ${run.err}`);
+      assert.equal(entries(place.outside), outside, "nothing outside the checkout changed");
+      assert.equal(entries(place.dir), inside, "nothing in the checkout changed");
+    });
+  }
+}
+
+trust("a link planted at a temp file's name is refused in one line, never written through", async () => {
+  const { dir, outside } = besideOutside();
+  symlinkSync(join(outside, "victim"), join(dir, `${REGISTRY}.fiable-tmp`));
+  const before = entries(outside);
+  const run = await cli(["--chi-bench", dir, "--bundle", FAKE_BUNDLE, "--apply"]);
+  assert.is(run.code, 2, run.out);
+  assert.match(run.err, `${REGISTRY}.fiable-tmp is a link out of the checkout`);
+  assert.equal(entries(outside), before);
+  // Dangling: it leads nowhere, so nothing follows it either.
+  rmSync(join(dir, `${REGISTRY}.fiable-tmp`));
+  symlinkSync(join(outside, "new"), join(dir, `${REGISTRY}.fiable-tmp`));
+  const dangling = await cli(["--chi-bench", dir, "--bundle", FAKE_BUNDLE, "--apply"]);
+  assert.is(dangling.code, 2, dangling.out);
+  assert.match(dangling.err, "which leads nowhere");
+  assert.equal(entries(outside), before);
+});
+
+trust("a symlinked registry inside the checkout is edited as a file and restored as the link", async () => {
+  const dir = fixture();
+  renameSync(join(dir, REGISTRY), join(dir, `${AGENTS}/registry_real.py`));
+  symlinkSync("registry_real.py", join(dir, REGISTRY));
+  const pristine = entries(dir);
+  assert.is((await cli(["--chi-bench", dir, "--bundle", FAKE_BUNDLE, "--apply"])).code, 0);
+  assert.not.ok(lstatSync(join(dir, REGISTRY)).isSymbolicLink(), "replaced by the edited file");
+  assert.match(text(dir, REGISTRY), '"fiable-cc"');
+  assert.is(text(dir, `${AGENTS}/registry_real.py`), REGISTRY_PY, "the link's target untouched");
+  assert.is((await cli(["--chi-bench", dir, "--bundle", FAKE_BUNDLE, "--apply"])).code, 0, "a rerun");
+  const run = await cli(["--chi-bench", dir, "--uninstall"]);
+  assert.is(run.code, 0, run.err);
+  assert.match(run.out, `restore ${REGISTRY}`);
+  assert.equal(entries(dir), pristine);
+  assert.is(readlinkSync(join(dir, REGISTRY)), "registry_real.py");
+});
+
+trust.run();
 
 // ---------------------------------------------------------------------------------------------------------
 const crash = suite("install: interrupted");

@@ -1,7 +1,8 @@
 /**
  * The guard's layers, read from Deno's own module graph (`deno info`, every import: static, dynamic and by
  * type): no import cycle under lib/, dashboard/ and rules/; the engine (lib/guard/engine/) reaches nothing but
- * itself and the rules; lib/guard/ keeps at most ten source files at its top.
+ * itself and the rules; lib/guard/ keeps at most ten source files at its top; a dashboard page imports no other
+ * page, and the dashboard's shared parts (read/, ui/) import no page.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
@@ -133,6 +134,36 @@ s("the engine imports nothing but the engine and the rules (no ledger, transport
 s("lib/guard/ keeps at most ten source files at its top", () => {
   const top = readdirSync(join(ROOT, "lib/guard")).filter((f) => /\.tsx?$/.test(f));
   assert.ok(top.length <= 10, `lib/guard/ has ${top.length} files at its top: ${top.join(", ")}`);
+});
+
+/** The page folder a dashboard module sits in (`dashboard/pages/<page>/…`), or null. */
+function pageOf(file: string): string | null {
+  return /^dashboard\/pages\/([^/]+)\//.exec(file)?.[1] ?? null;
+}
+
+s("the page finder names a page's folder, and nothing outside one", () => {
+  assert.is(pageOf("dashboard/pages/trial/view.tsx"), "trial");
+  assert.is(pageOf("dashboard/pages/mod.ts"), null);
+  assert.is(pageOf("dashboard/ui/layout.tsx"), null);
+});
+
+s("a dashboard page imports no other page; read/ and ui/ import no page", async () => {
+  const g = await graph;
+  const pages = sources("dashboard/pages").map(pageOf).filter((p): p is string => !!p);
+  assert.ok(new Set(pages).size >= 10, `found pages ${[...new Set(pages)].join(", ")}`);
+  const crossings: string[] = [];
+  for (const [from, to] of g) {
+    if (!from.startsWith("dashboard/") || from === "dashboard/pages/mod.ts") continue;
+    for (const target of to) {
+      const page = pageOf(target);
+      if (page && page !== pageOf(from)) crossings.push(`${from} → ${target}`);
+    }
+  }
+  assert.equal(
+    crossings,
+    [],
+    "pages share through dashboard/read/ and dashboard/ui/, never through each other",
+  );
 });
 
 s.run();

@@ -1,5 +1,5 @@
 /**
- * The Live page's honesty (dashboard/progress.ts and /live): what is live (trials with no result.json written
+ * The Live page's honesty (dashboard/pages/live/progress.ts and /live): what is live (trials with no result.json written
  * within the live window, a rate over that window only) kept apart from the finished runs read from disk, so
  * the numbers on the page never contradict each other. Table rows on the pure progress, then the page through
  * `app.request` over finished runs from a month ago with one live run, a stalled run, and configs whose trials
@@ -10,10 +10,10 @@ import * as assert from "uvu/assert";
 import { mkdtempSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { ablationProgress } from "../dashboard/progress.ts";
-import type { Row } from "../dashboard/model.ts";
-import type { Slice } from "../dashboard/experiments.ts";
-import { createApp } from "../dashboard/server.tsx";
+import { ablationProgress } from "../dashboard/pages/live/progress.ts";
+import type { Row } from "../dashboard/read/model.ts";
+import type { Slice } from "../dashboard/pages/live/experiments.ts";
+import { createApp } from "../dashboard/app.tsx";
 import { writeAblation } from "./support/dashboard_fixture.ts";
 import { findTrials } from "../lib/results/trials.ts";
 
@@ -172,7 +172,7 @@ function armRows(text: string): Map<string, number[]> {
 }
 
 // Finished runs a month old, as a copy of last month's logs would hold, and one trial being written now.
-const month = writeAblation(join(root, "month"), Date.now() - 30 * 24 * 60 * MIN);
+const month = await writeAblation(join(root, "month"), Date.now() - 30 * 24 * 60 * MIN);
 
 page(
   "finished runs from disk and one live run: live and not live apart, no rate, figures that agree",
@@ -193,7 +193,7 @@ page(
 page(
   "a copy of finished logs made just now: its ledgers are recent on disk, yet none is live nor its blocks latest",
   async () => {
-    const copy = writeAblation(join(root, "copy"), Date.now() - 30 * 24 * 60 * MIN);
+    const copy = await writeAblation(join(root, "copy"), Date.now() - 30 * 24 * 60 * MIN);
     const ledgers = findTrials([copy.logs]).flatMap((t) => t.ledgers).filter((l) => l !== copy.runningLedger);
     assert.ok(ledgers.length >= 10, `${ledgers.length} finished trials with a ledger`);
     const now = new Date();
@@ -218,7 +218,7 @@ page(
 page(
   "configs that point elsewhere: 0 / 225 with no pass@1, and the trials under --logs said to lie outside",
   async () => {
-    const elsewhere = writeAblation(join(root, "elsewhere"));
+    const elsewhere = await writeAblation(join(root, "elsewhere"));
     const text = await live(month.logs, [elsewhere.configs]);
     assert.match(text, "0 of the 450 expected trials have a result.");
     assert.match(

@@ -16,7 +16,7 @@ import { post, postFail, pre, prompt, PROVIDER_PROMPT, stop } from "./support/pa
 import { claudeV12, mcpJson, PROMPTS, writeTrials } from "./support/atif_fixture.ts";
 import { replayTrees } from "../lib/trajectories/replay.ts";
 import { main as aggregateMain } from "../aggregate.ts";
-import { createApp } from "../dashboard/server.tsx";
+import { createApp } from "../dashboard/app.tsx";
 import { CREDENTIALS } from "./support/credentials.ts";
 
 /** Credential-shaped values (made up), one per kind. */

@@ -81,6 +81,7 @@ s("--json keys are exactly the issue's shape", async () => {
     "trials_blocked",
     "rescue_estimate",
     "rescue_ignoring_time",
+    "not_observable_fires",
   ]);
 });
 

@@ -15,6 +15,7 @@ import {
 } from "../lib/guard/engine/saved_output.ts";
 import { readSavedOutput } from "../lib/guard/saved_output.ts";
 import { withSavedReads } from "../lib/trajectories/saved_reads.ts";
+import { projectDir, readsPath, resolvePath, type Shell } from "../lib/trajectories/shell_paths.ts";
 import { readTrajectory, type ToolEvent, toolEvents } from "../lib/trajectories/atif.ts";
 import { replayArm } from "../lib/trajectories/replay.ts";
 import { findTrials } from "../lib/results/trials.ts";
@@ -141,9 +142,149 @@ s(
     ]);
     assert.ok(out[0].text.startsWith("Error: result"));
     assert.equal(out.slice(1), calls.slice(1));
-    assert.is(withSavedReads([calls[0]])[0], calls[0]);
+    assert.is(out[0].saved, path);
+    assert.equal(withSavedReads([calls[0]])[0], { ...calls[0], saved: path });
   },
 );
+
+/** A saved file in the layout the packets show, and the directory Claude Code started the session in. */
+const SAVED = "/logs/agent/sessions/projects/-workspace/5b1d7c2e-9a40-4f7e-8d13-2c6f0e1a7b94/tool-results/" +
+  "mcp-healthverse-docs_list_case_documents-1790011122233.txt";
+const RESULTS = SAVED.slice(0, SAVED.lastIndexOf("/"));
+const BASE = SAVED.slice(SAVED.lastIndexOf("/") + 1);
+const bash = (command: string, text = "") => ({ raw: "Bash", input: { command }, text });
+
+const READS: [
+  string,
+  { raw: string; input: Record<string, unknown>; text?: string },
+  string | null,
+  boolean,
+][] = [
+  ["the full path", bash(`jq '.items[].id' ${SAVED}`), "/workspace", true],
+  ["relative after cd, in one command", bash(`cd ${RESULTS} && head -c 3000 ${BASE}`), "/workspace", true],
+  ["relative to a cwd an earlier command left", bash(`wc -c ./${BASE}`), RESULTS, true],
+  [
+    "a variable holding the name",
+    bash(`cd ${RESULTS}\nN="${BASE}"\njq -r '.items[] | .id' "$N"`),
+    null,
+    true,
+  ],
+  [
+    "${braced} variable and a parent directory",
+    bash(`D=${RESULTS}/../tool-results; cat \${D}/${BASE}`),
+    null,
+    true,
+  ],
+  ["a glob", bash(`cd ${RESULTS}/.. && cat tool-results/mcp-*docs_list_case_documents*.txt`), null, true],
+  [
+    "a here-document script opening it",
+    bash(
+      `pushd ${RESULTS} >/dev/null\npython3 <<'PY'\nimport json\nwith open("${BASE}") as fh:\n  print(json.load(fh))\nPY`,
+    ),
+    null,
+    true,
+  ],
+  [
+    "a recursive search of its folder",
+    bash(`grep -rho 'DOC-[A-Za-z0-9-]*' ${RESULTS}/.. | sort -u`),
+    null,
+    true,
+  ],
+  ["a Read by path", { raw: "Read", input: { file_path: SAVED, offset: 1, limit: 200 } }, null, true],
+  [
+    "a Grep over its folder by glob",
+    { raw: "Grep", input: { pattern: "DOC-", path: RESULTS, glob: "*.txt" } },
+    null,
+    true,
+  ],
+  [
+    "a codex command with its own workdir",
+    { raw: "exec_command", input: { cmd: ["bash", "-lc", `sed -n 1,40p ${BASE}`], workdir: RESULTS } },
+    null,
+    true,
+  ],
+  ["another file in the folder", bash(`cd ${RESULTS} && cat other.txt`), null, false],
+  ["the same name relative to another directory", bash(`cat ${BASE}`), "/workspace", false],
+  ["a listing that does not name it", bash(`ls -la ${RESULTS}`), null, false],
+  ["a relative name with no known directory", bash(`cat ${BASE}`), null, false],
+  ["a non-recursive grep of the folder", bash(`grep DOC- ${RESULTS}`), null, false],
+];
+for (const [name, call, cwd, reads] of READS) {
+  s(`readsPath: ${name}`, () => assert.is(readsPath(call, SAVED, { cwd }).reads, reads));
+}
+
+s("readsPath: the working directory carries over, and Claude Code's reset brings it back", () => {
+  let shell: Shell = { cwd: projectDir(SAVED) };
+  assert.is(shell.cwd, "/workspace");
+  shell = readsPath(bash(`cd ${RESULTS}`), SAVED, shell).shell;
+  assert.is(shell.cwd, RESULTS);
+  assert.ok(readsPath(bash(`tail -c 2000 ${BASE}`), SAVED, shell).reads);
+  shell =
+    readsPath(bash(`cd ${RESULTS} && ls`, "Shell cwd was reset to /workspace\n\n[stdout]\nx"), SAVED, shell)
+      .shell;
+  assert.is(shell.cwd, "/workspace");
+  assert.not.ok(readsPath(bash(`tail -c 2000 ${BASE}`), SAVED, shell).reads);
+  assert.is(resolvePath("a/./b/../c", "/x"), "/x/a/c");
+  assert.is(resolvePath("~/a", "/x"), null);
+});
+
+/** A provider trial: the case's documents saved to a file, part of it read after a `cd`, then a bundle. */
+function bundleTrial(read: string, documents: string[]): ToolEvent[] {
+  const notice = NOTICE_332(SAVED);
+  return [
+    event(1, "mcp__healthverse__docs_list_case_documents", "docs.list_case_documents", {
+      case_id: "CASE-ACT-001",
+    }, notice),
+    event(2, "Bash", null, { command: `cd ${RESULTS}` }, ""),
+    event(3, "Bash", null, { command: read }, '"DOC-4f1e2a9b"\n"DOC-77c0d3e1"'),
+    event(4, "mcp__healthverse__docs_create_submission_bundle", "docs.create_submission_bundle", {
+      case_id: "CASE-ACT-001",
+      document_ids: documents,
+    }, '{"bundle_document":{"id":"DOC-BUNDLE-0a1b2c3d"}}'),
+  ];
+}
+const PROVIDER = "# Clinical Intake\n- Use only provider namespaces: `cases`, `docs`, `auth`\nCASE-ACT-001";
+
+s(
+  "replay: a saved result read by a name relative to the directory a cd left grounds its ids: no GLOBAL-05",
+  () => {
+    for (const arm of ["checklist", "critic"] as const) {
+      const calls = withSavedReads(bundleTrial(`jq '.items[].id' ${BASE}`, ["DOC-4f1e2a9b", "DOC-77c0d3e1"]));
+      const { records, result } = replayArm("t", PROVIDER, calls, arm);
+      assert.not.ok(
+        records.some((r) => r.rules?.some((h) => h.id === "GLOBAL-05" || h.id === "CRITIC")),
+        arm,
+      );
+      assert.is(result.unobservable, undefined, arm);
+    }
+  },
+);
+
+s("replay: an id a saved result may hold but the agent did not read is not observable, never a block", () => {
+  const calls = withSavedReads(
+    bundleTrial(`jq '.items[0:2][].id' ${BASE}`, ["DOC-4f1e2a9b", "DOC-c3d9e0f7"]),
+  );
+  const { records, result } = replayArm("t", PROVIDER, calls, "checklist");
+  const pre = records.find((r) => r.event === "pre" && r.tool === "docs.create_submission_bundle")!;
+  assert.is(pre.decision, "allow");
+  assert.match(pre.note ?? "", /not observable in replay: GLOBAL-05 .* docs\.list_case_documents \(step 1\)/);
+  assert.equal(Object.keys(result.unobservable ?? {}), ["GLOBAL-05"]);
+  assert.equal(result.rules, {});
+  // An id the simulator said does not exist could not have been in the saved result: a block.
+  const refused = event(5, "mcp__healthverse__docs_get_document", "docs.get_document", {
+    document_id: "DOC-c3d9e0f7",
+  }, "Error executing tool docs.get_document: No document found with id 'DOC-c3d9e0f7'.");
+  const known = replayArm("t", PROVIDER, [...calls, { ...refused, isError: true }], "checklist");
+  assert.equal(Object.keys(known.result.rules), ["GLOBAL-05"]);
+  assert.is(known.result.unobservable, undefined);
+  // Without a saved result before it, the same unseen id is a block.
+  const plain = calls.map((c) =>
+    c.tool === "docs.list_case_documents" ? { ...c, text: "{}", saved: undefined } : c
+  );
+  const direct = replayArm("t", PROVIDER, plain, "checklist");
+  assert.equal(Object.keys(direct.result.rules), ["GLOBAL-05"]);
+  assert.is(direct.result.unobservable, undefined);
+});
 
 const ROOTS = ["leaderboard", "leaderboard-extra"].map((p) =>
   join(import.meta.dirname ?? ".", "..", "..", "shared", p)

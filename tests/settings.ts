@@ -37,6 +37,7 @@ s("command mode bakes the arm into each command; by default the tool hooks match
     "PostToolUseFailure",
     "Stop",
     "SubagentStop",
+    "StopFailure",
   ]);
 });
 

@@ -4,9 +4,9 @@
  * file in it and removed before the manifest that lists it; every step flushed before the next. A failing
  * filesystem (a full disk) stops it with a one-line refusal saying how to finish.
  */
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { InstallRefusal } from "./checkout.ts";
-import type { InstallFs } from "./fs.ts";
+import { inside, type InstallFs } from "./fs.ts";
 import { MANIFEST } from "./manifest.ts";
 import { type Plan, TEMP_SUFFIX } from "./plan.ts";
 
@@ -35,7 +35,18 @@ function stopped(err: unknown, what: string, resume: string): Error {
  * again: it picks up where it stopped".
  */
 export function applyPlan(fs: InstallFs, dir: string, plan: Plan, resume: string): void {
-  const at = (path: string) => join(dir, path);
+  // Every path checked before the first change: one that leads outside the checkout refuses the whole plan.
+  const paths = new Map<string, string>();
+  for (
+    const p of [
+      ...plan.changes.flatMap((c) => [c.path, c.path + TEMP_SUFFIX]),
+      ...plan.mkdirs,
+      ...plan.rmdirs,
+    ]
+  ) {
+    paths.set(p, inside(fs, dir, p));
+  }
+  const at = (path: string) => paths.get(path) ?? inside(fs, dir, path);
   const made = new Set<string>();
   const removed = new Set<string>();
   const step = (what: string, op: () => void) => {
@@ -74,6 +85,16 @@ export function applyPlan(fs: InstallFs, dir: string, plan: Plan, resume: string
       continue;
     }
     const temp = target + TEMP_SUFFIX;
+    if (change.link !== undefined) {
+      const link = change.link;
+      step(`restore the link ${change.path}`, () => {
+        fs.remove(temp);
+        fs.symlink(link, temp);
+        fs.rename(temp, target);
+        fs.syncDir(dirname(target));
+      });
+      continue;
+    }
     const bytes = change.after;
     step(`write ${change.path}`, () => {
       try {

@@ -7,7 +7,6 @@
  * first) → verify → go / no-go; full ablation only when named, after a go, confirmed.
  * Protocol: docs/EVALUATION_PROTOCOL.md.
  */
-import { stringify } from "yaml";
 import type { Arm } from "../guard/engine/record.ts";
 import type { Desired } from "./plan.ts";
 import { registeredAmong } from "../results/protocol.ts";
@@ -584,11 +583,13 @@ echo "  cd $fiable && ${aggregateCommand(opts, "$cb")}"
  * staged run script and a README, with the estimate, each stage's cost and the pilot prediction in the script
  * and the README.
  */
-export function experimentFiles(
+export async function experimentFiles(
   opts: ExperimentOptions,
   notes: RunNotes = UNKNOWN,
   tasks: Record<Domain, number> = { pa_provider: 25, pa_um: 25, cm: 25 },
-): Desired[] {
+): Promise<Desired[]> {
+  // Loaded when used: install.ts imports no npm package before it can install them (lib/packages.ts).
+  const { stringify } = await import("yaml");
   const enc = new TextEncoder();
   const out: Desired[] = [];
   const pins =

@@ -8,17 +8,22 @@ import {
   closeSync,
   fchmodSync,
   fsyncSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readFileSync,
+  readlinkSync,
+  realpathSync,
   renameSync,
   rmdirSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeSync,
 } from "node:fs";
-import { join } from "node:path";
-import type { Reader } from "./checkout.ts";
+import { join, relative, sep } from "node:path";
+import { InstallRefusal, type Reader } from "./checkout.ts";
+import { pathInside } from "./manifest.ts";
 
 /** What install.ts does to a filesystem. */
 export interface InstallFs {
@@ -28,8 +33,17 @@ export interface InstallFs {
   isDir(path: string): boolean;
   /** The permission bits of `path`, or null when it does not exist. */
   mode(path: string): number | null;
-  /** Writes a new file (replacing any there) with these bytes and flushes it to disk; `mode` sets its bits. */
+  /**
+   * Writes a new file (replacing whatever is there, a link included, never writing through one) with these
+   * bytes and flushes it to disk; `mode` sets its bits.
+   */
   writeFile(path: string, bytes: Uint8Array, mode?: number): void;
+  /** The target of the symbolic link at `path`, or null when `path` is no link. */
+  linkOf(path: string): string | null;
+  /** The path with every link resolved, or null when it (or a link on the way) leads nowhere. */
+  realpath(path: string): string | null;
+  /** Creates a symbolic link at `path` (nothing there) to `target`. */
+  symlink(target: string, path: string): void;
   /** Replaces `to` with `from` in one step (both in the same folder). */
   rename(from: string, to: string): void;
   /** Removes a file; an absent one is fine. */
@@ -70,7 +84,9 @@ export const diskFs: InstallFs = {
     }
   },
   writeFile(path, bytes, mode) {
-    const fd = openSync(path, "w");
+    rmSync(path, { force: true });
+    // Created exclusively: a link planted at the name after the removal fails the write, never takes it.
+    const fd = openSync(path, "wx");
     try {
       for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done);
       if (mode !== undefined) fchmodSync(fd, mode);
@@ -79,6 +95,21 @@ export const diskFs: InstallFs = {
       closeSync(fd);
     }
   },
+  linkOf(path) {
+    try {
+      return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : null;
+    } catch {
+      return null;
+    }
+  },
+  realpath(path) {
+    try {
+      return realpathSync(path);
+    } catch {
+      return null;
+    }
+  },
+  symlink: (target, path) => symlinkSync(target, path),
   rename: (from, to) => renameSync(from, to),
   remove: (path) => rmSync(path, { force: true }),
   mkdir: (path) => mkdirSync(path, { recursive: true }),
@@ -111,12 +142,50 @@ export const diskFs: InstallFs = {
   },
 };
 
-/** A Reader over the checkout at `dir`. */
+/**
+ * The absolute path of `path` (relative to the checkout at `dir`) when it stays inside the checkout: no `..`,
+ * no absolute path, and no link on the way (the last part included) that leads out or nowhere. Otherwise an
+ * InstallRefusal, before anything is read or written there.
+ */
+export function inside(fs: InstallFs, dir: string, path: string): string {
+  const refuse = (why: string) =>
+    new InstallRefusal(
+      `Cannot touch ${
+        JSON.stringify(path)
+      } in ${dir}: ${why}. Nothing was written; remove that link (or the ` +
+        "manifest entry naming it) and run install.ts again.",
+    );
+  if (!pathInside(path)) throw refuse("it is not a path inside the checkout (no .., no absolute path)");
+  const root = fs.realpath(dir) ?? dir;
+  let at = dir;
+  for (const part of path.split("/")) {
+    at = join(at, part);
+    const link = fs.linkOf(at);
+    if (link === null) {
+      if (fs.realpath(at) === null) break; // nothing here yet: whatever is made below is made inside
+      continue;
+    }
+    const real = fs.realpath(at);
+    const where = relative(dir, at);
+    if (real === null) throw refuse(`${where} is a link to ${link}, which leads nowhere`);
+    if (real !== root && !real.startsWith(root + sep)) {
+      throw refuse(`${where} is a link out of the checkout (to ${real})`);
+    }
+  }
+  return join(dir, path);
+}
+
+/** A Reader over the checkout at `dir`, refusing any path that leads outside it. */
 export function fsReader(fs: InstallFs, dir: string): Reader {
-  return (path) => fs.readFile(join(dir, path));
+  return (path) => fs.readFile(inside(fs, dir, path));
+}
+
+/** The target of the link at `path` (relative to dir), or null when it is no link. */
+export function fsLinkOf(fs: InstallFs, dir: string): (path: string) => string | null {
+  return (path) => fs.linkOf(inside(fs, dir, path));
 }
 
 /** True when `path` (relative to dir) is a folder. */
 export function fsIsDir(fs: InstallFs, dir: string): (path: string) => boolean {
-  return (path) => fs.isDir(join(dir, path));
+  return (path) => fs.isDir(inside(fs, dir, path));
 }

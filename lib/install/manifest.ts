@@ -8,6 +8,7 @@
  */
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
+import { posix } from "node:path";
 import { InstallRefusal } from "./checkout.ts";
 
 /** The folder install.ts keeps its own state in, inside the checkout. */
@@ -26,6 +27,8 @@ export interface ManifestEntry {
   after: string;
   /** SHA-256 (hex) of what an earlier install left in the file, when this install replaces it. */
   previous?: string;
+  /** The original was a symbolic link with this target (`before`: the bytes it led to); restored as a link. */
+  link?: string;
 }
 
 /** Every file and folder install.ts creates or changes in a checkout. */
@@ -51,6 +54,22 @@ export function fromBase64(text: string): Uint8Array {
   return new Uint8Array(Buffer.from(text, "base64"));
 }
 
+/**
+ * True when `path` names a place inside the checkout by its text: relative, `/`-separated, no `.` or `..`
+ * segment, nothing empty, no backslash or NUL. (Links on the way are checked on disk: lib/install/fs.ts.)
+ */
+export function pathInside(path: string): boolean {
+  return path !== "" && !path.startsWith("/") && !/^[A-Za-z]:/.test(path) && !/[\\\0]/.test(path) &&
+    path.split("/").every((part) => part !== "" && part !== "." && part !== "..");
+}
+
+/** True when a link at `path` with this target points inside the checkout (relative, never above its root). */
+export function linkInside(path: string, target: string): boolean {
+  if (target === "" || target.startsWith("/") || /[\\\0]/.test(target)) return false;
+  const resolved = posix.normalize(posix.join(posix.dirname(path), target));
+  return resolved !== ".." && !resolved.startsWith("../");
+}
+
 /** Parses the manifest text; throws InstallRefusal when it is not one install.ts wrote. */
 export function parseManifest(text: string): Manifest {
   let data: unknown;
@@ -69,7 +88,8 @@ export function parseManifest(text: string): Manifest {
     m.files.every((f) =>
       f && typeof f.path === "string" && typeof f.after === "string" &&
       (f.before === null || typeof f.before === "string") &&
-      (f.previous === undefined || typeof f.previous === "string")
+      (f.previous === undefined || typeof f.previous === "string") &&
+      (f.link === undefined || typeof f.link === "string")
     );
   if (!ok) {
     throw new InstallRefusal(
@@ -77,18 +97,41 @@ export function parseManifest(text: string): Manifest {
         "remove the files it lists by hand before installing again.",
     );
   }
+  const outside = [...m.dirs, ...m.files.map((f) => f.path)].find((p) => !pathInside(p)) ??
+    m.files.find((f) => f.link !== undefined && !linkInside(f.path, f.link))?.path;
+  if (outside !== undefined) {
+    throw new InstallRefusal(
+      `Cannot read ${MANIFEST}: it lists ${
+        JSON.stringify(outside)
+      }, which is not a path inside the checkout ` +
+        "(no .., no absolute path, no link out); install.ts never writes one, and nothing was written. Restore " +
+        "the manifest from a backup, or undo the install by hand.",
+    );
+  }
   return { v: 2, files: m.files, dirs: m.dirs };
 }
 
 /**
- * True when `bytes` (null: no file) is a state install.ts knows the file in: its original, what install.ts
- * writes, or what an earlier install left. Any other state is someone's edit.
+ * True when the file is as it was before install.ts: the same link (`link`: the link's target, or null when
+ * the path is no link), else the same bytes (null: no file).
  */
-export function knownState(entry: ManifestEntry, bytes: Uint8Array | null): boolean {
-  if (entry.before === null ? bytes === null : bytes !== null && toBase64(bytes) === entry.before) {
-    return true;
-  }
-  if (bytes === null) return false;
+export function isOriginal(entry: ManifestEntry, bytes: Uint8Array | null, link: string | null): boolean {
+  if (entry.link !== undefined) return link === entry.link;
+  return link === null &&
+    (entry.before === null ? bytes === null : bytes !== null && toBase64(bytes) === entry.before);
+}
+
+/**
+ * True when the file is in a state install.ts knows it in: its original, what install.ts writes, or what an
+ * earlier install left (`link` as for isOriginal). Any other state is someone's edit.
+ */
+export function knownState(
+  entry: ManifestEntry,
+  bytes: Uint8Array | null,
+  link: string | null = null,
+): boolean {
+  if (isOriginal(entry, bytes, link)) return true;
+  if (bytes === null || link !== null) return false;
   const hash = sha256(bytes);
   return hash === entry.after || hash === entry.previous;
 }

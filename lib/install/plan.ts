@@ -8,6 +8,7 @@ import { Buffer } from "node:buffer";
 import { InstallRefusal, type Reader } from "./checkout.ts";
 import {
   fromBase64,
+  isOriginal,
   knownState,
   MANIFEST,
   type Manifest,
@@ -32,6 +33,8 @@ export interface FileChange {
   before: Uint8Array | null;
   /** Bytes after the change (null for delete). */
   after: Uint8Array | null;
+  /** A restore that makes the path a symbolic link again, to this target (`after`: the bytes it leads to). */
+  link?: string;
   why: string;
 }
 
@@ -74,33 +77,37 @@ function leftovers(read: Reader, paths: string[]): FileChange[] {
   return out;
 }
 
-function isOriginal(entry: ManifestEntry, bytes: Uint8Array | null): boolean {
-  return entry.before === null ? bytes === null : bytes !== null && toBase64(bytes) === entry.before;
-}
+/** The target of the link at a checkout path, or null when it is no link. */
+export type LinkReader = (path: string) => string | null;
+
+const NO_LINKS: LinkReader = () => null;
 
 /**
  * The changes that make every desired file exact. The manifest comes first and already lists every file the
- * plan will change, with its original bytes and, when that is not what is there now, the hash of what is; so
- * a crash at any later step leaves each file in a state the manifest knows. No changes at all when
- * everything is already in place.
+ * plan will change, with its original bytes (and the link's target when it was a symbolic link) and, when
+ * that is not what is there now, the hash of what is; so a crash at any later step leaves each file in a
+ * state the manifest knows. No changes at all when everything is already in place.
  */
 export function planWrites(
   read: Reader,
   desired: Desired[],
   manifest: Manifest | null,
   isDir: (path: string) => boolean,
+  linkOf: LinkReader = NO_LINKS,
 ): Plan {
   const changes: FileChange[] = [];
   const files = [...(manifest?.files ?? [])];
   let settled = false;
   for (const want of desired) {
     const current = read(want.path);
+    const link = linkOf(want.path);
     const at = files.findIndex((f) => f.path === want.path);
     const entry = at >= 0 ? files[at] : undefined;
-    if (same(current, want.bytes)) {
+    if (link === null && same(current, want.bytes)) {
       // In place already (an interrupted install wrote it, then a rerun wants the same bytes): say so.
       if (entry && entry.after !== sha256(want.bytes)) {
-        files[at] = { path: entry.path, before: entry.before, after: sha256(want.bytes) };
+        files[at] = { ...entry, after: sha256(want.bytes) };
+        delete files[at].previous;
         settled = true;
       }
       continue;
@@ -111,7 +118,7 @@ export function planWrites(
           "Move it out of the way, then run install.ts again.",
       );
     }
-    if (entry && !knownState(entry, current)) {
+    if (entry && !knownState(entry, current, link)) {
       throw new InstallRefusal(
         `Cannot update ${want.path}: it changed since install.ts wrote it. Run install.ts --uninstall ` +
           "(add --force to keep your copy beside it as .fiable-kept), then install again.",
@@ -129,7 +136,9 @@ export function planWrites(
       before: entry ? entry.before : current === null ? null : toBase64(current),
       after: sha256(want.bytes),
     };
-    if (entry && !isOriginal(entry, current)) next.previous = sha256(current!);
+    const original = entry ? entry.link : link ?? undefined;
+    if (original !== undefined) next.link = original;
+    if (entry && !isOriginal(entry, current, link)) next.previous = sha256(current!);
     if (entry) files[at] = next;
     else files.push(next);
   }
@@ -173,17 +182,27 @@ export function planWrites(
 }
 
 /** Files changed since install.ts wrote them (their edits would be lost by a byte-for-byte restore). */
-export function editedSinceInstall(read: Reader, manifest: Manifest): string[] {
-  return manifest.files.filter((f) => !knownState(f, read(f.path))).map((f) => f.path);
+export function editedSinceInstall(
+  read: Reader,
+  manifest: Manifest,
+  linkOf: LinkReader = NO_LINKS,
+): string[] {
+  return manifest.files.filter((f) => !knownState(f, read(f.path), linkOf(f.path))).map((f) => f.path);
 }
 
 /**
  * Restores every file in the manifest to its original bytes (or deletes it), then removes the state: the
  * manifest last but for its folder, so an interrupted uninstall still knows what is left to undo.
- * A file edited since install is refused, or with `force` kept beside the restored one as `.fiable-kept`.
+ * A file edited since install is refused, or with `force` kept beside the restored one as `.fiable-kept`; a
+ * file that was a symbolic link is restored as the link.
  */
-export function planUninstall(read: Reader, manifest: Manifest, options: { force?: boolean } = {}): Plan {
-  const edited = editedSinceInstall(read, manifest);
+export function planUninstall(
+  read: Reader,
+  manifest: Manifest,
+  options: { force?: boolean; linkOf?: LinkReader } = {},
+): Plan {
+  const linkOf = options.linkOf ?? NO_LINKS;
+  const edited = editedSinceInstall(read, manifest, linkOf);
   if (edited.length && !options.force) {
     throw new InstallRefusal(
       `Cannot uninstall: ${edited.join(", ")} changed since install.ts wrote ${
@@ -200,6 +219,7 @@ export function planUninstall(read: Reader, manifest: Manifest, options: { force
   ]);
   for (const f of [...manifest.files].reverse()) {
     const current = read(f.path);
+    const link = linkOf(f.path);
     const kept = read(f.path + KEPT_SUFFIX);
     // Already kept when an interrupted --force got that far.
     if (current !== null && edited.includes(f.path) && !same(kept, current)) {
@@ -210,6 +230,20 @@ export function planUninstall(read: Reader, manifest: Manifest, options: { force
         after: current,
         why: "your edits, kept (--force)",
       });
+    }
+    if (f.link !== undefined) {
+      if (link !== f.link) {
+        const after = f.before === null ? new Uint8Array() : fromBase64(f.before);
+        changes.push({
+          path: f.path,
+          action: "restore",
+          before: current,
+          after,
+          link: f.link,
+          why: `link to ${f.link}`,
+        });
+      }
+      continue;
     }
     if (f.before === null) {
       if (current !== null) {
@@ -224,7 +258,7 @@ export function planUninstall(read: Reader, manifest: Manifest, options: { force
       continue;
     }
     const original = fromBase64(f.before);
-    if (!same(current, original)) {
+    if (link !== null || !same(current, original)) {
       changes.push({
         path: f.path,
         action: "restore",

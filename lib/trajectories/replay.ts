@@ -20,7 +20,9 @@ import { type Bounds, decide, DEFAULT_BOUNDS, type GuardEvent } from "../guard/e
 import { RECENT_TEXT, recentText } from "../guard/engine/judge.ts";
 import { isJudged } from "../guard/engine/judges/mod.ts";
 import { checkMatches, doomIndex } from "../guard/engine/doom.ts";
-import { withSavedReads } from "./saved_reads.ts";
+import { type SavedEvent, withSavedReads } from "./saved_reads.ts";
+import { extractIds, normalizeId, stringsIn } from "../guard/engine/ids.ts";
+import { isIdentifier } from "../guard/engine/critic.ts";
 import { isMutating } from "../guard/engine/names.ts";
 import { ledgerFileName } from "../guard/ledger/ledger.ts";
 import { type Arm, type LedgerRecord } from "../guard/engine/record.ts";
@@ -257,9 +259,24 @@ export function replayArm(
     tool: call.tool!,
     decision,
   });
+  let saved: { record: LedgerRecord; call: SavedEvent } | null = null;
+  const absent = nonexistentIds(calls);
   for (const { event, call } of trialEvents(session, prompt, calls, opts.texts)) {
-    const { record } = decide(event, records, config, now(call?.step ?? null));
+    const t = now(call?.step ?? null);
+    let { record } = decide(event, records, config, t);
     if (!record) continue;
+    if (event.word === "pre" && saved && call && record.rules?.length) {
+      const open = unseenInSaved(event, records, { ...saved, absent }, config, t, record);
+      if (open) {
+        record = open.record;
+        for (const id of open.rules) {
+          (result.unobservable ??= {})[id] = [
+            ...result.unobservable?.[id] ?? [],
+            fired(call, "not observable"),
+          ];
+        }
+      }
+    }
     const marked: LedgerRecord = { ...record, replay: true, ...(call ? { step: call.step } : {}) };
     const isBlock = marked.decision === "deny" || marked.decision === "block";
     if (isBlock && !result.firstBlock) {
@@ -288,8 +305,68 @@ export function replayArm(
     }
     if (marked.event === "stop" && marked.decision !== "allow") result.closure = marked.obligations ?? [];
     records.push(marked);
+    if (marked.event === "post" && (call as SavedEvent | undefined)?.saved) {
+      saved = { record: marked, call: call! };
+    }
   }
   return { records, result };
+}
+
+/** An error saying a record does not exist (`No contact found with id '…'`, `… not found`, `… does not exist`). */
+const NOT_FOUND = /\bno \w+ found\b|\bnot found\b|\bdoes not exist\b|\bunknown \w+ id\b/i;
+
+/** Ids the simulator said, in an error anywhere in the trial, do not exist: no saved result held them. */
+export function nonexistentIds(calls: readonly ToolEvent[]): Set<string> {
+  const out = new Set<string>();
+  for (const c of calls) {
+    if (c.tool && c.isError && NOT_FOUND.test(c.text)) {
+      for (const id of extractIds(c.text)) out.add(id);
+    }
+  }
+  return out;
+}
+
+/**
+ * The ids a pending call names that a result could have returned: id-shaped tokens in its arguments and every
+ * argument value that is an identifier or a code (what GLOBAL-02/04/05 and the grounding judge ask about),
+ * less those the simulator said do not exist.
+ */
+function namedIds(input: Record<string, unknown>, absent: ReadonlySet<string>): string[] {
+  const out = new Set(extractIds(JSON.stringify(input)));
+  for (const value of stringsIn(input)) {
+    for (const part of value.split(/[,;]\s*|\s+/)) if (part && isIdentifier(part)) out.add(normalizeId(part));
+  }
+  return [...out].filter((id) => !absent.has(id));
+}
+
+/**
+ * A block replay cannot judge: the live guard reads a saved oversized result whole (lib/guard/saved_output.ts),
+ * replay has only what the agent read of it, so an id the call names may be one that file held. The call is
+ * decided again as if the latest saved result had returned the ids it names (but an id the simulator said,
+ * anywhere in the trial, does not exist); the blocks that then disappear
+ * (an unseen-id rule, the panel's grounding objection) are not observable: the decision recorded is the
+ * second one, with a note, and the rules are listed apart, never counted as blocks.
+ */
+function unseenInSaved(
+  event: GuardEvent,
+  records: readonly LedgerRecord[],
+  saved: { record: LedgerRecord; call: SavedEvent; absent: ReadonlySet<string> },
+  config: { arm: Arm; bounds: Bounds; rules?: string[] },
+  t: string,
+  record: LedgerRecord,
+): { record: LedgerRecord; rules: string[] } | null {
+  if (event.word !== "pre") return null;
+  const ids = namedIds(event.input, saved.absent);
+  if (!ids.length) return null;
+  const held = { ...saved.record, ids: [...saved.record.ids ?? [], ...ids] };
+  const alt = decide(event, records.map((r) => r === saved.record ? held : r), config, t).record;
+  if (!alt) return null;
+  const rules = (record.rules ?? []).map((h) => h.id).filter((id) => !alt.rules?.some((h) => h.id === id));
+  if (!rules.length) return null;
+  const note = `not observable in replay: ${rules.join(", ")} would block on an id the saved result of ` +
+    `${saved.call.tool} (step ${saved.call.step}) may hold, which the live guard reads whole and replay ` +
+    "has only as far as the agent read it";
+  return { record: { ...alt, note: alt.note ? `${alt.note}; ${note}` : note }, rules };
 }
 
 function timeOf(steps: { timestamp?: string }[]): (step: number | null) => string {
@@ -403,7 +480,7 @@ function replayOne(ref: TrialRef, opts: ReplayOptions): TrialReplay | Unreadable
     };
   }
   const events = toolEvents(trajectory);
-  const calls = withSavedReads(events.calls);
+  const calls: ToolEvent[] = withSavedReads(events.calls);
   const unresolved = events.unresolved;
   const prompt = taskPrompt(trajectory) || domainPrompt(ref.domain);
   const texts = agentTexts(trajectory);

@@ -37,6 +37,11 @@ export interface ArmResult {
   ledger: string | null;
   /** Judge name → the calls it objected to, enforced or shadow (what a decision-point judge would catch). */
   votes?: Record<string, FiredCall[]>;
+  /**
+   * Rule ID → calls it would have blocked on an id a saved oversized result may hold (replay has only what
+   * the agent read of the file; the live guard reads it whole): not observable, counted in no block figure.
+   */
+  unobservable?: Record<string, FiredCall[]>;
 }
 
 /** The first executed call that dooms a failed check (lib/guard/engine/doom.ts). */
@@ -108,6 +113,8 @@ export interface ArmVerdict {
   rescue: Rescue;
   /** The same, counting blocks that came after the doom (the figure before issue 29). */
   rescueIgnoringTime: Rescue;
+  /** Rules whose only blocks rested on an id a saved result may hold (`ArmResult.unobservable`). */
+  unobservable?: string[];
 }
 
 /** The closure gate's name where protectors are listed together (verdicts.parquet, the CLI table). */
@@ -175,6 +182,7 @@ export function armVerdict(t: TrialReplay, arm: Arm): ArmVerdict | null {
     checks,
     rescue: rescue(true),
     rescueIgnoringTime: rescue(false),
+    ...(r.unobservable ? { unobservable: Object.keys(r.unobservable).sort() } : {}),
   };
 }
 
@@ -206,6 +214,11 @@ export interface ReplaySummary {
   rescue_estimate: { upper: number; strict: number };
   /** Counting blocks after the doom too: what the estimate was before it knew time. */
   rescue_ignoring_time: { upper: number; strict: number };
+  /**
+   * Per rule, trials (failed / passed) where it would have blocked on an id a saved oversized result may hold:
+   * not observable in replay, and in no figure above.
+   */
+  not_observable_fires: Record<string, { failed: number; passed: number }>;
 }
 
 /** Counts with nothing counted yet. */
@@ -247,6 +260,7 @@ export function summarizeVerdicts(trials: readonly Counted[], unreadable: number
     trials_blocked: { failed: 0, passed: 0 },
     rescue_estimate: { upper: 0, strict: 0 },
     rescue_ignoring_time: { upper: 0, strict: 0 },
+    not_observable_fires: {},
   };
   for (const t of trials) {
     if (t.passed) s.passed++;
@@ -257,6 +271,9 @@ export function summarizeVerdicts(trials: readonly Counted[], unreadable: number
     for (const [id, f] of Object.entries(v.rules)) countFire(s.by_rule[id] ??= fireCounts(), v.passed, f);
     if (v.gate) countFire(s.closure_gate, v.passed, v.gate);
     if (v.blocked) s.trials_blocked[v.passed ? "passed" : "failed"]++;
+    for (const id of v.unobservable ?? []) {
+      (s.not_observable_fires[id] ??= { failed: 0, passed: 0 })[v.passed ? "passed" : "failed"]++;
+    }
     for (
       const [key, r] of [["rescue_estimate", v.rescue], [
         "rescue_ignoring_time",

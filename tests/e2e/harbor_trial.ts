@@ -17,7 +17,7 @@ import { readTrajectory, toolEvents } from "../../lib/trajectories/atif.ts";
 import { replayTrial } from "../../lib/trajectories/replay.ts";
 import { aggregateArms } from "../../lib/results/aggregate.ts";
 import { verified, verifyTrees } from "../../lib/results/verify.ts";
-import { createApp } from "../../dashboard/server.tsx";
+import { createApp } from "../../dashboard/app.tsx";
 import { mcp, PAYER, PAYER_PROMPT, resultShownIn } from "../support/e2e/scenario.ts";
 import {
   harnessJson,

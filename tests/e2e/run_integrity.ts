@@ -64,6 +64,39 @@ for (const mode of MODES) {
     assert.equal([t.coverage, t.match, t.plan_injected, t.verdict], [1, "tool_use_id", true, "pass"], why);
   });
 
+  s(
+    "an API error ends the run: StopFailure recorded (http), never taken for a stop; duration_ms kept",
+    async () => {
+      const refused = {
+        status: 400,
+        type: "invalid_request_error",
+        message: "scripted: request refused",
+      } as const;
+      const run = await runBed({
+        mode,
+        arm: "checklist",
+        seat: "payer",
+        prompt: PAYER_PROMPT,
+        budgets: { stop_blocks: 0 },
+        // Claude Code retries a refused request before it gives up: every later request is refused too.
+        script: [{ calls: [PAYER.queue] }, ...Array(6).fill({ apiError: refused })],
+      });
+      const why = explain(run);
+      assert.not.ok(run.ledger.some((r) => r.event === "stop"), `no Stop after an API error; ${why}`);
+      const ended = run.ledger.filter((r) => r.event === "stop-fail");
+      if (mode === "http") {
+        // Claude Code runs StopFailure without waiting for it as it exits: the resident guard answers in time,
+        // a command hook's process does not outlive claude's (so command mode records no ending at all).
+        assert.is(ended.length, 1, why);
+        assert.equal(ended[0].decision, "record", why);
+        assert.match(ended[0].error ?? "", /^[a-z_]+$/, why);
+      }
+      const post = run.ledger.find((r) => r.event === "post");
+      assert.type(post?.duration_ms, "number", why);
+      assert.ok(post!.duration_ms! >= 0, why);
+    },
+  );
+
   if (mode === "command") {
     s(
       "a guard that hangs past Claude Code's hook timeout is ended, answers allow and records it: the arm is flagged",

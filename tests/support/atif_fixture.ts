@@ -390,6 +390,7 @@ export const FIXTURE_ANSWER = {
   trials_blocked: { failed: 4, passed: 0 },
   rescue_estimate: { upper: 2, strict: 1 },
   rescue_ignoring_time: { upper: 2, strict: 1 },
+  not_observable_fires: {},
 };
 
 /** Writes the fixture trials as a packet below `root`; returns the trial dirs. */

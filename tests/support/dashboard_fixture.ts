@@ -136,10 +136,10 @@ export interface Ablation {
  * the sample trials as their finished trials (start times moved into the last few hours, so rate and ETA
  * are real), and one checklist trial still running with a live ledger.
  */
-export function writeAblation(dir: string, now = Date.now()): Ablation {
+export async function writeAblation(dir: string, now = Date.now()): Promise<Ablation> {
   const root = join(dir, "chi-bench");
   const opts = { ...DEFAULT_EXPERIMENT, arms: ["stock", "checklist"] as Arm[] };
-  for (const f of experimentFiles(opts)) {
+  for (const f of await experimentFiles(opts)) {
     mkdirSync(join(root, dirname(f.path)), { recursive: true });
     writeFileSync(join(root, f.path), f.bytes);
   }

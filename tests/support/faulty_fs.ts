@@ -58,6 +58,17 @@ export function faultyFs(failAt: number, fault: "crash" | "enospc" = "crash"): F
       alive();
       return diskFs.mode(path);
     },
+    linkOf(path) {
+      alive();
+      return diskFs.linkOf(path);
+    },
+    realpath(path) {
+      alive();
+      return diskFs.realpath(path);
+    },
+    symlink(target, path) {
+      change(`symlink ${path}`, () => diskFs.symlink(target, path));
+    },
     writeFile(path, bytes, mode) {
       change(
         `write ${path}`,

@@ -29,6 +29,7 @@ export const PostToolUseInput = z.extend(Base, {
   tool_input: z._default(z.record(z.string(), z.unknown()), {}),
   tool_response: z.unknown(),
   tool_use_id: z._default(z.string(), ""),
+  duration_ms: z.catch(z.optional(z.number()), undefined),
 });
 /** PostToolUseFailure input (an MCP result with isError, or a thrown tool). */
 export const PostToolUseFailureInput = z.extend(Base, {
@@ -37,11 +38,19 @@ export const PostToolUseFailureInput = z.extend(Base, {
   tool_input: z._default(z.record(z.string(), z.unknown()), {}),
   tool_use_id: z._default(z.string(), ""),
   error: z._default(z.string(), ""),
+  duration_ms: z.catch(z.optional(z.number()), undefined),
 });
 /** Stop / SubagentStop input. */
 export const StopInput = z.extend(Base, {
   hook_event_name: z.enum(["Stop", "SubagentStop"]),
   stop_hook_active: z._default(z.boolean(), false),
+  last_assistant_message: z.optional(z.string()),
+});
+/** StopFailure input: the turn ended on an API error. */
+export const StopFailureInput = z.extend(Base, {
+  hook_event_name: z.literal("StopFailure"),
+  error: z._default(z.string(), "unknown"),
+  error_details: z.optional(z.string()),
   last_assistant_message: z.optional(z.string()),
 });
 /** UserPromptSubmit input. */
@@ -61,6 +70,7 @@ export const HookInput = z.discriminatedUnion("hook_event_name", [
   PostToolUseInput,
   PostToolUseFailureInput,
   StopInput,
+  StopFailureInput,
   UserPromptSubmitInput,
   SessionStartInput,
 ]);

@@ -332,6 +332,7 @@ const EVENTS: [string, boolean][] = [
   ["PostToolUseFailure", true],
   ["Stop", false],
   ["SubagentStop", false],
+  ["StopFailure", false],
 ];
 
 /**

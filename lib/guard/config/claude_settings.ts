@@ -85,6 +85,7 @@ const WIRING: [string, string, boolean][] = [
   ["PostToolUseFailure", "post-fail", true],
   ["Stop", "stop", false],
   ["SubagentStop", "stop", false],
+  ["StopFailure", "stop-fail", false],
 ];
 
 /** A POSIX shell word for a value (single-quoted unless it is plainly safe). */

@@ -35,6 +35,7 @@ export type GuardEvent =
     toolUseId: string;
     response: unknown;
     agentId?: string;
+    durationMs?: number;
   }
   | {
     word: "post-fail";
@@ -44,8 +45,10 @@ export type GuardEvent =
     toolUseId: string;
     error: string;
     agentId?: string;
+    durationMs?: number;
   }
   | { word: "stop"; session: string; subagent: boolean }
+  | { word: "stop-fail"; session: string; error: string; details?: string }
   | { word: "prompt"; session: string; prompt: string }
   | { word: "session-start"; session: string; source: string };
 
@@ -71,6 +74,7 @@ export function toGuardEvent(input: HookInput): GuardEvent {
         toolUseId: input.tool_use_id,
         response: input.tool_response,
         agentId: input.agent_id,
+        durationMs: input.duration_ms,
       };
     case "PostToolUseFailure":
       return {
@@ -81,10 +85,13 @@ export function toGuardEvent(input: HookInput): GuardEvent {
         toolUseId: input.tool_use_id,
         error: input.error,
         agentId: input.agent_id,
+        durationMs: input.duration_ms,
       };
     case "Stop":
     case "SubagentStop":
       return { word: "stop", session, subagent: input.hook_event_name === "SubagentStop" };
+    case "StopFailure":
+      return { word: "stop-fail", session, error: input.error, details: input.error_details };
     case "UserPromptSubmit":
       return { word: "prompt", session, prompt: input.prompt };
     case "SessionStart":
@@ -278,6 +285,7 @@ function decidePost(
     tool_use_id: event.toolUseId,
     input: redactCapped(event.input, CAPS.input, cut),
     ...(event.agentId ? { agent_id: event.agentId } : {}),
+    ...durationOf(event.durationMs),
   };
   let record: LedgerRecord;
   if (event.word === "post-fail") {
@@ -296,6 +304,33 @@ function decidePost(
     record.note = `nesting deeper than ${MAX_DEPTH} levels was cut from the recorded call; evidence degraded`;
   }
   return { reply: {}, record };
+}
+
+/** A call's `duration_ms` for its record: a finite, non-negative number of milliseconds, else nothing. */
+function durationOf(ms: number | undefined): { duration_ms?: number } {
+  return typeof ms === "number" && Number.isFinite(ms) && ms >= 0 ? { duration_ms: ms } : {};
+}
+
+/**
+ * A run that ended on an API error (StopFailure): recorded, never decided (Claude Code ignores the reply), so
+ * run integrity tells it from the agent's own stop. The error's kind is kept whole; its text redacted and cut.
+ */
+function decideStopFailure(
+  event: Extract<GuardEvent, { word: "stop-fail" }>,
+  config: EngineConfig,
+  now: string,
+): Outcome {
+  const details = event.details ? capValue(redactText(event.details), CAPS.text) as string : undefined;
+  return {
+    reply: {},
+    record: {
+      ...base(event, config, now),
+      event: "stop-fail",
+      decision: "record",
+      error: capValue(redactText(event.error), 200) as string,
+      ...(details ? { note: details } : {}),
+    },
+  };
 }
 
 function decideStop(
@@ -363,9 +398,9 @@ function decideContext(
   return { reply: plan ? contextReply(hookEvent, plan) : {}, record: rec };
 }
 
-/** Whether deciding this event reads the session's evidence (a post only records; stock decides nothing). */
+/** Whether deciding this event reads the session's evidence (a post or an API error only records; stock decides nothing). */
 export function readsEvidence(word: GuardEvent["word"], arm: Arm): boolean {
-  return arm !== "stock" && word !== "post" && word !== "post-fail";
+  return arm !== "stock" && word !== "post" && word !== "post-fail" && word !== "stop-fail";
 }
 
 /**
@@ -401,6 +436,8 @@ export function decideOn(
       return decidePost(event, config, now);
     case "stop":
       return decideStop(event, ev ?? emptyEvidence(), config, now);
+    case "stop-fail":
+      return decideStopFailure(event, config, now);
     case "prompt":
     case "session-start":
       return decideContext(event, ev ?? emptyEvidence(), config, now);

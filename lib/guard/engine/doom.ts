@@ -27,6 +27,11 @@ export interface DoomCall {
   tool: string;
   /** Only when each named input field holds one of the values. */
   when?: Record<string, readonly string[]>;
+  /**
+   * Only when each named field of the result holds one of the values (its first `"field": "value"` in the
+   * result text): what the server resolved, where the input does not say (a lane the policy picks).
+   */
+  returns?: Record<string, readonly string[]>;
   /** Only the nth such executed call (default 1, the first). */
   nth?: number;
 }
@@ -54,6 +59,14 @@ const service = (file: string, ref: string): DoomSource => ({
   ref: `${CHI}/services/${file} ${ref}`,
 });
 const checks = (ref: string): DoomSource => ({ kind: "catalog", ref: `checks.tsv ${ref}` });
+/**
+ * A line of χ-Bench's source that says so: `path` below src/chi_bench, its line and the text quoted from it
+ * (tests/doom.ts reads each quote at its line in ../shared/sources/chi-bench).
+ */
+const line = (kind: "verifier" | "service", path: string, at: number, quote: string): DoomSource => ({
+  kind,
+  ref: `${CHI}/${path}:${at} “${quote}”`,
+});
 
 const CREATE = "cases.create_from_order";
 const BUNDLE = "docs.create_submission_bundle";
@@ -65,6 +78,7 @@ const DETERMINATION = "determination.finalize";
 const OUTCOME = "p2p.record_outcome";
 const SUMMARY = "p2p_session.submit_summary";
 const DISENROLL = "cm_intake.disenroll_case";
+const ROUTE = "triage.route_case";
 
 /** A request_info pend: the case goes back to the provider and no determination can follow. */
 const PENDS: DoomCall[] = [
@@ -72,6 +86,26 @@ const PENDS: DoomCall[] = [
   { tool: NURSE_RECOMMENDATION, when: { recommendation: ["request_info"] } },
 ];
 const P2P_DONE: DoomCall[] = [{ tool: OUTCOME }, { tool: SUMMARY }];
+/**
+ * A fast-track route (the gold-card or notification-only lane, named by override_target or resolved from the
+ * policy, as the result's routing record says): routing alone finalizes an approved determination.
+ */
+const FAST_LANES = ["gold_card_lane", "notification_only_lane"];
+const FAST_TRACK: DoomCall[] = [
+  { tool: ROUTE, when: { override_target: FAST_LANES } },
+  { tool: ROUTE, returns: { recommended_target: FAST_LANES } },
+];
+const FAST_TRACK_SOURCES: DoomSource[] = [
+  line("service", "core/context.py", 4068, "# Fast-track lanes: routing alone finalizes the determination."),
+  line("service", "core/context.py", 4080, "self.determination.finalize_fast_track_approval("),
+  line("service", "services/determination.py", 404, 'source="triage_auto_approve",'),
+  line(
+    "service",
+    "services/determination.py",
+    148,
+    '"A determination has already been finalized for this case."',
+  ),
+];
 const CM_WRITES = [
   "cm_intake.open_case",
   DISENROLL,
@@ -207,15 +241,39 @@ export const DOOMS: readonly Doom[] = [
       "auth.respond_to_pend",
       "auth.file_appeal",
       "auth.file_external_appeal",
-      "auth.request_peer_to_peer",
       "docs.upload_evidence",
-      "docs.upload_evidence_file",
-      BUNDLE,
+      "payer_portal.upload",
+      "payer_portal.appeal",
+      "payer_api_gateway.attach_supporting_info",
+      "payer_edi_gateway.submit_275_attachment_ref",
+      "payer_fax_room.attach",
     ].map((tool) => ({ tool })),
-    why: "an audit row of a mutation on a forbidden case stays; replay cannot tell which case is forbidden " +
-      "and takes the first such call on any case",
+    why: "an audit row of a counted mutation on a forbidden case stays; replay cannot tell which case is " +
+      "forbidden and takes the first such call on any case. The verifier counts only its _MUTATION_ACTIONS: " +
+      "a submission bundle (audit create_submission_bundle) and a file upload (upload_evidence_file) are not " +
+      "among them, upload_evidence is (its create_document row), and auth_request_peer_to_peer always raises",
     sources: [
-      verifier("cross_stage.py", "forbidden_mutations: _MUTATION_ACTIONS audit rows on forbidden ids"),
+      line("verifier", "verifier/stages/cross_stage.py", 18, "_MUTATION_ACTIONS = frozenset("),
+      line(
+        "verifier",
+        "verifier/stages/cross_stage.py",
+        52,
+        'log.get("action") in _MUTATION_ACTIONS and log.get("case_id") in forbidden_ids',
+      ),
+      line("service", "services/docs.py", 278, '"create_submission_bundle",'),
+      line("service", "services/docs.py", 580, '"upload_evidence_file",'),
+      line(
+        "service",
+        "services/docs.py",
+        389,
+        '"create_document" if not source_slot_keys else "create_authored_document",',
+      ),
+      line(
+        "service",
+        "services/auth.py",
+        692,
+        '"Peer-to-peer review is initiated by the payer during MD review when applicable."',
+      ),
     ],
   },
   {
@@ -279,7 +337,7 @@ export const DOOMS: readonly Doom[] = [
       "made until the stop",
     sources: [service("review.py", "submit_md_case_decision: one per case")],
   }),
-  ...many(["md.signed_off", "md.rationale_present", "md.denial_rationale_present", "md.role_compliance"], {
+  ...many(["md.signed_off", "md.rationale_present", "md.denial_rationale_present"], {
     by: [{ tool: MD_DECISION }],
     why: "one MD decision per case, never amended: its sign-off and rationales are those of that call",
     sources: [
@@ -287,6 +345,34 @@ export const DOOMS: readonly Doom[] = [
       service("review.py", "“One active MdCaseDecision per case; cannot be amended.”"),
     ],
   }),
+  {
+    check: "md.role_compliance",
+    by: [{ tool: DETERMINATION, when: { decision: ["denied"] } }],
+    why: "the verifier reads the review_decisions rows, which determination_finalize writes (not the MD " +
+      "decision): a denial finalized by an actor whose role is not physician_reviewer stays, since the " +
+      "determination is write-once; an approval's row is no denial",
+    sources: [
+      line(
+        "verifier",
+        "verifier/stages/md_review.py",
+        225,
+        'and rd.get("reviewer_role") != "physician_reviewer"',
+      ),
+      line(
+        "service",
+        "services/determination.py",
+        267,
+        "DeterminationDecision.DENIED: DecisionOutcome.DENIED,",
+      ),
+      line("service", "services/determination.py", 275, "reviewer_role=reviewer_role.value,"),
+      line(
+        "service",
+        "services/determination.py",
+        148,
+        '"A determination has already been finalized for this case."',
+      ),
+    ],
+  },
   {
     check: "p2p.request_exists",
     by: [{ tool: MD_DECISION }],
@@ -373,11 +459,13 @@ export const DOOMS: readonly Doom[] = [
     "outcome.determination_decision_matches",
     "outcome.determination_has_rationale",
   ], {
-    by: [{ tool: DETERMINATION }, ...PENDS],
-    why: "determination_finalize is write-once, and after a request_info pend no determination can be " +
-      "finalized",
+    by: [{ tool: DETERMINATION }, ...PENDS, ...FAST_TRACK],
+    why:
+      "determination_finalize is write-once, a fast-track route finalizes an approval itself, and after a " +
+      "request_info pend no determination can be finalized",
     sources: [
       catalog("determination_finalize: irreversible, recall “raises (already been finalized)”"),
+      ...FAST_TRACK_SOURCES,
       catalog(
         "review_submit_md_case_decision: terminal_when “request_info: … no determination.finalize " +
           "possible afterwards”",
@@ -386,7 +474,7 @@ export const DOOMS: readonly Doom[] = [
   }),
   {
     check: "outcome.letter_types",
-    by: [{ tool: DETERMINATION }, ...PENDS],
+    by: [{ tool: DETERMINATION }, ...PENDS, ...FAST_TRACK],
     withFailed: ["outcome.target_status"],
     why:
       "a decision letter needs a finalized determination of the same decision and a pend letter a pended " +
@@ -459,10 +547,18 @@ export function doomOf(check: string): Doom | undefined {
   return EXACT.get(check) ?? PATTERNS.find((d) => checkMatches(d.check, check));
 }
 
-/** A dooming call as text: `auth.finalize_provider_determination(final_action=do_not_submit)`, `#2` for the nth. */
+/**
+ * A dooming call as text: `auth.finalize_provider_determination(final_action=do_not_submit)`, `→ field=value`
+ * for what its result must say, `#2` for the nth.
+ */
 export function doomCallText(by: DoomCall): string {
-  const when = Object.entries(by.when ?? {}).map(([k, v]) => `${k}=${v.join("|")}`).join(", ");
-  return `${by.tool}${when ? `(${when})` : ""}${by.nth ? ` #${by.nth}` : ""}`;
+  const pairs = (r?: Record<string, readonly string[]>) =>
+    Object.entries(r ?? {}).map(([k, v]) => `${k}=${v.join("|")}`).join(", ");
+  const when = pairs(by.when);
+  const returns = pairs(by.returns);
+  return `${by.tool}${when ? `(${when})` : ""}${returns ? ` → ${returns}` : ""}${
+    by.nth ? ` #${by.nth}` : ""
+  }`;
 }
 
 /** A recorded call, as far as the doom model reads it. */
@@ -471,11 +567,25 @@ export interface DoomableCall {
   input: Record<string, unknown>;
   /** True when the call came back as an error: it did not execute. */
   isError: boolean;
+  /** The result text, when one came back (what `returns` reads). */
+  text?: string;
+}
+
+/** The first `"field": "value"` (or `'field': 'value'`) in a result text. */
+function resultField(text: string, field: string): string | undefined {
+  const m = new RegExp(`["']${field}["']\\s*:\\s*["']([^"']*)["']`).exec(text);
+  return m?.[1];
 }
 
 function matches(call: DoomableCall, by: DoomCall): boolean {
   if (call.tool !== by.tool || call.isError) return false;
-  return Object.entries(by.when ?? {}).every(([field, values]) => values.includes(String(call.input[field])));
+  const said = Object.entries(by.when ?? {}).every(([field, values]) =>
+    values.includes(String(call.input[field]))
+  );
+  return said && Object.entries(by.returns ?? {}).every(([field, values]) => {
+    const value = resultField(call.text ?? "", field);
+    return value !== undefined && values.includes(value);
+  });
 }
 
 /**

@@ -15,9 +15,10 @@ export const EVENTS = {
   "stop": "Stop",
   "prompt": "UserPromptSubmit",
   "session-start": "SessionStart",
+  "stop-fail": "StopFailure",
 } as const;
 
-/** A guard event word: `pre`, `post`, `post-fail`, `stop`, `prompt`, `session-start`. */
+/** A guard event word: `pre`, `post`, `post-fail`, `stop`, `prompt`, `session-start`, `stop-fail`. */
 export type EventWord = keyof typeof EVENTS;
 
 /** True when the word names a guard event. */
@@ -46,13 +47,17 @@ export interface PreToolUseInput extends BaseInput {
   tool_input: Record<string, unknown>;
   tool_use_id: string;
 }
-/** PostToolUse input: `tool_response` is a content-block array for MCP tools, but parsed defensively. */
+/**
+ * PostToolUse input: `tool_response` is a content-block array for MCP tools, but parsed defensively.
+ * `duration_ms` is how long the call took (Claude Code 2.1.x); a value that is not a number is dropped.
+ */
 export interface PostToolUseInput extends BaseInput {
   hook_event_name: "PostToolUse";
   tool_name: string;
   tool_input: Record<string, unknown>;
   tool_response: unknown;
   tool_use_id: string;
+  duration_ms?: number;
 }
 /** PostToolUseFailure input (an MCP result with isError, or a thrown tool). */
 export interface PostToolUseFailureInput extends BaseInput {
@@ -61,11 +66,23 @@ export interface PostToolUseFailureInput extends BaseInput {
   tool_input: Record<string, unknown>;
   tool_use_id: string;
   error: string;
+  duration_ms?: number;
 }
 /** Stop / SubagentStop input. */
 export interface StopInput extends BaseInput {
   hook_event_name: "Stop" | "SubagentStop";
   stop_hook_active: boolean;
+  last_assistant_message?: string;
+}
+/**
+ * StopFailure input: the turn ended on an API error, not by the agent stopping (Claude Code runs it instead of
+ * Stop, ignoring its output). `error` is the error's kind (`rate_limit`, `overloaded`, `server_error`,
+ * `invalid_request`, `max_output_tokens`, … in 2.1.332), `error_details` the API's text.
+ */
+export interface StopFailureInput extends BaseInput {
+  hook_event_name: "StopFailure";
+  error: string;
+  error_details?: string;
   last_assistant_message?: string;
 }
 /** UserPromptSubmit input. */
@@ -84,11 +101,15 @@ export type HookInput =
   | PostToolUseInput
   | PostToolUseFailureInput
   | StopInput
+  | StopFailureInput
   | UserPromptSubmitInput
   | SessionStartInput;
 
-/** One field's check: the value to keep (`undefined` leaves the key out), or the messages refusing it. */
-type FieldCheck = (value: unknown) => { value: unknown } | { messages: string[] };
+/**
+ * One field's check: the value to keep (`undefined` leaves the key out unless `present` says to keep it), or
+ * the messages refusing it.
+ */
+type FieldCheck = (value: unknown) => { value: unknown; present?: boolean } | { messages: string[] };
 
 /** The type name zod's English messages use for a JSON value. */
 function typeName(value: unknown): string {
@@ -130,6 +151,14 @@ const record: FieldCheck = (v) => isRecord(v) ? { value: v } : refuse("record", 
 const flag: FieldCheck = (v) => typeof v === "boolean" ? { value: v } : refuse("boolean", v);
 const required: FieldCheck = (v) => v === undefined ? refuse("nonoptional", v) : { value: v };
 const given: FieldCheck = (v) => ({ value: v });
+/**
+ * A number, kept only when it is one (zod's `catch`, which keeps the key): a malformed measurement never costs
+ * the record its evidence.
+ */
+const measure: FieldCheck = (v) => ({
+  value: typeof v === "number" ? v : undefined,
+  present: v !== undefined,
+});
 
 const BASE: Record<string, FieldCheck> = {
   session_id: nonEmptyText,
@@ -145,15 +174,28 @@ const STOP = { ...BASE, stop_hook_active: withDefault(flag, false), last_assista
 /** Each `hook_event_name`'s fields, in the order their problems are reported. */
 const SHAPES: Record<string, Record<string, FieldCheck>> = {
   PreToolUse: { ...BASE, tool_name: nonEmptyText, tool_input: record, tool_use_id: withDefault(text, "") },
-  PostToolUse: { ...BASE, ...TOOL_CALL, tool_response: required, tool_use_id: withDefault(text, "") },
+  PostToolUse: {
+    ...BASE,
+    ...TOOL_CALL,
+    tool_response: required,
+    tool_use_id: withDefault(text, ""),
+    duration_ms: measure,
+  },
   PostToolUseFailure: {
     ...BASE,
     ...TOOL_CALL,
     tool_use_id: withDefault(text, ""),
     error: withDefault(text, ""),
+    duration_ms: measure,
   },
   Stop: STOP,
   SubagentStop: STOP,
+  StopFailure: {
+    ...BASE,
+    error: withDefault(text, "unknown"),
+    error_details: optional(text),
+    last_assistant_message: optional(text),
+  },
   UserPromptSubmit: { ...BASE, prompt: text },
   SessionStart: { ...BASE, source: withDefault(text, "startup") },
 };
@@ -178,7 +220,7 @@ export function checkHookInput(raw: unknown): { input: HookInput } | { issues: I
   for (const [key, check] of Object.entries(shape)) {
     const checked = check(raw[key]);
     if ("messages" in checked) issues.push(...checked.messages.map((message) => ({ message, at: key })));
-    else if (checked.value !== undefined) input[key] = checked.value;
+    else if (checked.value !== undefined || checked.present) input[key] = checked.value;
   }
   return issues.length ? { issues } : { input: input as unknown as HookInput };
 }

@@ -70,6 +70,7 @@ export interface LedgerRecord {
   case?: string | null;
   input?: unknown;
   result?: unknown;
+  /** post-fail: the tool's error text; stop-fail: the API error's kind (`rate_limit`, `server_error`, …). */
   error?: string;
   ids?: string[];
   prompt?: string;
@@ -80,6 +81,8 @@ export interface LedgerRecord {
   reason?: string;
   obligations?: string[];
   latency_ms?: number;
+  /** post / post-fail: how long the call took, as Claude Code measured it (its hook input's `duration_ms`). */
+  duration_ms?: number;
   note?: string;
   agent_id?: string;
   first_block?: boolean;

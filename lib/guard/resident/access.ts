@@ -31,17 +31,26 @@ export interface RequestHeaders {
   authorization?: string;
 }
 
-/** The host name of a Host header or an origin URL, without port or brackets. */
-function hostName(value: string): string {
-  const bare = value.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/.*$/, "");
+/** The host name of a Host header or an origin URL, without port or brackets, lower-cased. */
+export function hostName(value: string): string {
+  const bare = value.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/.*$/, "");
   const m = /^\[([^\]]*)\](?::\d+)?$/.exec(bare) ?? /^([^:]*)(?::\d+)?$/.exec(bare);
-  return m ? m[1] : bare;
+  return (m ? m[1] : bare).toLowerCase();
 }
 
-function sameSecret(given: string, token: string): boolean {
+/**
+ * True when a secret given with a request is the token, compared in constant time (the resident guard's hooks
+ * and the dashboard's pages and /ingest alike).
+ */
+export function sameSecret(given: string, token: string): boolean {
   const a = new TextEncoder().encode(given);
   const b = new TextEncoder().encode(token);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The credentials of an `Authorization: Bearer <token>` header ("" without one); the scheme in any case. */
+export function bearerToken(header: string | undefined): string {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1] ?? "";
 }
 
 /**
@@ -66,8 +75,7 @@ export function refusal(
     };
   }
   if (options.token && options.path !== "/health") {
-    const given = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? "")?.[1] ?? "";
-    if (!sameSecret(given, options.token)) {
+    if (!sameSecret(bearerToken(headers.authorization), options.token)) {
       return { status: 401, error: `Refused: send the guard's token as "Authorization: Bearer <token>".` };
     }
   }

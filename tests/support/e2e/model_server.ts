@@ -14,10 +14,15 @@ export interface ScriptedCall {
   id?: string;
 }
 
-/** One assistant turn: optional text, then zero or more tool calls (all in one message, i.e. parallel). */
+/**
+ * One assistant turn: optional text, then zero or more tool calls (all in one message, i.e. parallel); or an
+ * API error the Messages API answers instead (`apiError`: an HTTP status Claude Code does not retry, such as
+ * 400, and the error type), which ends Claude Code's turn with a StopFailure.
+ */
 export interface ScriptedTurn {
   text?: string;
   calls?: ScriptedCall[];
+  apiError?: { status: 400 | 401 | 403 | 404 | 413; type: string; message: string };
 }
 
 /**
@@ -202,6 +207,10 @@ export function startModelServer(script: ScriptStep[]): Promise<ModelServer> {
       turn = { text: "Scripted side answer" };
     }
     recorded.reply = turn;
+    if (turn.apiError) {
+      const { status, type, message } = turn.apiError;
+      return c.json({ type: "error", error: { type, message } }, status);
+    }
     const message = messageOf(turn, body.model ?? "claude-scripted");
     if (!body.stream) return c.json(message);
     return new Response(sseOf(message), {

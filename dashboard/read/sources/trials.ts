@@ -1,0 +1,107 @@
+/** Source: the trial folders under the log roots: each one's result, scorecard, cost and arm. */
+import { readFileSync, statSync } from "node:fs";
+import { basename, join, relative, sep } from "node:path";
+import {
+  packetName,
+  packetOf,
+  readScorecard,
+  readTrial,
+  type TrialRef,
+  type TrialSummary,
+} from "../../../lib/results/trials.ts";
+import { type Prices, type Recipe, trialCost } from "../../../lib/results/cost.ts";
+import type { Outcome } from "../model.ts";
+
+const DOMAIN_DIRS = new Set(["pa_provider", "pa_um", "cm", "trials", "logs", "jobs"]);
+
+/** The arm a trial dir belongs to: the first path segment below its root that is not a domain or container. */
+export function armOfPath(root: string, dir: string): string {
+  const parts = relative(root, dir).split(sep).slice(0, -1).filter((p) =>
+    p && !DOMAIN_DIRS.has(p) && !/__(pa_|cm)/.test(p)
+  );
+  return parts[0] ?? (basename(root) || "trials");
+}
+
+/** Reads a JSON file, or null when it is missing or invalid. */
+export function readJsonFile(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+/** A trial folder as the store knows it: its files, arm, summary, outcome, cost and failed checks. */
+export interface TrialInfo {
+  ref: TrialRef;
+  arm: string;
+  summary: TrialSummary;
+  outcome: Outcome;
+  cost: number | null;
+  failedChecks: string[];
+  synthetic: boolean;
+  /** The packet folder's name (replay writes a trial's ledgers under it, so same-named trials stay apart). */
+  packet: string;
+  /** Epoch ms of the last write to the folder, trial.log or agent/ while it has no result; 0 once it has one. */
+  touched: number;
+}
+
+/** The latest modification time of a trial folder, its trial.log and its agent folder (0: none readable). */
+function lastWritten(dir: string): number {
+  let at = 0;
+  for (const path of [dir, join(dir, "trial.log"), join(dir, "agent")]) {
+    try {
+      at = Math.max(at, statSync(path).mtimeMs);
+    } catch {
+      // absent
+    }
+  }
+  return at;
+}
+
+/** What the store knows of one trial folder, read from its files. */
+export function readTrialInfo(
+  ref: TrialRef,
+  arm: string,
+  pricing: { recipe?: Recipe; prices?: Prices },
+): TrialInfo {
+  const summary = readTrial(ref);
+  const failedChecks = trialChecks(ref.scorecard, []).filter((c) => c.passed === false).map((c) => c.id);
+  const outcome: Outcome = !summary.readable
+    ? "running"
+    : summary.passed === null
+    ? "unscored"
+    : summary.passed
+    ? "passed"
+    : "failed";
+  const raw = summary.readable ? readJsonFile(ref.result) as Record<string, unknown> | null : null;
+  return {
+    ref,
+    arm,
+    summary,
+    outcome,
+    cost: summary.readable ? trialCost(summary, pricing.recipe ?? "B", pricing.prices ?? {}) : null,
+    failedChecks,
+    synthetic: raw?.source === "fiable-samples",
+    packet: packetName(packetOf(ref.dir)),
+    touched: outcome === "running" ? lastWritten(ref.dir) : 0,
+  };
+}
+
+/**
+ * Every check of a trial with its verdict, from its scorecard; without a readable one, the failed checks the
+ * store already holds (each false).
+ */
+export function trialChecks(
+  scorecard: string | null,
+  failed: readonly string[],
+): { id: string; passed: boolean | null }[] {
+  if (scorecard) {
+    try {
+      return readScorecard(scorecard).checks;
+    } catch {
+      // the failed checks known below
+    }
+  }
+  return failed.map((id) => ({ id, passed: false }));
+}
