@@ -12,7 +12,8 @@ export const page: Page = {
       refresh();
       const state = await waitFigures();
       const matrix = state?.result ? taskMatrix(state.result) : null;
-      return c.render(<MatrixPage matrix={matrix} pending={!state} />, { title: "Matrix", active: "Matrix" });
+      const view = <MatrixPage matrix={matrix} pending={!state} controlNote={state?.controlNote} />;
+      return c.render(view, { title: "Matrix", active: "Matrix" });
     });
     return app;
   },

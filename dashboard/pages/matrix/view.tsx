@@ -74,8 +74,8 @@ export const MatrixTable: FC<{ matrix: Matrix }> = ({ matrix }) => {
 };
 
 /** The Matrix page. */
-export const MatrixPage: FC<{ matrix: Matrix | null; pending: boolean }> = (
-  { matrix, pending },
+export const MatrixPage: FC<{ matrix: Matrix | null; pending: boolean; controlNote?: string | null }> = (
+  { matrix, pending, controlNote },
 ) => (
   <>
     <h1>Task × arm</h1>
@@ -93,7 +93,7 @@ export const MatrixPage: FC<{ matrix: Matrix | null; pending: boolean }> = (
                   arm with one of {matrix.control} side by side.
                 </>
               )
-              : "No control arm, so no flips (start with --control ARM)."}
+              : controlNote ?? "No control arm, so no flips (start with --control ARM)."}
           </p>
           <MatrixTable matrix={matrix} />
         </>
