@@ -124,7 +124,7 @@ export function createApp(
   const app = new Hono();
   app.use("*", SECURITY, access(opts));
   const nav = PAGES.flatMap((p) => p.nav ? [p.nav] : []);
-  app.use("*", renderer(nav, () => notice(store, priced.note)));
+  app.use("*", renderer(nav, () => notice(store, priced.note), () => store.version));
   for (const page of PAGES) app.route("/", page.routes(ctx));
   app.on(
     ["PUT", "PATCH", "DELETE", "POST"],

@@ -184,10 +184,11 @@ export const PRINCIPLES: readonly Principle[] = [
     id: "P-PROV-07",
     seat: "provider",
     phases: ["new_referral"],
-    text:
-      "Submitting is the narrow exit: submit only when every criterion of the governing policy and every " +
-      "required document kind is backed by chart evidence. A gap you would flag or disclose to the payer, or a " +
-      "pend or denial you expect, is the reason to hold. A hold is a complete, correct outcome.",
+    text: "Submitting is the narrow exit: submit when each enumerated criterion of the governing policy is " +
+      "met by a chart document the case holds and each required document kind is present; hold when a " +
+      "criterion is unmet or not documented in the chart, or a required document kind is missing. What " +
+      "decides is each criterion against the chart, not how a letter words the case: a letter that states a " +
+      "limitation of the record is ordinary practice. A hold is a complete, correct outcome.",
     protects: [
       "provider_pre_submission.final_action",
       "provider_pre_submission.packet_absent",

@@ -7,9 +7,9 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { serve } from "../dashboard/server.tsx";
 import { replayTrees } from "../lib/trajectories/replay.ts";
@@ -22,6 +22,7 @@ import {
   writeAblation,
   writeBigLedgerTrial,
   writeFixture,
+  writeManyTrials,
 } from "./support/dashboard_fixture.ts";
 import { writeTrials } from "./support/atif_fixture.ts";
 
@@ -69,6 +70,12 @@ const c = serve(
   { scanMs: 500, tailMs: 100, figureWaitMs: 60_000 },
 );
 const d = serve({ logs: [join(dir, "big")], results: [], port: 0, host: "127.0.0.1" }, { scanMs: 500 });
+// E: a tree nothing writes to, rescanned every 300 ms.
+const still = writeManyTrials(join(dir, "static"), 24);
+const e = serve({ logs: [still], results: [], port: 0, host: "127.0.0.1", control: "stock" }, {
+  scanMs: 300,
+  figureWaitMs: 60_000,
+});
 const base = (s: { url: string }) => s.url.replace(/\/$/, "");
 
 const profile = mkdtempSync(join(tmpdir(), "fiable-chromium-"));
@@ -101,7 +108,7 @@ const t = suite("dashboard in Chromium");
 
 t.after(async () => {
   await browser.close();
-  for (const s of [a, b, c, d]) await s.server.shutdown();
+  for (const s of [a, b, c, d, e]) await s.server.shutdown();
   rmSync(dir, { recursive: true, force: true });
   rmSync(profile, { recursive: true, force: true });
 });
@@ -587,5 +594,44 @@ t("a record appended to a live ledger appears within 2 s, without a reload", asy
   );
   console.log(`  live: list ${waited} ms, timeline ${Date.now() - t1} ms`);
 });
+
+t(
+  "a static tree: 60 s of polling show no rescan banner after the first scan; a trial that lands updates the figures in place",
+  async () => {
+    await e.scanned;
+    const heard: string[] = [];
+    const listen = (r: { url(): string; status(): number }) => {
+      const u = new URL(r.url());
+      if (u.pathname === "/scan" || (u.pathname === "/changes" && r.status() !== 204)) {
+        heard.push(`${u.pathname} ${r.status()}`);
+      }
+    };
+    await open(`${base(e)}/`, '#arms-figures[data-ready="true"]');
+    page.on("response", listen);
+    await page.evaluate(() => ((globalThis as { __marker?: number }).__marker = 1));
+    const stock = page.locator("#arms tbody tr", { has: page.locator('a[href="/trials?arm=stock"]') });
+    const before = Number(await stock.locator("td").nth(1).innerText());
+    for (const t0 = Date.now(); Date.now() - t0 < 60_000;) {
+      assert.is(await page.locator("#scan-progress").count(), 0);
+      assert.not.match(await page.locator("body").innerText(), /Still reading|Reload|updating the figures/);
+      await page.waitForTimeout(5000);
+    }
+    assert.ok(e.store.scans > 50, `${e.store.scans} scans`);
+    assert.equal(heard, [], "nothing but 204s from /changes while nothing changes");
+    const one = findTrials([join(still, "stock")])[0];
+    cpSync(one.dir, join(dirname(one.dir), `${one.task}__landed01`), { recursive: true });
+    await page.waitForFunction(
+      (n) =>
+        [...document.querySelectorAll("#arms tbody tr")].some((tr) =>
+          tr.querySelector('a[href="/trials?arm=stock"]') && tr.children[1]?.textContent === String(n)
+        ),
+      before + 1,
+      { timeout: 30_000 },
+    );
+    assert.is(await page.evaluate(() => (globalThis as { __marker?: number }).__marker), 1, "no reload");
+    assert.ok(heard.includes("/changes 200"), heard.join(", "));
+    page.off("response", listen);
+  },
+);
 
 t.run();

@@ -5,9 +5,10 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { findTrials } from "../lib/results/trials.ts";
 import { serve } from "../dashboard/server.tsx";
 import { createApp } from "../dashboard/app.tsx";
 import type { Sources, Store } from "../dashboard/read/store.ts";
@@ -136,6 +137,41 @@ s("serve listens before it scans; `scanned` resolves once the first scan is done
     await started.server.shutdown();
   }
 });
+
+s(
+  "later rescans are quiet: no progress, no change on a static tree; a trial that lands is read",
+  async () => {
+    const root = join(dir, "quiet");
+    writeManyTrials(root, 8);
+    const made = createApp({ logs: [root], results: [] }, quiet);
+    await made.store.scanInBackground(1);
+    // As a served dashboard's background does: the ledgers read to their end.
+    while (made.store.pump(64 << 20));
+    made.store.refresh({ tailMs: 0 });
+    const version = made.store.version;
+    const rows = made.store.rows().length;
+    assert.match(await page(made.app, "/scan"), /data-done="true"[^>]*>\s*All sources read: 8 trials\.\s*</);
+    const idle = await made.app.request(`/changes?since=${version}`, { headers: { "HX-Request": "true" } });
+    assert.is(idle.status, 204, "nothing changed: nothing to swap");
+    for (let i = 0; i < 3; i++) {
+      const rescan = made.store.scanInBackground(1);
+      assert.is(made.store.progress(), null, "a rescan shows no progress");
+      await rescan;
+      assert.is(made.store.version, version, "a rescan of an unchanged tree rebuilds nothing");
+    }
+    const [first] = findTrials([root]);
+    cpSync(first.dir, join(dirname(first.dir), `${first.task}__landed01`), { recursive: true });
+    await made.store.scanInBackground(1);
+    assert.is(made.store.rows().length, rows + 1);
+    const res = await made.app.request(`/changes?since=${version}`, { headers: { "HX-Request": "true" } });
+    assert.is(res.status, 200);
+    assert.is(res.headers.get("hx-trigger"), "fiable-changed");
+    assert.match(await res.text(), `since=${made.store.version}`);
+    const html = await (await made.app.request("/trials")).text();
+    assert.match(html, /id="changes"[^>]*hx-get="\/changes\?since=\d+"/);
+    assert.not.match(html, /scan-progress|Reload/);
+  },
+);
 
 s("search indexes in slices that resume, and ends where one full sync does", () => {
   const rows = before.store.rows();

@@ -186,7 +186,7 @@ s("critic: a decisive judge blocks on its own, names the fact and both options",
   assert.match(out.record?.reason ?? "", /"No\. A referral was placed on 03\/10\."/);
   assert.match(
     out.record?.reason ?? "",
-    /send the same auth_finalize_provider_determination call again.*gather_more_evidence .*do_not_submit/s,
+    /send the same call again: auth_finalize_provider_determination\(case_id=CASE-ACT-001, final_action=submit_pa\).*call auth_finalize_provider_determination\(case_id=CASE-ACT-001, final_action=gather_more_evidence.*do_not_submit/s,
   );
   const vote = out.record?.votes?.find((v) => v.judge === "self-consistency");
   assert.equal([vote?.object, vote?.mode], [true, "decisive"]);
@@ -242,7 +242,10 @@ s("critic: the first bundle is asked once, by CRITIC-01 and the checkpoint in on
   assert.is(permission(out.reply), "deny");
   assert.equal(out.record?.rules?.map((r) => r.id), ["CRITIC-01", "CHECKPOINT-01"]);
   assert.match(out.record?.reason ?? "", /\[CRITIC-01\] Cannot build a submission bundle for CASE-ACT-001/);
-  assert.match(out.record?.reason ?? "", /\[CHECKPOINT-01\] .*P-PROV-06 "Decide the disposition/s);
+  assert.match(
+    out.record?.reason ?? "",
+    /\[CHECKPOINT-01\] .*Is each enumerated criterion of the governing policy/s,
+  );
   assert.equal(out.record?.rules?.find((r) => r.id === "CHECKPOINT-01")?.checks, []);
   const again = run("critic", { ...BUNDLE, toolUseId: "t21" }, [...GAP_RECORDS, out.record!]);
   assert.is(permission(again.reply), "allow");

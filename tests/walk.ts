@@ -5,7 +5,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { findAggregates } from "../dashboard/read/sources/aggregates.ts";
@@ -13,8 +13,8 @@ import { LedgerFiles } from "../dashboard/read/sources/ledger_files.ts";
 import { findSummaries, foldersWith } from "../dashboard/read/summary.ts";
 import { findPackets } from "../lib/results/packet.ts";
 import { scanReplay } from "../lib/results/redaction_marks.ts";
-import { findTrials, walkTrials } from "../lib/results/trials.ts";
-import { walkTree } from "../lib/walk.ts";
+import { findTrials, walkTrialDirs, walkTrials } from "../lib/results/trials.ts";
+import { WalkCache, walkTree } from "../lib/walk.ts";
 
 const s = suite("walk");
 const root = mkdtempSync(join(tmpdir(), "fiable-walk-"));
@@ -146,6 +146,32 @@ s("walkTree: no root, nothing; depth 0, the root alone; stopped, reads no furthe
 
 s("walkTrials walks in name order, as findTrials sorts", () => {
   assert.equal([...walkTrials([root])].map((r) => r.dir), findTrials([root]).map((r) => r.dir));
+});
+
+s("a WalkCache reuses a folder unchanged since it was seen, and reads one that changed", () => {
+  const tree = join(root, "cached");
+  for (const t of ["arm/t1", "arm/t2"]) {
+    mkdirSync(join(tree, t), { recursive: true });
+    writeFileSync(join(tree, t, "trial.log"), "");
+  }
+  const old = new Date(Date.now() - 60_000);
+  const age = (dir: string) => utimesSync(dir, old, old);
+  for (const d of [tree, join(tree, "arm"), join(tree, "arm/t1"), join(tree, "arm/t2")]) age(d);
+  const cache = new WalkCache();
+  const found = () => rel([...walkTrialDirs([tree], cache)]);
+  assert.equal(found(), ["cached/arm/t1", "cached/arm/t2"]);
+  // A new trial whose parent keeps its old modification time: only a fresh listing would find it.
+  mkdirSync(join(tree, "arm/t3"));
+  writeFileSync(join(tree, "arm/t3/trial.log"), "");
+  age(join(tree, "arm"));
+  assert.equal(found(), ["cached/arm/t1", "cached/arm/t2"], "the unchanged folder's listing was reused");
+  assert.equal(rel(walkTrialDirs([tree])), ["cached/arm/t1", "cached/arm/t2", "cached/arm/t3"]);
+  // Touched now, the folder is read again (and, changed too recently to trust, again next time).
+  utimesSync(join(tree, "arm"), new Date(), new Date());
+  assert.equal(found(), ["cached/arm/t1", "cached/arm/t2", "cached/arm/t3"]);
+  rmSync(join(tree, "arm/t2"), { recursive: true });
+  assert.equal(found(), ["cached/arm/t1", "cached/arm/t3"], "a folder changed within the racy window");
+  assert.is(cache.size, 3, "the root and the two trials; the folder changed just now is not remembered");
 });
 
 s("scanReplay: every .jsonl below a packet, any depth, any name (one record each)", () => {

@@ -17,6 +17,7 @@ import { page as ledger } from "./ledger/route.tsx";
 import { page as compare } from "./compare/route.tsx";
 import { page as search } from "./search/route.tsx";
 import { page as ingest } from "./ingest/route.ts";
+import { page as scan } from "./scan/route.tsx";
 import { page as assets } from "./static/route.tsx";
 
 /** Every page: those with a `nav` entry appear in the navigation in this order. */
@@ -33,5 +34,6 @@ export const PAGES: readonly Page[] = [
   compare,
   search,
   ingest,
+  scan,
   assets,
 ];

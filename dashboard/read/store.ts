@@ -6,7 +6,8 @@
 import { existsSync } from "node:fs";
 import { dirname, sep } from "node:path";
 import type { LedgerRecord } from "../../lib/guard/engine/record.ts";
-import { type TrialSummary, walkTrials } from "../../lib/results/trials.ts";
+import { trialRef, type TrialSummary, walkTrialDirs } from "../../lib/results/trials.ts";
+import { WalkCache } from "../../lib/walk.ts";
 import type { DuckLoader } from "../../lib/results/columnar.ts";
 import { readTrajectory, toolEvents, type Trajectory } from "../../lib/trajectories/atif.ts";
 import type { Prices, Recipe } from "../../lib/results/cost.ts";
@@ -25,7 +26,7 @@ import { LedgerFiles } from "./sources/ledger_files.ts";
 import { ReplaySources } from "./sources/replays.ts";
 import { INGEST_CAPS, IngestedLedgers } from "./sources/ingest.ts";
 import { buildTranscript, type Item, ledgerTranscript } from "./transcript.ts";
-import { type AggregateFile, findAggregates } from "./sources/aggregates.ts";
+import { type AggregateFile, SavedAggregates } from "./sources/aggregates.ts";
 
 /** Where the dashboard reads from, and how it prices trials. */
 export interface Sources {
@@ -54,6 +55,13 @@ export interface ScanProgress {
   started: number;
 }
 
+/** True when a trial read again says what it said before (so the rows need no rebuilding). */
+function sameTrial(a: TrialInfo, b: TrialInfo): boolean {
+  return a.outcome === b.outcome && a.touched === b.touched && a.cost === b.cost &&
+    a.ref.ledgers.join() === b.ref.ledgers.join() && a.ref.trajectory === b.ref.trajectory &&
+    a.ref.scorecard === b.ref.scorecard && a.failedChecks.join() === b.failedChecks.join();
+}
+
 /** The store: call `refresh()` (throttled) before reading `rows()`. */
 export class Store {
   #trials = new Map<string, TrialInfo>();
@@ -61,7 +69,9 @@ export class Store {
   #replays = new ReplaySources();
   #ingest = new IngestedLedgers();
   #model: Model = emptyModel();
-  #saved: AggregateFile[] = [];
+  #saved = new SavedAggregates();
+  /** What the scans saw of the trial trees: a rescan reads only the folders that changed since. */
+  #walked = { trials: new WalkCache(), ledgers: new WalkCache(), replays: new WalkCache() };
   private lastScan = -Infinity;
   private lastTail = -Infinity;
   private dirty = true;
@@ -141,14 +151,17 @@ export class Store {
     this.scans++;
   }
 
-  /** The scan in progress (trials and ledgers found so far), or null when none runs. */
+  /**
+   * The first scan while it runs (trials and ledgers found so far), or null: later rescans read only what
+   * changed, and quietly.
+   */
   progress(): ScanProgress | null {
-    return this.scanning ? { ...this.scanning } : null;
+    return this.scanning && this.scans === 0 ? { ...this.scanning } : null;
   }
 
   /** The aggregate.ts results below --results as of the last scan. */
   aggregates(): readonly AggregateFile[] {
-    return this.#saved;
+    return this.#saved.files();
   }
 
   /** The replay summaries in use (their decisions.parquet read instead of their ledgers), with their sessions. */
@@ -192,28 +205,34 @@ export class Store {
     if (this.dirty) this.build();
   }
 
-  /** The scan, one trial or file per step; a step may hand back a promise worth waiting for. */
+  /**
+   * The scan, one trial or file per step; a step may hand back a promise worth waiting for. A rescan reads only
+   * the folders that changed since the last one (and the trials still running), and marks the rows for
+   * rebuilding only when something it read differs.
+   */
   private *scanSteps(): Generator<Promise<void> | undefined> {
+    const first = this.scans === 0;
     const progress = (phase: string) => {
       if (this.scanning) this.scanning.phase = phase;
     };
     const changed = () => {
       this.dirty = true;
     };
-    for (const ref of walkTrials(this.sources.logs)) {
+    for (const dir of walkTrialDirs(this.sources.logs, this.#walked.trials)) {
       if (this.scanning) this.scanning.trials++;
-      const known = this.#trials.get(ref.dir);
+      const known = this.#trials.get(dir);
       if (known && known.outcome !== "running") {
         yield;
         continue;
       }
-      const info = readTrialInfo(ref, armOfPath(this.rootOf(ref.dir), ref.dir), this.sources);
+      const ref = trialRef(dir);
+      const info = readTrialInfo(ref, armOfPath(this.rootOf(dir), dir), this.sources);
       if (!known || known.outcome !== info.outcome || known.ref.ledgers.join() !== ref.ledgers.join()) {
         this.trialsVersion++;
       }
-      this.#trials.set(ref.dir, info);
-      for (const l of ref.ledgers) this.#files.own(l, ref.dir);
-      this.dirty = true;
+      if (!known || !sameTrial(known, info)) this.dirty = true;
+      this.#trials.set(dir, info);
+      for (const l of ref.ledgers) this.#files.own(l, dir);
       yield;
     }
     progress("reading replay summaries");
@@ -224,15 +243,22 @@ export class Store {
       });
     }
     progress("reading replay verdicts");
-    yield* this.#replays.readRuns([...this.sources.results, ...this.sources.logs], changed);
+    const roots = [...this.sources.results, ...this.sources.logs];
+    yield* this.#replays.readRuns(roots, changed, this.#walked.replays);
     progress("finding ledgers");
     const skip = new Set([...this.#trials.keys(), ...this.#replays.loadedDirs()]);
-    if (this.#files.find([...this.sources.results, ...this.sources.logs], skip)) this.dirty = true;
+    if (this.#files.find(roots, skip, this.#walked.ledgers)) this.dirty = true;
     progress("finding saved aggregates");
-    this.#saved = findAggregates(this.sources.results);
+    this.#saved.find(this.sources.results);
     yield;
     progress("reading ledger sizes");
+    const running = (path: string) => {
+      const owner = this.#files.owner.get(path);
+      return owner === undefined || this.#trials.get(owner)?.outcome === "running";
+    };
     for (const tail of this.#files.tails.values()) {
+      // A finished trial's ledger and a replay's do not grow: a rescan looks only at the others.
+      if (!first && tail.mtime && (tail.replay || !running(tail.path))) continue;
       tail.refresh(0);
       if (this.scanning) this.scanning.ledgers++;
       yield;

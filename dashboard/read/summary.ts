@@ -6,7 +6,7 @@
  */
 import { join, resolve } from "node:path";
 import { connect, DECISIONS_FILE, type DuckLoader, sqlString } from "../../lib/results/columnar.ts";
-import { walkTree } from "../../lib/walk.ts";
+import { type WalkCache, walkTree } from "../../lib/walk.ts";
 import { GATE, type LedgerStats } from "./ledgers.ts";
 
 /** One replayed session of one arm, as the summary folds it. */
@@ -21,13 +21,13 @@ export interface SummaryReplay {
 }
 
 /** Folders holding `file`: the roots themselves and up to three levels below them (not below a find). */
-export function foldersWith(roots: readonly string[], file: string): string[] {
+export function foldersWith(roots: readonly string[], file: string, cache?: WalkCache): string[] {
   return [
     ...walkTree(roots, {
       depth: 3,
       skip: (name) => name.includes(".") || name === "node_modules",
       folder: (_dir, names) => names.includes(file),
-    }),
+    }, cache),
   ];
 }
 

@@ -11,6 +11,7 @@ import { type ArmVerdict, armVerdict, type TrialReplay } from "../../lib/traject
 import type { Arm } from "../../lib/guard/engine/record.ts";
 import { packetName } from "../../lib/results/trials.ts";
 import { foldersWith } from "./summary.ts";
+import type { WalkCache } from "../../lib/walk.ts";
 
 /** The file a replay writes its per-trial results into. */
 export const SUMMARY_FILE = "summary.json";
@@ -30,8 +31,8 @@ export function verdictKey(packet: string, trial: string): string {
 }
 
 /** Folders holding a replay's summary.json: the roots themselves and up to three levels below them. */
-export function findReplayRuns(roots: readonly string[]): string[] {
-  return foldersWith(roots, SUMMARY_FILE);
+export function findReplayRuns(roots: readonly string[], cache?: WalkCache): string[] {
+  return foldersWith(roots, SUMMARY_FILE, cache);
 }
 
 /** Every verdict in a replay's summary.json, by trial key; or why the file is not a replay's summary. */

@@ -80,8 +80,8 @@ export const Layout: FC<PropsWithChildren<PageProps & { nav: readonly NavEntry[]
 );
 
 /**
- * While the dashboard is still reading its sources: how far it got, polled every second; once done, a link to
- * reload the page with everything read.
+ * While the dashboard is still reading its sources for the first time: how far it got, polled every second;
+ * once done, how many trials it read (the page's figures then update in place: `/scan` says `CHANGED`).
  */
 export const ScanStatus: FC<{ progress: ScanProgress | null; rows: number }> = ({ progress, rows }) =>
   progress
@@ -95,14 +95,56 @@ export const ScanStatus: FC<{ progress: ScanProgress | null; rows: number }> = (
     )
     : (
       <span id="scan-progress" role="status" data-done="true">
-        All sources read: {rows.toLocaleString("en")} trials. <a href="">Reload this page</a> to see them all.
+        All sources read: {rows.toLocaleString("en")} trials.
       </span>
     );
 
-/** The renderer every page renders through: the navigation, and the notice as it is when the page renders. */
-export function renderer(nav: readonly NavEntry[], notice: () => Child) {
+/**
+ * The htmx event a page's fragments listen to (`hx-trigger="fiable-changed from:body"`) to fetch themselves
+ * again: the rows changed since the page was rendered (a trial landed, a ledger grew, the first scan ended).
+ */
+export const CHANGED = "fiable-changed";
+
+/** The `hx-trigger` of a fragment that fetches itself again when the rows change. */
+export const ON_CHANGE = `${CHANGED} from:body`;
+
+/**
+ * Every page's quiet watcher: asks `/changes` every few seconds whether the rows changed since `version`; the
+ * answer is nothing (204) until they did, then a new watcher and the `CHANGED` event.
+ */
+export const Watcher: FC<{ version: number }> = ({ version }) => (
+  <span
+    id="changes"
+    hidden
+    hx-get={`/changes?since=${version}`}
+    hx-trigger="every 3s"
+    hx-swap="outerHTML"
+  >
+  </span>
+);
+
+/**
+ * A page's part that fetches itself again (from `url`, where its route answers an htmx request with it alone)
+ * when the rows change, so its figures update in place.
+ */
+export const Refreshed: FC<PropsWithChildren<{ id: string; url: string; poll?: boolean }>> = (
+  { id, url, poll, children },
+) => (
+  <section id={id} hx-get={url} hx-trigger={poll ? "every 1s" : ON_CHANGE} hx-swap="outerHTML">
+    {children}
+  </section>
+);
+
+/**
+ * The renderer every page renders through: the navigation, the notice as it is when the page renders, and
+ * the watcher of the rows' version then.
+ */
+export function renderer(nav: readonly NavEntry[], notice: () => Child, version: () => number) {
   return jsxRenderer(({ children, title, active }: PropsWithChildren<PageProps>) => (
-    <Layout title={title} active={active} nav={nav} notice={notice()}>{children}</Layout>
+    <Layout title={title} active={active} nav={nav} notice={notice()}>
+      {children}
+      <Watcher version={version()} />
+    </Layout>
   ));
 }
 

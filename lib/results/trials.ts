@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { namesIn, walkTree } from "../walk.ts";
+import { namesIn, type WalkCache, walkTree } from "../walk.ts";
 
 /** The three v1.0.0 domains, in leaderboard order. */
 export const DOMAINS = ["pa_provider", "pa_um", "cm"] as const;
@@ -147,7 +147,8 @@ function domainOf(dir: string, task: string): string {
   return domainFromTask(task);
 }
 
-function refOf(dir: string): TrialRef {
+/** Where the trial in `dir` keeps its files (read now). */
+export function trialRef(dir: string): TrialRef {
   const name = basename(dir);
   const task = taskFromDirName(name);
   const has = (p: string) => existsSync(join(dir, p)) ? join(dir, p) : null;
@@ -168,25 +169,31 @@ function refOf(dir: string): TrialRef {
 }
 
 /**
- * The trial dirs below the roots (a root may itself be a trial) in walk order, each real dir once, one at a
- * time: a caller can stop between any two (the dashboard scans thousands in slices while it serves).
+ * The trial folders below the roots (a root may itself be a trial) in walk order, each real folder once, one
+ * at a time: a caller can stop between any two (the dashboard scans thousands in slices while it serves), and
+ * with a `cache` a folder unchanged since the last walk is not read again.
  */
-export function* walkTrials(roots: readonly string[]): Generator<TrialRef> {
+export function* walkTrialDirs(roots: readonly string[], cache?: WalkCache): Generator<string> {
   const seen = new Set<string>();
   const dirs = walkTree(roots, {
     depth: 9,
     skip: (name) => SKIP.has(name) || name.startsWith("."),
     folder: looksLikeTrial,
-  });
+  }, cache);
   for (const dir of dirs) {
     const key = resolve(dir);
     if (seen.has(key)) continue;
     seen.add(key);
-    yield refOf(dir);
+    yield dir;
   }
 }
 
-/** Every trial dir below the roots (a root may itself be a trial), sorted by path, each real dir once. */
+/** The trials below the roots, as `walkTrialDirs` finds them, with where each keeps its files. */
+export function* walkTrials(roots: readonly string[]): Generator<TrialRef> {
+  for (const dir of walkTrialDirs(roots)) yield trialRef(dir);
+}
+
+/** Every trial below the roots (a root may itself be a trial), sorted by path, each real folder once. */
 export function findTrials(roots: string[]): TrialRef[] {
   return [...walkTrials(roots)].sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0);
 }

@@ -1,7 +1,8 @@
 /**
  * Scenario: the critic arm's disposition checkpoint (CHECKPOINT-01, protocol v3) with the real Claude Code CLI.
  * The model uploads a document and builds its first submission bundle; the guard denies that call once,
- * quoting the plan's rules P-PROV-06 and P-PROV-07, and the model is shown the reason as the call's error
+ * asking whether each criterion is met by a chart document and naming both next calls in full (the same
+ * bundle again, or the hold), and the model is shown the reason as the call's error
  * result. The model sends the identical call again: it goes through (released, served once by the stub), and
  * the submission completes. The checklist arm lets the first bundle through and records no checkpoint vote.
  */
@@ -56,7 +57,7 @@ for (const mode of MODES) {
   const s = suite(`e2e disposition checkpoint (${mode} hooks)`);
 
   s(
-    "critic: the first bundle is denied once with the plan's rule; the identical call sent again goes through",
+    "critic: the first bundle is denied once with the deciding question; the identical call sent again goes through",
     async () => {
       const run = await runBed({
         mode,
@@ -75,12 +76,16 @@ for (const mode of MODES) {
       const shown = resultShown(run, FIRST.id!);
       assert.ok(shown?.is_error, `the model was not shown the deny; ${why}`);
       assert.match(shown!.text, "[CHECKPOINT-01] Cannot build a submission bundle for CASE-ACT-001 yet");
-      assert.match(shown!.text, 'P-PROV-07 "Submitting is the narrow exit');
       assert.match(
         shown!.text,
-        "send the same docs_create_submission_bundle call again (this check asks once)",
+        "Is each enumerated criterion of the governing policy met by a chart document",
       );
-      assert.match(shown!.text, /gather_more_evidence or do_not_submit\) and build no bundle/);
+      assert.match(
+        shown!.text,
+        `send the same call again: docs_create_submission_bundle(case_id=${CASE}, document_ids=[${DOC}])`,
+      );
+      assert.match(shown!.text, `call auth_finalize_provider_determination(case_id=${CASE}, final_action=`);
+      assert.not.match(shown!.text, /disclos/i);
 
       const again = preOf(run, AGAIN.id!);
       assert.is(again?.decision, "release", why);

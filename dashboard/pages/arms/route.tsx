@@ -3,7 +3,6 @@ import { Hono } from "hono";
 import { raw } from "hono/html";
 import { hx, type Page } from "../../context.ts";
 import { replayFigures } from "../../read/figures.ts";
-import { findAggregates } from "../../read/sources/aggregates.ts";
 import { notFound } from "../../ui/layout.tsx";
 import { AggregatePage, ArmsFigures, ArmsPage } from "./view.tsx";
 
@@ -17,16 +16,12 @@ export const page: Page = {
       refresh();
       const state = await waitFigures();
       const stale = !state || state.version !== store.trialsVersion;
-      const key = `${state?.version}:${state?.ms}:${stale}:${store.version}`;
+      // Keyed on what it shows, not on the rows' version: a live ledger's growth changes neither.
+      const replay = replayFigures(store.rows());
+      const orphans = store.orphanReplays.length;
+      const key = `${state?.version}:${state?.ms}:${stale}:${orphans}:${JSON.stringify(replay)}`;
       if (armsHtml?.key !== key) {
-        const fragment = (
-          <ArmsFigures
-            state={state}
-            stale={stale}
-            replay={replayFigures(store.rows())}
-            orphans={store.orphanReplays.length}
-          />
-        );
+        const fragment = <ArmsFigures state={state} stale={stale} replay={replay} orphans={orphans} />;
         armsHtml = { key, html: await fragment.toString() };
       }
       if (hx(c) || c.req.query("part") === "figures") return c.html(armsHtml.html);
@@ -36,7 +31,7 @@ export const page: Page = {
       });
     });
     app.get("/aggregate/:id", (c) => {
-      const file = findAggregates(store.sources.results).find((f) => f.id === c.req.param("id"));
+      const file = store.aggregates().find((f) => f.id === c.req.param("id"));
       if (!file) {
         return notFound(c, "Cannot show this aggregate: none has that id. Pick one from the Arms page.");
       }

@@ -12,6 +12,7 @@ import {
 } from "../../read/figures.ts";
 import { CostChart, PassChart } from "./charts.tsx";
 import { fireCell, num, pct, usd } from "../../ui/format.tsx";
+import { ON_CHANGE } from "../../ui/layout.tsx";
 import { pointsInterval } from "../../../lib/results/points.ts";
 
 function diffText(
@@ -294,20 +295,27 @@ const Basis: FC<{ result: AggregateResult }> = ({ result }) => (
   </p>
 );
 
-/** The figures part of the Arms page: `<section id="arms-figures">`, polling itself until computed. */
+/**
+ * The figures part of the Arms page: `<section id="arms-figures">`, polling itself until computed, then fetched
+ * again when the rows change.
+ */
 export const ArmsFigures: FC<{
   state: FiguresState | null;
   stale: boolean;
   replay: ReplayFigure[];
   orphans: number;
 }> = ({ state, stale, replay, orphans }) => {
-  const poll = !state || stale
-    ? { "hx-get": "/?part=figures", "hx-trigger": "every 1s", "hx-swap": "outerHTML" }
-    : {};
+  const poll = !state || stale;
   const result = state?.result ?? null;
   const recipe = state ? `recipe ${state.recipe}` : "";
   return (
-    <section id="arms-figures" {...poll} data-ready={state && !stale ? "true" : "false"}>
+    <section
+      id="arms-figures"
+      hx-get="/?part=figures"
+      hx-trigger={poll ? "every 1s" : ON_CHANGE}
+      hx-swap="outerHTML"
+      data-ready={state && !stale ? "true" : "false"}
+    >
       {!state ? <p class="muted">Computing the figures…</p> : null}
       {state?.error ? <p class="error">{state.error}</p> : null}
       {state?.controlNote ? <p class="notice">{state.controlNote}</p> : null}

@@ -1,9 +1,9 @@
 /** The Checks page: each failed verifier check, its failures per arm, what protects it, replay's timing. */
 import { Hono } from "hono";
-import type { Page } from "../../context.ts";
+import { hx, type Page } from "../../context.ts";
 import { replayCheckCounts } from "../../read/figures.ts";
 import { checkRows } from "./model.ts";
-import { ChecksPage } from "./view.tsx";
+import { ChecksPage, ChecksView } from "./view.tsx";
 
 export const page: Page = {
   nav: { href: "/checks", label: "Checks" },
@@ -17,10 +17,9 @@ export const page: Page = {
         ...new Set(rows.flatMap((r) => r.replays.filter((m) => m.verdict).map((m) => m.arm))),
       ].sort();
       const replay = Object.fromEntries(replayArms.map((a) => [a, replayCheckCounts(rows, a)]));
-      return c.render(
-        <ChecksPage checks={checkRows(rows, replay)} arms={arms} replayArms={replayArms} />,
-        { title: "Checks", active: "Checks" },
-      );
+      const props = { checks: checkRows(rows, replay), arms, replayArms };
+      if (hx(c)) return c.html(<ChecksView {...props} />);
+      return c.render(<ChecksPage {...props} />, { title: "Checks", active: "Checks" });
     });
     return app;
   },

@@ -1,5 +1,6 @@
 /** The Checks page: each failed verifier check, its failures per arm, what protects it, and replay's timing. */
 import type { FC } from "hono/jsx";
+import { Refreshed } from "../../ui/layout.tsx";
 import type { CheckRow } from "./model.ts";
 
 function trials(params: Record<string, string>): string {
@@ -107,12 +108,14 @@ export const ChecksTable: FC<{ checks: CheckRow[]; arms: string[]; replayArms: s
   </table>
 );
 
-/** The Checks page: why trials failed, at a glance, and whether a block could have come in time. */
-export const ChecksPage: FC<
+/**
+ * Why trials failed, at a glance, and whether a block could have come in time: `<section id="checks-view">`,
+ * fetched again when the rows change.
+ */
+export const ChecksView: FC<
   { checks: CheckRow[]; arms: string[]; replayArms: string[] }
 > = ({ checks, arms, replayArms }) => (
-  <>
-    <h1>Failed checks</h1>
+  <Refreshed id="checks-view" url="/checks">
     <p class="muted">
       Each verifier check that failed in a trial, most failed first; each count opens the trials it counts. A
       check is protected by the rules, decisive judges and closure-gate obligations that name it. A block
@@ -126,5 +129,15 @@ export const ChecksPage: FC<
           "whether blocks would have come in time."}
     </p>
     <ChecksTable checks={checks} arms={arms} replayArms={replayArms} />
+  </Refreshed>
+);
+
+/** The Checks page. */
+export const ChecksPage: FC<
+  { checks: CheckRow[]; arms: string[]; replayArms: string[] }
+> = (props) => (
+  <>
+    <h1>Failed checks</h1>
+    <ChecksView {...props} />
   </>
 );

@@ -1,8 +1,8 @@
 /** The Matrix page: passes/attempts per task and arm, flips against the control marked. */
 import { Hono } from "hono";
-import type { Page } from "../../context.ts";
+import { hx, type Page } from "../../context.ts";
 import { taskMatrix } from "./model.ts";
-import { MatrixPage } from "./view.tsx";
+import { MatrixPage, MatrixView } from "./view.tsx";
 
 export const page: Page = {
   nav: { href: "/matrix", label: "Matrix" },
@@ -12,8 +12,9 @@ export const page: Page = {
       refresh();
       const state = await waitFigures();
       const matrix = state?.result ? taskMatrix(state.result) : null;
-      const view = <MatrixPage matrix={matrix} pending={!state} controlNote={state?.controlNote} />;
-      return c.render(view, { title: "Matrix", active: "Matrix" });
+      const props = { matrix, pending: !state, controlNote: state?.controlNote };
+      if (hx(c)) return c.html(<MatrixView {...props} />);
+      return c.render(<MatrixPage {...props} />, { title: "Matrix", active: "Matrix" });
     });
     return app;
   },

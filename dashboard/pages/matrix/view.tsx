@@ -1,6 +1,7 @@
 /** The Matrix page: pass rate per task and arm. */
 import type { Child, FC } from "hono/jsx";
 import type { Matrix } from "./model.ts";
+import { Refreshed } from "../../ui/layout.tsx";
 
 /** The task × arm matrix: `<table id="matrix">`, cells passes/attempts linking to their trials. */
 export const MatrixTable: FC<{ matrix: Matrix }> = ({ matrix }) => {
@@ -73,13 +74,12 @@ export const MatrixTable: FC<{ matrix: Matrix }> = ({ matrix }) => {
   );
 };
 
-/** The Matrix page. */
-export const MatrixPage: FC<{ matrix: Matrix | null; pending: boolean; controlNote?: string | null }> = (
+/** The matrix and its legend: `<section id="matrix-view">`, polling while the figures are computed. */
+export const MatrixView: FC<{ matrix: Matrix | null; pending: boolean; controlNote?: string | null }> = (
   { matrix, pending, controlNote },
 ) => (
-  <>
-    <h1>Task × arm</h1>
-    {pending ? <p class="muted">Computing the figures… reload in a moment.</p> : null}
+  <Refreshed id="matrix-view" url="/matrix" poll={pending}>
+    {pending ? <p class="muted">Computing the figures…</p> : null}
     {matrix
       ? (
         <>
@@ -101,7 +101,15 @@ export const MatrixPage: FC<{ matrix: Matrix | null; pending: boolean; controlNo
       : !pending
       ? <p class="muted">No scored trials below --logs yet.</p>
       : null}
-  </>
+  </Refreshed>
 );
 
-// ---------- Trials ----------
+/** The Matrix page. */
+export const MatrixPage: FC<{ matrix: Matrix | null; pending: boolean; controlNote?: string | null }> = (
+  props,
+) => (
+  <>
+    <h1>Task × arm</h1>
+    <MatrixView {...props} />
+  </>
+);

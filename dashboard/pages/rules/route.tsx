@@ -2,9 +2,9 @@
 import { Hono } from "hono";
 import { RULES } from "../../../rules/mod.ts";
 import { CHECKS } from "../../../rules/catalog/checks.ts";
-import type { Page } from "../../context.ts";
+import { hx, type Page } from "../../context.ts";
 import { ruleFires } from "./model.ts";
-import { RulesPage } from "./view.tsx";
+import { RulesPage, RulesView } from "./view.tsx";
 
 export const page: Page = {
   nav: { href: "/rules", label: "Rules" },
@@ -12,10 +12,9 @@ export const page: Page = {
     const app = new Hono();
     app.get("/rules", (c) => {
       refresh();
-      return c.render(
-        <RulesPage model={ruleFires(store.rows())} checks={CHECKS} rules={RULES.map((r) => r.meta)} />,
-        { title: "Rules", active: "Rules" },
-      );
+      const props = { model: ruleFires(store.rows()), checks: CHECKS, rules: RULES.map((r) => r.meta) };
+      if (hx(c)) return c.html(<RulesView {...props} />);
+      return c.render(<RulesPage {...props} />, { title: "Rules", active: "Rules" });
     });
     return app;
   },

@@ -1,5 +1,6 @@
 /** The Rules page: every rule with its checks and where it fired. */
 import type { FC } from "hono/jsx";
+import { Refreshed } from "../../ui/layout.tsx";
 import type { CheckInfo } from "../../../rules/catalog/checks.ts";
 import type { RuleMeta } from "../../../lib/guard/engine/rule.ts";
 import { PANEL, type RuleFires, type RulesModel } from "./model.ts";
@@ -49,16 +50,16 @@ const FireTable: FC<{ id: string; fires: RuleFires[]; replayArms: string[] }> = 
 );
 
 /**
- * The Rules page: rules, judges, the critic panel and the closure gate by fires (in failed trials, then in
- * time, then in passing trials), those that never fired folded away, then the check coverage map.
+ * Rules, judges, the critic panel and the closure gate by fires (in failed trials, then in time, then in
+ * passing trials), those that never fired folded away, then the check coverage map: `<section
+ * id="rules-view">`, fetched again when the rows change.
  */
-export const RulesPage: FC<{
+export const RulesView: FC<{
   model: RulesModel;
   checks: readonly CheckInfo[];
   rules: readonly RuleMeta[];
 }> = ({ model, checks, rules }) => (
-  <>
-    <h1>Rules</h1>
+  <Refreshed id="rules-view" url="/rules">
     <p class="muted">
       Most fired in failed trials first (guarded and replayed together), then most in time, then most in
       passing trials. A replayed fire in a passing trial is marked: that trial passed without the block, so
@@ -117,6 +118,18 @@ export const RulesPage: FC<{
         })}
       </tbody>
     </table>
+  </Refreshed>
+);
+
+/** The Rules page. */
+export const RulesPage: FC<{
+  model: RulesModel;
+  checks: readonly CheckInfo[];
+  rules: readonly RuleMeta[];
+}> = (props) => (
+  <>
+    <h1>Rules</h1>
+    <RulesView {...props} />
   </>
 );
 

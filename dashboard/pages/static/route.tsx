@@ -1,12 +1,11 @@
-/** What every page loads: htmx (from its npm package, never a CDN), the stylesheet, and the scan status line. */
+/** What every page loads: htmx (from its npm package, never a CDN) and the stylesheet. */
 import { Hono } from "hono";
 import type { Page } from "../../context.ts";
 import { CSS } from "../../ui/css.ts";
-import { ScanStatus } from "../../ui/layout.tsx";
 import { htmxSource } from "./htmx.ts";
 
 export const page: Page = {
-  routes({ store }) {
+  routes() {
     const app = new Hono();
     let htmx: string | null = null;
     app.get("/static/htmx.min.js", (c) => {
@@ -19,7 +18,6 @@ export const page: Page = {
       return c.body(CSS);
     });
     app.get("/favicon.ico", (c) => c.body(null, 204));
-    app.get("/scan", (c) => c.html(<ScanStatus progress={store.progress()} rows={store.rows().length} />));
     return app;
   },
 };

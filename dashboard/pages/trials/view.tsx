@@ -3,6 +3,7 @@ import type { Child, FC } from "hono/jsx";
 import type { Row } from "../../read/model.ts";
 import { COLUMNS, queryString, type TablePage, type TrialQuery } from "./table.ts";
 import { Outcome, pct, usd } from "../../ui/format.tsx";
+import { ON_CHANGE } from "../../ui/layout.tsx";
 
 function replayCell(r: Row): Child {
   if (!r.replays.length) return "—";
@@ -86,7 +87,7 @@ export const TrialRows: FC<{ rows: readonly Row[] }> = ({ rows }) => (
 
 export const swap = { "hx-target": "#trials-view", "hx-swap": "outerHTML", "hx-push-url": "true" };
 
-/** The sortable, paginated table: `<div id="trials-view">`. */
+/** The sortable, paginated table: `<div id="trials-view">`, fetched again when the rows change. */
 export const TrialsView: FC<{ page: TablePage; query: TrialQuery; recipe: string; oob?: boolean }> = (
   { page, query, recipe, oob },
 ) => {
@@ -128,7 +129,14 @@ export const TrialsView: FC<{ page: TablePage; query: TrialQuery; recipe: string
     </nav>
   );
   return (
-    <div id="trials-view" data-total={String(page.total)} data-page={String(page.page)}>
+    <div
+      id="trials-view"
+      data-total={String(page.total)}
+      data-page={String(page.page)}
+      hx-get={link({})}
+      hx-trigger={ON_CHANGE}
+      hx-swap="outerHTML"
+    >
       <Pager />
       <table id="trials">
         <thead>

@@ -4,20 +4,20 @@
  * read (ledgers.ts), in budgets of bytes and milliseconds, so pages answer while a big backlog is read.
  */
 import { sep } from "node:path";
-import { walkTree } from "../../../lib/walk.ts";
+import { type WalkCache, walkTree } from "../../../lib/walk.ts";
 import { LedgerTail } from "../ledgers.ts";
 
 /** Bytes read per step while pumping a backlog. */
 const CHUNK = 256 << 10;
 
 /** The `.jsonl` files below the roots: at most 8 levels down, none under a dot name or a folder in `skip`. */
-function walkJsonl(roots: readonly string[], skip: Set<string>): Generator<string> {
+function walkJsonl(roots: readonly string[], skip: Set<string>, cache?: WalkCache): Generator<string> {
   return walkTree(roots.filter((root) => !skip.has(root)), {
     depth: 8,
     skip: (name) => name.startsWith(".") || name === "node_modules" || name === "sessions",
     enter: (name, path) => !name.includes(".") && !skip.has(path),
     file: (name) => name.endsWith(".jsonl"),
-  });
+  }, cache);
 }
 
 /** True when `path` is inside `dir`. */
@@ -40,9 +40,9 @@ export class LedgerFiles {
   }
 
   /** Tails every `.jsonl` below the roots outside `skip`; true when one was new. */
-  find(roots: readonly string[], skip: Set<string>): boolean {
+  find(roots: readonly string[], skip: Set<string>, cache?: WalkCache): boolean {
     let found = false;
-    for (const path of walkJsonl(roots, skip)) {
+    for (const path of walkJsonl(roots, skip, cache)) {
       if (this.tails.has(path)) continue;
       this.tails.set(path, new LedgerTail(path));
       found = true;

@@ -5,6 +5,7 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { DuckLoader } from "../../../lib/results/columnar.ts";
+import type { WalkCache } from "../../../lib/walk.ts";
 import { findSummaries, loadSummary, type SummaryReplay } from "../summary.ts";
 import { findReplayRuns, readVerdicts, type ReplayVerdict, verdictKey } from "../verdicts.ts";
 import { LedgerTail } from "../ledgers.ts";
@@ -57,8 +58,8 @@ export class ReplaySources {
   }
 
   /** Reads the verdicts of each replay run below `roots` whose summary.json changed, yielding after each. */
-  *readRuns(roots: readonly string[], changed: () => void): Generator<undefined> {
-    for (const dir of findReplayRuns(roots)) {
+  *readRuns(roots: readonly string[], changed: () => void, cache?: WalkCache): Generator<undefined> {
+    for (const dir of findReplayRuns(roots, cache)) {
       let mtime = 0;
       try {
         mtime = statSync(join(dir, "summary.json")).mtimeMs;

@@ -56,7 +56,8 @@ export interface Rule<D extends Record<string, string> = Record<string, string>>
   meta: RuleMeta;
   check(call: Call, evidence: Evidence): D | null;
   valid: Example[];
-  invalid: (Example & { data: D })[];
+  /** Failing examples: the data the check returns and, for at least one, the whole reason it renders. */
+  invalid: (Example & { data: D; reason?: string })[];
 }
 
 /** A completed, successful call for examples: `toolCall("auth_submit_authorization", {case_id})`. */

@@ -36,6 +36,7 @@ import { okCalls, plainText } from "../facts.ts";
 import { subjectKey } from "../ids.ts";
 import type { Judge } from "../judge.ts";
 import { arg, type Call, toolCall } from "../rule.ts";
+import { callText } from "../next_call.ts";
 
 const DECIDE = "review.submit_md_case_decision";
 const P2P_ID = /^(?:P2P-|p2p_req_)/;
@@ -58,6 +59,25 @@ function listed(ev: Evidence, call: Call): boolean {
   return okCalls(ev, "p2p.list", (i) => !i.case_id || i.case_id === caseId).length > 0;
 }
 
+/** The message data: what was looked at, the lookup when p2p_list was not called, then both decisions. */
+function paths(caseId: string, looked: boolean): P2pData {
+  return {
+    caseId,
+    looked: looked ? "p2p_list shows none" : "p2p_list was not called",
+    next: looked
+      ? ""
+      : `Look first: ${callText("p2p.list", { case_id: caseId })} lists the case's requests. `,
+    signed: callText(DECIDE, {
+      case_id: caseId,
+      decision: "<approve, deny, partial_approve or request_info>",
+      signed_off: true,
+    }),
+    again: callText(DECIDE, { case_id: caseId, decision: "p2p_review" }),
+  };
+}
+
+type P2pData = { caseId: string; looked: string; next: string; signed: string; again: string };
+
 const CASE = "CASE-3903B8ED";
 const P2P_REVIEW = toolCall(DECIDE, { case_id: CASE, decision: "p2p_review", determination_rationale: "x" });
 const EMPTY_LIST = toolCall("p2p.list", { case_id: CASE }, { result: { items: [] } });
@@ -66,7 +86,7 @@ const SEEDED = toolCall("p2p.list", { case_id: CASE }, {
 });
 
 /** CRITIC-02: no p2p_review decision when no peer-to-peer exists for the case and the task is not a P2P task. */
-export const judge: Judge<{ caseId: string; looked: string }> = {
+export const judge: Judge<P2pData> = {
   meta: {
     id: "CRITIC-02",
     name: "p2p-contract",
@@ -77,17 +97,14 @@ export const judge: Judge<{ caseId: string; looked: string }> = {
     enforced: false,
     message: "Cannot record decision=p2p_review on {caseId} yet: no peer-to-peer request exists for this " +
       "case ({looked}) and this is not a peer-to-peer task, so a P2P may never open and the decision would " +
-      "stay unsigned. Decide explicitly from your own criteria evaluation: a signed decision (approve, deny, " +
-      "partial_approve or request_info with signed_off=true), or, if a peer-to-peer is what this case needs, " +
-      "call review_submit_md_case_decision again with decision=p2p_review (this check asks once).",
+      "stay unsigned. {next}Your own criteria evaluation decides between the two decisions: a signed one, " +
+      "{signed}, or, if a peer-to-peer is what this case needs, the same call again, {again} (this check " +
+      "asks once).",
   },
   check(call, evidence) {
     if (call.input.decision !== "p2p_review" || evidence.phase === "p2p") return null;
     if (p2pRequestExists(evidence, call)) return null;
-    return {
-      caseId: arg(call, "case_id"),
-      looked: listed(evidence, call) ? "p2p_list shows none" : "p2p_list was not called",
-    };
+    return paths(arg(call, "case_id"), listed(evidence, call));
   },
   valid: [
     {
@@ -116,13 +133,19 @@ export const judge: Judge<{ caseId: string; looked: string }> = {
       name: "an MD review whose p2p_list shows no request",
       call: P2P_REVIEW,
       evidence: { prompt: "# ⚕️ MD Review — MRI\n- Use only payer namespaces", calls: [EMPTY_LIST] },
-      data: { caseId: CASE, looked: "p2p_list shows none" },
+      data: paths(CASE, true),
+      reason: `Cannot record decision=p2p_review on ${CASE} yet: no peer-to-peer request exists for this ` +
+        "case (p2p_list shows none) and this is not a peer-to-peer task, so a P2P may never open and the " +
+        "decision would stay unsigned. Your own criteria evaluation decides between the two decisions: a " +
+        `signed one, review_submit_md_case_decision(case_id=${CASE}, decision=<approve, deny, partial_approve ` +
+        "or request_info>, signed_off=true), or, if a peer-to-peer is what this case needs, the same call " +
+        `again, review_submit_md_case_decision(case_id=${CASE}, decision=p2p_review) (this check asks once).`,
     },
     {
       name: "no P2P request seen and p2p_list never called",
       call: P2P_REVIEW,
       evidence: {},
-      data: { caseId: CASE, looked: "p2p_list was not called" },
+      data: paths(CASE, false),
     },
   ],
 };

@@ -19,10 +19,10 @@
  *    questions that ask about an exclusion ("under 18?", "contrast allergy?") carry no such word, so their
  *    favourable "No" is never read as a gap;
  * 4. rationale — the call's override_reason admits it: a required step "not yet completed / has not occurred"
- *    in a sentence that names a requirement, criterion, prerequisite, gap, referral or disclosure; criteria
- *    "not met" / "does not meet … policy"; "k of n criteria are met" with k < n; the policy "classifies … as
- *    unproven"; a request made "despite … exclusion"; a shortfall "disclosed transparently" or "flagged for
- *    the payer" (P-PROV-07: a gap you would flag or disclose to the payer is the reason to hold);
+ *    in a sentence that names a requirement, criterion, prerequisite, gap or referral; criteria "not met" /
+ *    "does not meet … policy"; "k of n criteria are met" with k < n; the policy "classifies … as unproven"; a
+ *    request made "despite … exclusion". Saying a limitation is disclosed to the payer is no admission (until
+ *    2026-12-06 it was, after P-PROV-07's former wording): what counts is what the sentence says is unmet;
  * 5. text — the same admissions in the agent's last three text messages before the call (best effort: the
  *    live transcript may lag the call, so replay, which reads the whole trajectory, sees at least as much).
  *
@@ -34,15 +34,16 @@
  * meet any exclusion", "exclusion criteria are not met"), or a sentence saying a criterion "is not relied on".
  *
  * Replay (`deno task replay ../shared/leaderboard ../shared/leaderboard-extra --no-ledgers`, 700 trials,
- * 10 packets): fires in 25 failed trials, all 25 with a protected check failed and all hold-expected
- * submissions (14 in the 300 tuned-on trials, 11 in the 400 unseen); in 0 passing trials and in 0 trials whose
+ * 10 packets): fires in 22 failed trials, all 22 with a protected check failed and all hold-expected
+ * submissions (11 in the 300 tuned-on trials, 11 in the 400 unseen); in 0 passing trials and in 0 trials whose
  * task expected a submission (every provider trial whose scorecard does not judge
- * `provider_pre_submission.final_action`), in every packet, so it never challenged a correct submit. 19 of the
- * 25 fire at the first bundle, before `packet_absent` is lost; 6 only at the determination after it (replay's
- * split: 21 in time, 4 too late; 2 of the 6 are trials whose target case never resolved). In 12 the
+ * `provider_pre_submission.final_action`), in every packet, so it never challenged a correct submit. 18 of the
+ * 22 fire at the first bundle, before `packet_absent` is lost; 4 only at the determination after it (replay's
+ * split: 20 in time, 2 too late; 2 of the 4 are trials whose target case never resolved). In 10 the
  * checklist arm blocks nothing. Counted in time (a block counts only at or before the call that dooms each
  * failed check), the critic arm's rescue estimate rises by 8 (upper and strict); counted whenever it fired,
- * by 10. Figures per packet: replay, docs/measured.md.
+ * by 8 too. A disclosure is no admission since 2026-12-06: that took 3 fires in P1 (25 → 22; 1 in time, 2
+ * too late) and no rescue. Figures per packet: replay, docs/measured.md.
  * Known limitations: recall is modest by construction — most hold-expected submissions are made by agents that
  * believed every criterion was met, and then no record of theirs contradicts the submission; the judge cannot
  * see that. The phrases are English and content-sensitive (regexes over the agent's own words), so an agent
@@ -50,9 +51,10 @@
  * be asked once needlessly; the message asks for a decision, not a retraction.
  */
 import { caseKeyOf, type Evidence, succeeded } from "../evidence.ts";
-import { objectArg, okCalls, plainText, shown } from "../facts.ts";
+import { objectArg, okCalls, plainText } from "../facts.ts";
 import { type Judge, type JudgeContext, quote } from "../judge.ts";
 import { arg, type Call, toolCall } from "../rule.ts";
+import { callText } from "../next_call.ts";
 
 const BUNDLE = "docs.create_submission_bundle";
 const FINALIZE = "auth.finalize_provider_determination";
@@ -78,10 +80,14 @@ const CONDITIONAL = /^\s*if\b/i;
 const NOT_DONE =
   /\b(?:(?:has|have|had)\s+not\s+(?:yet\s+)?(?:been\s+)?|not\s+yet\s+(?:been\s+)?|(?:was|were|is|are)\s+never\s+)(?:completed|performed|occurred|done|obtained|conducted|undergone|attempted|tried)\b/i;
 /** What makes a not-done sentence about a requirement rather than about the requested service. */
-const ABOUT_A_REQUIREMENT = /\b(?:requir\w*|criteri\w*|prerequisite\w*|gap|referr\w*|disclos\w*)\b/i;
+const ABOUT_A_REQUIREMENT = /\b(?:requir\w*|criteri\w*|prerequisite\w*|gap|referr\w*)\b/i;
 /** A sentence (clauses split at `;` too); the admissions below stay within one, never across a colon. */
 const SENTENCE = /[^.;!?\n]+/g;
-/** Admissions that need no qualifier: unmet criteria, an unproven service, an exclusion overridden, a disclosed gap. */
+/**
+ * Admissions that need no qualifier: unmet criteria, an unproven service, an exclusion overridden. Disclosing
+ * a limitation to the payer is not one (a letter that states a limitation is ordinary practice; amendment
+ * 2026-12-06): only what it says is unmet counts.
+ */
 const ADMISSIONS: { re: RegExp; negation: boolean }[] = [
   {
     re:
@@ -99,12 +105,6 @@ const ADMISSIONS: { re: RegExp; negation: boolean }[] = [
     negation: false,
   },
   { re: /\bdespite\b[^:]{0,80}\b(?:exclusion|unproven)\b/i, negation: false },
-  // P-PROV-07: "a gap you would flag or disclose to the payer … is the reason to hold".
-  {
-    re:
-      /\b(?:disclos\w*|flag\w*)\b[^:]{0,40}\b(?:transparently|for (?:the )?payer|to (?:the )?payer)\b|\btransparently\s+(?:disclos|flag)\w*/i,
-    negation: false,
-  },
 ];
 /**
  * Favourable negations: what is "not met" is an exclusion, a contraindication or a disqualifier ("does not meet
@@ -178,7 +178,7 @@ export function questionLabels(ev: Evidence): Map<string, string> {
 }
 
 /** The latest saved answer per question for the case, with the pending call's own questionnaire_answers on top. */
-function latestAnswers(ev: Evidence, call: Call): Map<string, string> {
+export function latestAnswers(ev: Evidence, call: Call): Map<string, string> {
   const answers = new Map<string, string>();
   const add = (value: unknown) => {
     for (const [k, v] of Object.entries(objectArg(value) ?? {})) if (typeof v === "string") answers.set(k, v);
@@ -244,6 +244,24 @@ function admittedGap(call: Call, context: JudgeContext): string | null {
   return null;
 }
 
+/** The arguments that make the call the same call again (ids and the decision; not the free text). */
+const SAME = ["case_id", "final_action", "document_ids", "bundle_document_id", "channel"];
+
+/** Both next calls, in full: the same call again, and the hold on the same case. */
+export function bothPaths(call: Call): { again: string; hold: string } {
+  const same = Object.fromEntries(
+    SAME.filter((k) => call.input[k] !== undefined).map((k) => [k, call.input[k]]),
+  );
+  return {
+    again: callText(call.tool, same),
+    hold: callText(FINALIZE, {
+      case_id: arg(call, "case_id"),
+      final_action: "gather_more_evidence",
+      override_reason: "<the criterion the chart does not back>",
+    }),
+  };
+}
+
 /** True when a submission bundle already succeeded on the case (only the first one commits it). */
 function bundled(ev: Evidence, call: Call): boolean {
   return succeeded(ev, BUNDLE, caseKeyOf(call.input, ev.owners)).length > 0;
@@ -285,8 +303,12 @@ const BUNDLED = (ready: boolean) =>
     result: { readiness: { ready_to_submit: ready, missing_items: ready ? [] : ["lab_result"] } },
   });
 
+const BUNDLE_PATHS = bothPaths(toolCall(BUNDLE, { case_id: CASE, document_ids: ["DOC-1"] }));
+const DECIDE_PATHS = bothPaths(DECIDE());
+const SUBMIT_PATHS = bothPaths(toolCall(SUBMIT, { case_id: CASE, channel: "portal" }));
+
 /** CRITIC-01: no submission that the agent's own recorded findings contradict, without an explicit decision. */
-export const judge: Judge<{ action: string; tool: string; fact: string }> = {
+export const judge: Judge<{ action: string; fact: string; again: string; hold: string }> = {
   meta: {
     id: "CRITIC-01",
     name: "self-consistency",
@@ -300,11 +322,11 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       "cross.closed_backed_by_provider_determination",
     ],
     enforced: true,
-    message: "Cannot {action} yet: {fact}, and that contradicts submitting. Both paths are open and the " +
-      "choice is yours. Submit: send the same {tool} call again (this check asks once), then bundle, record " +
-      "final_action=submit_pa and call auth_submit_authorization. Or hold: record " +
-      "auth_finalize_provider_determination with final_action=gather_more_evidence (the gap can be cured) or " +
-      "do_not_submit (it cannot), and build no bundle.",
+    message: "Cannot {action} yet: {fact}, and that contradicts submitting. That fact decides whether to " +
+      "submit or hold, and the choice is yours. If the chart does back every criterion it concerns, send the same " +
+      "call again: {again} (this check asks once). If it does not, call {hold} and build no bundle " +
+      "(final_action=do_not_submit instead when nothing added to the record could make the request " +
+      "approvable).",
   },
   check(call, evidence, context) {
     if (call.tool === FINALIZE && call.input.final_action !== "submit_pa") return null;
@@ -313,7 +335,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
     if (call.tool === BUNDLE && bundled(evidence, call)) return null;
     const fact = inactiveCoverage(evidence, call) ?? unreadyBundle(evidence, call) ??
       contradictedAnswer(evidence, call) ?? admittedGap(call, context);
-    return fact ? { action: ACTIONS[call.tool](arg(call, "case_id")), tool: shown(call), fact } : null;
+    return fact ? { action: ACTIONS[call.tool](arg(call, "case_id")), fact, ...bothPaths(call) } : null;
   },
   valid: [
     {
@@ -420,9 +442,17 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       evidence: { calls: [CREATED(false)] },
       data: {
         action: `build a submission bundle for ${CASE}`,
-        tool: "docs_create_submission_bundle",
+        ...BUNDLE_PATHS,
         fact: `the case record shows coverage COV-b1 "active": false`,
       },
+      reason: `Cannot build a submission bundle for ${CASE} yet: the case record shows coverage COV-b1 ` +
+        `"active": false, and that contradicts submitting. That fact decides whether to submit or hold, and ` +
+        "the choice is yours. If the chart does back every criterion it concerns, send the same call again: " +
+        `docs_create_submission_bundle(case_id=${CASE}, document_ids=[DOC-1]) (this check asks once). If it ` +
+        `does not, call auth_finalize_provider_determination(case_id=${CASE}, ` +
+        "final_action=gather_more_evidence, override_reason=<the criterion the chart does not back>) and " +
+        "build no bundle (final_action=do_not_submit instead when nothing added to the record could make the " +
+        "request approvable).",
     },
     {
       name: "a bundle after a saved answer that counseling is not completed",
@@ -430,7 +460,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       evidence: { calls: [FORM, SAVE({ counseling_completed: "Not completed; referral placed" })] },
       data: {
         action: `build a submission bundle for ${CASE}`,
-        tool: "docs_create_submission_bundle",
+        ...BUNDLE_PATHS,
         fact:
           `your saved answer to "Was pre-test genetic counseling completed?" is "Not completed; referral ` +
           `placed"`,
@@ -442,7 +472,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       evidence: {},
       data: {
         action: `record submit_pa on ${CASE}`,
-        tool: "auth_finalize_provider_determination",
+        ...DECIDE_PATHS,
         fact: `your override_reason says "Criterion 3 is not met, and no exclusion applies."`,
       },
     },
@@ -452,7 +482,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       evidence: { calls: [FORM, SAVE({ counseling_completed: "No - referral placed, not yet scheduled" })] },
       data: {
         action: `record submit_pa on ${CASE}`,
-        tool: "auth_finalize_provider_determination",
+        ...DECIDE_PATHS,
         fact: `your saved answer to "Was pre-test genetic counseling completed?" is "No - referral placed, ` +
           `not yet scheduled"`,
       },
@@ -463,7 +493,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       evidence: { calls: [FORM] },
       data: {
         action: `record submit_pa on ${CASE}`,
-        tool: "auth_finalize_provider_determination",
+        ...DECIDE_PATHS,
         fact:
           `your saved answer to "Was pre-test genetic counseling completed?" is "Partial — discussed only"`,
       },
@@ -474,7 +504,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       evidence: { calls: [CREATED(false)] },
       data: {
         action: `record submit_pa on ${CASE}`,
-        tool: "auth_finalize_provider_determination",
+        ...DECIDE_PATHS,
         fact: `the case record shows coverage COV-b1 "active": false`,
       },
     },
@@ -484,7 +514,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       evidence: { calls: [BUNDLED(false)] },
       data: {
         action: `submit ${CASE}`,
-        tool: "auth_submit_authorization",
+        ...SUBMIT_PATHS,
         fact: "your submission bundle reports ready_to_submit=false (missing: lab_result)",
       },
     },
@@ -497,7 +527,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       evidence: {},
       data: {
         action: `record submit_pa on ${CASE}`,
-        tool: "auth_finalize_provider_determination",
+        ...DECIDE_PATHS,
         fact: `your override_reason says "BMI criteria are met. The evaluation required by policy is ` +
           `referred but not yet completed and is flagged for payer review."`,
       },
@@ -510,7 +540,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       evidence: {},
       data: {
         action: `record submit_pa on ${CASE}`,
-        tool: "auth_finalize_provider_determination",
+        ...DECIDE_PATHS,
         fact: `your override_reason says "Submitting as an exception despite the policy's hybrid-surgery ` +
           `exclusion."`,
       },
@@ -525,7 +555,7 @@ export const judge: Judge<{ action: string; tool: string; fact: string }> = {
       ],
       data: {
         action: `record submit_pa on ${CASE}`,
-        tool: "auth_finalize_provider_determination",
+        ...DECIDE_PATHS,
         fact:
           `your own note before this call says "Only 1 of 3 required bullets is met, so I will disclose ` +
           `and submit."`,
