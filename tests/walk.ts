@@ -152,7 +152,7 @@ s("a WalkCache reuses a folder unchanged since it was seen, and reads one that c
   const tree = join(root, "cached");
   for (const t of ["arm/t1", "arm/t2"]) {
     mkdirSync(join(tree, t), { recursive: true });
-    writeFileSync(join(tree, t, "trial.log"), "");
+    writeFileSync(join(tree, t, "config.json"), TRIAL_CONFIG);
   }
   const old = new Date(Date.now() - 60_000);
   const age = (dir: string) => utimesSync(dir, old, old);
@@ -162,7 +162,7 @@ s("a WalkCache reuses a folder unchanged since it was seen, and reads one that c
   assert.equal(found(), ["cached/arm/t1", "cached/arm/t2"]);
   // A new trial whose parent keeps its old modification time: only a fresh listing would find it.
   mkdirSync(join(tree, "arm/t3"));
-  writeFileSync(join(tree, "arm/t3/trial.log"), "");
+  writeFileSync(join(tree, "arm/t3/config.json"), TRIAL_CONFIG);
   age(join(tree, "arm"));
   assert.equal(found(), ["cached/arm/t1", "cached/arm/t2"], "the unchanged folder's listing was reused");
   assert.equal(rel(walkTrialDirs([tree])), ["cached/arm/t1", "cached/arm/t2", "cached/arm/t3"]);
