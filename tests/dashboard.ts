@@ -7,6 +7,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import {
   appendFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -16,13 +17,13 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { parseArgs, serve } from "../dashboard/server.tsx";
 import { createApp } from "../dashboard/app.tsx";
 import { loadPrices } from "../dashboard/read/prices.ts";
 import { hostName, isLoopback } from "../lib/guard/resident/access.ts";
 import { postLive } from "../lib/guard/ledger/live.ts";
-import { armOfPath } from "../dashboard/read/sources/trials.ts";
+import { armNames, claimOf } from "../dashboard/read/arms.ts";
 import { ledgerStats, LedgerTail, PAGE_LINES, SMALL_LEDGER_BYTES } from "../dashboard/read/ledgers.ts";
 import { type Row, rowId } from "../dashboard/read/model.ts";
 import { armInputs, pickControl, replayCheckCounts, replayFigures } from "../dashboard/read/figures.ts";
@@ -60,6 +61,7 @@ import {
   writeAblation,
   writeBigLedgerTrial,
   writeFixture,
+  writeStagedRun,
 } from "./support/dashboard_fixture.ts";
 import { fixtureTrials, writeTrials } from "./support/atif_fixture.ts";
 import { KNOWN, writeHandbook } from "./support/handbook_fixture.ts";
@@ -353,6 +355,78 @@ arms(
     assert.match(html, "agent time / trial");
     assert.match(html, /\d+ s unscored|\d+ s \d/);
     assert.not.match(html, "agent s");
+  },
+);
+
+/** The arms the Arms page lists, each with its scored trials. */
+function armsListed(html: string): Record<string, number> {
+  const table = html.slice(
+    html.indexOf('<table id="arms"'),
+    html.indexOf("</table>", html.indexOf('id="arms"')),
+  );
+  return Object.fromEntries(
+    table.split("<tr class=").slice(1).map((tr) => {
+      const cells = tr.split("<td").slice(1).map((td) => text("<td" + td).trim());
+      return [/<a [^>]*>([^<]+)<\/a>/.exec(tr)![1], Number(cells[1])];
+    }),
+  );
+}
+
+arms(
+  "trials laid out as run.sh writes them (smoke, pilot; two arms each): four arms, none pooled",
+  async () => {
+    const checkout = join(dir, "staged");
+    const logs = writeStagedRun(checkout, { smoke: ["stock", "critic"], pilot: ["stock", "critic"] });
+    const count = (root: string) => findTrials([join(checkout, root)]).length;
+    const { app: staged } = createApp({ logs: [logs], results: [] }, { control: "stock", ...WAIT });
+    const html = (await get("/", undefined, staged)).text;
+    assert.equal(armsListed(html), {
+      "fiable-pilot · critic": count("logs/experiments/fiable-pilot/critic"),
+      "fiable-pilot · stock": count("logs/experiments/fiable-pilot/stock"),
+      "fiable-smoke · critic": count("logs/experiments/fiable-smoke/critic"),
+      "fiable-smoke · stock": count("logs/experiments/fiable-smoke/stock"),
+    });
+    assert.not.match(html, "mixed-arms");
+    assert.not.match(html, "Cannot treat these trials as one arm");
+    // Pointed at one stage, its arms are the arms alone.
+    const { app: pilot } = createApp({ logs: [join(logs, "fiable-pilot")], results: [] }, WAIT);
+    assert.equal(Object.keys(armsListed((await get("/", undefined, pilot)).text)), ["critic", "stock"]);
+  },
+);
+
+arms(
+  "a folder whose trials ran as two arms is split, never pooled, and the Arms page says so first",
+  async () => {
+    const checkout = join(dir, "mixed");
+    const logs = join(writeStagedRun(checkout, { smoke: ["stock", "checklist"] }), "fiable-smoke");
+    const [stray] = findTrials([join(logs, "stock")]);
+    const job = dirname(findTrials([join(logs, "checklist", "cm")])[0].dir);
+    cpSync(stray.dir, join(job, `${stray.task}__Stray01`), { recursive: true });
+    const { app: mixed } = createApp({ logs: [logs], results: [] }, WAIT);
+    const html = (await get("/", undefined, mixed)).text;
+    const listed = armsListed(html);
+    assert.equal(Object.keys(listed), ["checklist", "stock"]);
+    assert.is(listed.stock, findTrials([join(logs, "stock")]).length + 1, "the stray counts where it ran");
+    const warning = text(
+      html.slice(html.indexOf('id="mixed-arms"'), html.indexOf("</div>", html.indexOf("mixed-arms"))),
+    );
+    assert.match(warning, `Cannot pool the trials in ${job} : they ran as checklist (`);
+    assert.match(warning, "stock (1)");
+    assert.ok(html.indexOf("mixed-arms") < html.indexOf('<table id="arms"'), "said before the figures");
+    // Named with --logs NAME=DIR, the folder's arms keep the name and stay apart.
+    const named = parseArgs(["--logs", `mine=${logs}`]);
+    assert.equal(named.names, { [logs]: "mine" });
+    const { app: mine } = createApp({ logs: named.logs, names: named.names, results: [] }, WAIT);
+    assert.equal(Object.keys(armsListed((await get("/", undefined, mine)).text)), [
+      "mine · checklist",
+      "mine · stock",
+    ]);
+    const { app: one } = createApp({
+      logs: [join(logs, "stock")],
+      names: { [join(logs, "stock")]: "control" },
+      results: [],
+    }, WAIT);
+    assert.equal(Object.keys(armsListed((await get("/", undefined, one)).text)), ["control"]);
   },
 );
 
@@ -1416,10 +1490,11 @@ charts.run();
 
 const cli = suite("dashboard command line");
 
-cli("arm of a trial dir skips domain and container dirs", () => {
-  assert.is(armOfPath("/r", "/r/stock/cm/t1"), "stock");
-  assert.is(armOfPath("/r/stock", "/r/stock/cm/t1"), "stock");
-  assert.is(armOfPath("/r", "/r/pkt/trials/cm/t1"), "pkt");
+cli("arm of a trial that says nothing: its folder below the root, less domain and container dirs", () => {
+  const arm = (root: string, dir: string) => armNames(new Map([[dir, claimOf({ dir: root }, dir, null)]]));
+  assert.is(arm("/r", "/r/stock/cm/t1").names.get("/r/stock/cm/t1"), "stock");
+  assert.is(arm("/r/stock", "/r/stock/cm/t1").names.get("/r/stock/cm/t1"), "stock");
+  assert.is(arm("/r", "/r/pkt/trials/cm/t1").names.get("/r/pkt/trials/cm/t1"), "pkt");
 });
 
 cli("a taken default port moves to a free one; a taken --port is refused in one line", async () => {

@@ -1,6 +1,6 @@
-/** Source: the trial folders under the log roots: each one's result, scorecard, cost and arm. */
+/** Source: the trial folders under the log roots: each one's result, scorecard, cost and what it ran as. */
 import { readFileSync, statSync } from "node:fs";
-import { basename, join, relative, sep } from "node:path";
+import { join } from "node:path";
 import {
   packetName,
   packetOf,
@@ -11,16 +11,7 @@ import {
 } from "../../../lib/results/trials.ts";
 import { type Prices, type Recipe, trialCost } from "../../../lib/results/cost.ts";
 import type { Outcome } from "../model.ts";
-
-const DOMAIN_DIRS = new Set(["pa_provider", "pa_um", "cm", "trials", "logs", "jobs"]);
-
-/** The arm a trial dir belongs to: the first path segment below its root that is not a domain or container. */
-export function armOfPath(root: string, dir: string): string {
-  const parts = relative(root, dir).split(sep).slice(0, -1).filter((p) =>
-    p && !DOMAIN_DIRS.has(p) && !/__(pa_|cm)/.test(p)
-  );
-  return parts[0] ?? (basename(root) || "trials");
-}
+import { type ArmClaim, claimOf, ranAsOf } from "../arms.ts";
 
 /** Reads a JSON file, or null when it is missing or invalid. */
 export function readJsonFile(path: string): unknown {
@@ -34,7 +25,10 @@ export function readJsonFile(path: string): unknown {
 /** A trial folder as the store knows it: its files, arm, summary, outcome, cost and failed checks. */
 export interface TrialInfo {
   ref: TrialRef;
+  /** Its arm's name, given by the store over all trials (read/arms.ts armNames). */
   arm: string;
+  /** What its arm is made of: its run and what it says it ran as. */
+  claim: ArmClaim;
   summary: TrialSummary;
   outcome: Outcome;
   cost: number | null;
@@ -59,10 +53,18 @@ function lastWritten(dir: string): number {
   return at;
 }
 
-/** What the store knows of one trial folder, read from its files. */
+/** A JSON object file, or null when it is missing, invalid or not an object. */
+function readObject(path: string): Record<string, unknown> | null {
+  const value = readJsonFile(path);
+  return value && typeof value === "object" && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : null;
+}
+
+/** What the store knows of one trial folder (below `root`, named by `--logs NAME=DIR`), read from its files. */
 export function readTrialInfo(
   ref: TrialRef,
-  arm: string,
+  root: { dir: string; name?: string },
   pricing: { recipe?: Recipe; prices?: Prices },
 ): TrialInfo {
   const summary = readTrial(ref);
@@ -74,10 +76,17 @@ export function readTrialInfo(
     : summary.passed
     ? "passed"
     : "failed";
-  const raw = summary.readable ? readJsonFile(ref.result) as Record<string, unknown> | null : null;
+  const raw = summary.readable ? readObject(ref.result) : null;
+  const ranAs = ranAsOf({
+    config: readObject(join(ref.dir, "config.json")),
+    harness: readObject(join(ref.dir, "agent", "fiable", "harness.json")),
+    result: raw,
+  });
+  const claim = claimOf(root, ref.dir, ranAs);
   return {
     ref,
-    arm,
+    arm: claim.run,
+    claim,
     summary,
     outcome,
     cost: summary.readable ? trialCost(summary, pricing.recipe ?? "B", pricing.prices ?? {}) : null,
