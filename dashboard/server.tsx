@@ -16,6 +16,7 @@ import type { Store } from "./read/store.ts";
 import type { Figures } from "./read/figures.ts";
 import { readInBackground } from "./read/background.ts";
 import { loadPrices } from "./read/prices.ts";
+import { loadFactsReader } from "../lib/results/guard_facts_reader.ts";
 
 /** Parsed command line. */
 export interface ServeArgs {
@@ -231,6 +232,7 @@ export function main(args: string[]): Promise<number> {
 }
 
 async function run(parsed: ServeArgs): Promise<number> {
+  await loadFactsReader();
   try {
     const { server, url, moved } = serve(parsed);
     console.log(

@@ -60,6 +60,8 @@ function trial(arm: string, n: number, at: { outcome: Row["outcome"]; ago: numbe
     touched: running ? NOW - at.ago * MIN : 0,
     started: NOW - (at.ago + 20) * MIN,
     finished: running ? null : NOW - at.ago * MIN,
+    ending: null,
+    facts: null,
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import type { LedgerStats, LedgerTail } from "./ledgers.ts";
 import type { ReplayVerdict } from "./verdicts.ts";
+import type { GuardFacts } from "../../lib/results/guard_facts.ts";
 
 /** Where a row's data came from: a trial dir, a ledger with no trial dir yet, or records posted live. */
 export type RowSource = "trial" | "live" | "ingest";
@@ -77,6 +78,10 @@ export interface Row {
   touched: number;
   started: number | null;
   finished: number | null;
+  /** How the run ended, as the guard recorded it: the agent's stop, an API error (StopFailure), or null. */
+  ending: "stop" | "api_error" | null;
+  /** The guard's facts from result.json (a packet's trial has them in place of its ledgers). */
+  facts: GuardFacts | null;
 }
 
 /** FNV-1a of a string as 14 hex digits: a row's opaque URL id. */

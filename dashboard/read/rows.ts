@@ -61,6 +61,7 @@ function merged(stats: LedgerStats[]): Omit<LedgerStats, "session" | "first" | "
     arm: stats.find((s) => s.arm)?.arm ?? null,
     replay: stats.some((s) => s.replay),
     last: stats.map((s) => s.last).filter((t): t is string => !!t).sort().pop() ?? null,
+    ending: stats.map((s) => s.ending).filter((e) => !!e).sort((a, b) => a!.t < b!.t ? -1 : 1).pop(),
   };
 }
 
@@ -206,6 +207,8 @@ export function buildModel(src: RowSources): Model {
       touched: info.touched,
       started: s.trial.start !== null ? s.trial.start * 1000 : null,
       finished: s.trial.end !== null ? s.trial.end * 1000 : null,
+      ending: m.ending?.kind ?? (info.facts && info.facts.ending !== "none" ? info.facts.ending : null),
+      facts: info.facts,
     });
     model.parts.set(id, parts);
     model.replayParts.set(id, replayArms);
@@ -240,6 +243,8 @@ export function buildModel(src: RowSources): Model {
     touched: 0,
     started: null,
     finished: null,
+    ending: stats.ending?.kind ?? null,
+    facts: null,
   });
   for (const [session, parts] of bySession) {
     if (usedSessions.has(session)) continue;

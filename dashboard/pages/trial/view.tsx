@@ -7,6 +7,7 @@ import type { CallItem, CheckLink, Item } from "../../read/transcript.ts";
 import { cls, firstLines, json, kilo, Outcome, time, usd } from "../../ui/format.tsx";
 import { CallHead, GuardBox, GuardRecord, quietAllow } from "../../ui/guard.tsx";
 import { entryHref, ITEMS_PER_PAGE } from "../../ui/links.ts";
+import type { GuardFacts } from "../../../lib/results/guard_facts.ts";
 
 /** A replay's blocks on one trial, each with whether it came in time for the checks it protects. */
 function replayRulesText(m: ReplayMark): string {
@@ -251,6 +252,7 @@ export const Scorecard: FC<{
         <dt>model</dt>
         <dd>{row.model ?? "—"}</dd>
       </dl>
+      {row.facts ? <GuardFactsView facts={row.facts} /> : null}
       {row.replays.length
         ? (
           <div class="replays">
@@ -316,6 +318,52 @@ export const Scorecard: FC<{
   );
 };
 
+const ENDING_LABEL: Record<NonNullable<Row["ending"]>, string> = {
+  stop: "the agent stopped",
+  api_error: "ended on an API error (StopFailure)",
+};
+
+/** The guard's facts from result.json: what a packet keeps of the guard in place of its ledgers. */
+export const GuardFactsView: FC<{ facts: GuardFacts }> = ({ facts: f }) => {
+  const short = (x: string | null) => x ? x.slice(0, 12) : "unknown";
+  const blocks = Object.entries(f.blocks_by_rule).sort((a, b) => b[1] - a[1]).map(([id, n]) => `${id} ${n}`);
+  const errors = Object.entries(f.api_errors).map(([kind, n]) => `${kind} ${n}`);
+  return (
+    <div class="guard-facts" id="guard-facts">
+      <h3>Guard facts (result.json)</h3>
+      <dl class="facts">
+        <dt>arm</dt>
+        <dd>{f.arm}</dd>
+        <dt>hooks</dt>
+        <dd>{f.hooks} ({f.hooks_reason})</dd>
+        <dt>guard</dt>
+        <dd title={`bundle sha256 ${f.guard.bundle_sha256 ?? "unknown"}`}>{short(f.guard.commit)}</dd>
+        <dt>rule set</dt>
+        <dd title={f.rules.ids.join(", ")}>{f.rules.ids.length} ids · {short(f.rules.digest)}</dd>
+        <dt>Claude Code</dt>
+        <dd>{f.claude_code ?? "unknown"}</dd>
+        <dt>coverage</dt>
+        <dd>{f.coverage ? `${f.coverage.covered} of ${f.coverage.calls} χ-World calls` : "no trajectory"}</dd>
+        <dt>plan</dt>
+        <dd>{f.plan_injected === null ? "—" : f.plan_injected ? "reached the model" : "never reached"}</dd>
+        <dt>blocks</dt>
+        <dd>{blocks.length ? blocks.join(", ") : "none"}</dd>
+        <dt>stop-gate holds</dt>
+        <dd>{f.stop_gate.holds}</dd>
+        <dt>fail-open</dt>
+        <dd>{f.fail_open}</dd>
+        <dt>ending</dt>
+        <dd>
+          {f.ending === "none" ? "none recorded" : ENDING_LABEL[f.ending]}
+          {errors.length ? ` (${errors.join(", ")})` : ""}
+        </dd>
+        <dt>call time</dt>
+        <dd>{f.tool_ms ? `median ${f.tool_ms.median} ms, p95 ${f.tool_ms.p95} ms` : "—"}</dd>
+      </dl>
+    </div>
+  );
+};
+
 const SOURCE_LABEL: Record<Row["source"], string> = {
   trial: "trial folder",
   live: "guard ledger, no trial folder yet",
@@ -348,7 +396,10 @@ export const TrialPage: FC<{
         )
         : row.guarded
         ? ""
+        : row.facts
+        ? " (guard facts in result.json, no ledger)"
         : " (no guard ledger)"}
+      {row.ending ? ` · ${ENDING_LABEL[row.ending]}` : ""}
       {row.seat ? ` · seat ${row.seat}` : ""} · {row.blocks} blocks · {row.shadows} shadow · {row.releases}
       {" "}
       releases

@@ -10,6 +10,8 @@ import {
   type TrialSummary,
 } from "../../../lib/results/trials.ts";
 import { type Prices, type Recipe, trialCost } from "../../../lib/results/cost.ts";
+import type { GuardFacts } from "../../../lib/results/guard_facts.ts";
+import { readGuardFacts } from "../../../lib/results/guard_facts_reader.ts";
 import type { Outcome } from "../model.ts";
 import { type ArmClaim, claimOf, ranAsOf } from "../arms.ts";
 
@@ -38,6 +40,18 @@ export interface TrialInfo {
   packet: string;
   /** Epoch ms of the last write to the folder, trial.log or agent/ while it has no result; 0 once it has one. */
   touched: number;
+  /** The guard's facts in result.json (a packet's guarded trial), when valid. */
+  facts: GuardFacts | null;
+}
+
+/** result.json's guard facts when they are there and valid; a viewer shows what it can and never fails a scan. */
+function factsOf(raw: Record<string, unknown> | null, path: string): GuardFacts | null {
+  try {
+    const read = raw ? readGuardFacts(raw, path) : null;
+    return read && "facts" in read ? read.facts : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The latest modification time of a trial folder, its trial.log and its agent folder (0: none readable). */
@@ -83,6 +97,7 @@ export function readTrialInfo(
     result: raw,
   });
   const claim = claimOf(root, ref.dir, ranAs);
+  const facts = factsOf(raw, ref.result);
   return {
     ref,
     arm: claim.run,
@@ -94,6 +109,7 @@ export function readTrialInfo(
     synthetic: raw?.source === "fiable-samples",
     packet: packetName(packetOf(ref.dir)),
     touched: outcome === "running" ? lastWritten(ref.dir) : 0,
+    facts,
   };
 }
 
