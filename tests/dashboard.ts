@@ -358,6 +358,50 @@ arms(
   },
 );
 
+/**
+ * A scorecard as chi-bench's verifier writes it (its own build_scorecard, its e2e checks' details, the judges'
+ * rubric_items as rejudge writes them), from chi-bench's Python; null when that Python is not here.
+ */
+async function chiBenchScorecard(
+  checks: Record<string, boolean>,
+  details: Record<string, Record<string, string>>,
+  explanations: Record<string, string>,
+): Promise<string | null> {
+  const tool = join(import.meta.dirname ?? ".", "..", "..", "shared", "tools", "chi-bench-python.sh");
+  const sources = join(import.meta.dirname ?? ".", "..", "..", "shared", "sources", "chi-bench");
+  if (!existsSync(tool) || !existsSync(sources)) return null;
+  const python = new TextDecoder().decode(new Deno.Command("sh", { args: [tool] }).outputSync().stdout)
+    .trim();
+  const script = `
+import json, sys
+from chi_bench.verifier.task_runtime import build_scorecard
+from chi_bench.verifier.stages._base import StageResult
+from chi_bench.verifier.stages.e2e_consistency import _project_check_result, CheckResult
+spec = json.loads(sys.stdin.read())
+checks, details = {}, {}
+for name, passed in spec["checks"].items():
+    _project_check_result(checks=checks, details=details, check=CheckResult(
+        name=name, status="passed" if passed else "failed", message="", details=spec["details"].get(name, {})))
+card = build_scorecard(checks, stage_results=[StageResult(stage="e2e", checks=checks, details=details)])
+card["rubric_items"] = [{"rubric_id": r, "pass": False, "explanation": e, "evidence_refs": []}
+                        for r, e in spec["explanations"].items()]
+print(json.dumps(card))
+`;
+  const child = new Deno.Command(python, {
+    args: ["-c", script],
+    cwd: sources,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(JSON.stringify({ checks, details, explanations })));
+  await writer.close();
+  const out = await child.output();
+  if (!out.success) throw new Error(`chi-bench's Python failed: ${new TextDecoder().decode(out.stderr)}`);
+  return new TextDecoder().decode(out.stdout);
+}
+
 /** The arms the Arms page lists, each with its scored trials. */
 function armsListed(html: string): Record<string, number> {
   const table = html.slice(
@@ -733,6 +777,14 @@ transcript(
     assert.match(html, 'class="call call-deny');
     assert.match(t, "the block reason as the model read it");
     assert.match(html, /<span class="checks">\s*→/);
+    // Each block message once: in the reason the model read, not again beside the rule's id.
+    const box = html.slice(
+      html.indexOf('class="guard gd-deny'),
+      html.indexOf("</details>", html.indexOf("gd-deny")),
+    );
+    const message = /<pre>([^<]*fiable-guard blocked[^<]*)<\/pre>/.exec(box)?.[1] ?? "";
+    assert.ok(message, "the deny shows its reason");
+    assert.not.match(box, 'class="msg"');
     assert.match(t, "plan given to the agent");
     assert.match(html, 'id="scorecard"');
   },
@@ -760,6 +812,86 @@ transcript("a replayed trial shows the replay's would-be decisions on its own tr
   assert.match((await get(`/trials/${row.id}?replay=critic`)).text, "replay (critic) would have:");
   assert.not.match((await get(`/trials/${row.id}?replay=none`)).text, "would have:");
 });
+
+transcript("the scorecard links each replayed block to the step it would first have come at", async () => {
+  const row = rows().find((r) =>
+    r.replays.some((m) => m.verdict?.verdict && Object.keys(m.verdict.steps).length)
+  )!;
+  const html = (await get(`/trials/${row.id}`)).text;
+  const replays = html.slice(
+    html.indexOf('class="replays"'),
+    html.indexOf("</ul>", html.indexOf('class="replays"')),
+  );
+  const links = [...replays.matchAll(/href="([^"]+)">([^<]+)<\/a>/g)].map((x) => ({
+    href: x[1].replaceAll("&amp;", "&"),
+    label: x[2],
+  }));
+  assert.ok(links.length > 0, "a replayed rule links to its step");
+  for (const { href, label } of links) {
+    const step = /at step (\d+)/.exec(label)![1];
+    const [path, anchor] = href.split("#");
+    assert.match(path, /replay=(checklist|critic)/);
+    const page = (await get(path)).text;
+    const item = page.slice(
+      page.indexOf(`id="${anchor}"`),
+      page.indexOf("</li>", page.indexOf(`id="${anchor}"`)),
+    );
+    assert.match(item, `step ${step}</span>`);
+    assert.match(item, "would have:");
+  }
+});
+
+transcript(
+  "the Trial page explains the failure: Harbor's exception, each failed check's explanation as chi-bench writes it",
+  async () => {
+    const root = mkdtempSync(join(tmpdir(), "fiable-dash-why-"));
+    try {
+      const source = rows().find((r) => r.arm === "stock" && r.failedChecks.length >= 2 && r.trialDir)!;
+      const trial = join(root, "stock", "cm", source.name);
+      cpSync(source.trialDir!, trial, { recursive: true });
+      const result = JSON.parse(readFileSync(join(trial, "result.json"), "utf8"));
+      result.exception_info = {
+        exception_type: "NonZeroAgentExitCodeError",
+        exception_message: "claude exited with code 1\nTraceback (most recent call last): …",
+      };
+      writeFileSync(join(trial, "result.json"), JSON.stringify(result));
+      const [det, judged] = source.failedChecks;
+      const card = await chiBenchScorecard(
+        Object.fromEntries(source.failedChecks.map((c) => [c, false])),
+        { [det]: { expected: "hold", actual: "submit_pa <script>x</script>" } },
+        { [judged.replace(/^judge\./, "")]: "The letter cites no chart evidence for criterion 2." },
+      );
+      if (card === null) {
+        console.log(
+          "  (chi-bench's Python absent: explanations checked on the dashboard's own reading only)",
+        );
+        return;
+      }
+      writeFileSync(join(trial, "verifier", "scorecard.json"), card);
+      const { app: why, store: s } = createApp({ logs: [root], results: [] }, {
+        scanMs: 0,
+        tailMs: 0,
+        ...WAIT,
+      });
+      s.refresh({ scanMs: 0 });
+      const row = s.rows()[0];
+      const html = (await get(`/trials/${row.id}`, undefined, why)).text;
+      assert.match(text(html), "Harbor: NonZeroAgentExitCodeError : claude exited with code 1");
+      const item = (id: string) =>
+        text(
+          html.slice(
+            html.indexOf(`data-check="${id}"`),
+            html.indexOf("</li>", html.indexOf(`data-check="${id}"`)),
+          ),
+        );
+      assert.match(item(det), "expected: hold; actual: submit_pa <script>x</script>");
+      assert.not.match(html, "<script>x</script>");
+      assert.match(item(judged), "The letter cites no chart evidence for criterion 2.");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+);
 
 transcript(
   "a replay without --ledgers: its figures show, the overlay says to rerun with --ledgers",

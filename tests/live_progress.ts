@@ -48,6 +48,7 @@ function trial(arm: string, n: number, at: { outcome: Row["outcome"]; ago: numbe
     rules: [],
     failedChecks: [],
     trialDir: `/c/logs/${arm}/cm/t${n}`,
+    exception: null,
     trajectory: null,
     scorecard: null,
     guarded: false,

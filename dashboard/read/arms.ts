@@ -97,11 +97,15 @@ export function armNames(claims: ReadonlyMap<string, ArmClaim>): ArmNames {
   return { names, mixed };
 }
 
-/** What a trial says it ran as, from its files (parsed JSON, null when absent), first found first. */
+/**
+ * What a trial says it ran as, from its files (parsed JSON, null when absent) and the guard's facts in its
+ * result.json (lib/results/guard_facts.ts), first found first.
+ */
 export function ranAsOf(said: {
   config: Record<string, unknown> | null;
   harness: Record<string, unknown> | null;
   result: Record<string, unknown> | null;
+  facts: { arm: string } | null;
 }): string | null {
   const obj = (v: unknown) =>
     v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : undefined;
@@ -109,10 +113,9 @@ export function ranAsOf(said: {
   const config = said.config ?? obj(said.result?.config) ?? null;
   const agent = obj(config?.agent);
   const env = text(obj(agent?.env)?.FIABLE_CC_ARM);
-  const facts = obj(obj(obj(said.result?.agent_result)?.metadata)?.fiable_guard);
   return text(obj(agent?.kwargs)?.arm) ??
     // Harbor writes forwarded env values as `${KEY}` templates: only a literal names an arm.
     (env && !/^\$\{.*\}$/.test(env) ? env : null) ??
-    text(said.harness?.arm) ?? text(facts?.arm) ??
+    text(said.harness?.arm) ?? text(said.facts?.arm) ??
     text(agent?.name) ?? text(obj(said.result?.agent_info)?.name);
 }

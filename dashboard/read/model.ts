@@ -22,8 +22,8 @@ export interface ReplayMark {
   stopBlocks: number;
   closure: string[];
   /**
-   * Replay's own verdict (its summary.json, dashboard/verdicts.ts): what every replay figure counts; absent
-   * when only the ledgers were found. A not-observable trial has one whose `verdict` is null.
+   * Replay's own verdict (its summary.json, read/verdicts.ts): what every replay figure counts; absent when
+   * only the ledgers were found. A not-observable trial has one whose `verdict` is null.
    */
   verdict?: ReplayVerdict;
 }
@@ -57,6 +57,8 @@ export interface Row {
   rules: string[];
   failedChecks: string[];
   trialDir: string | null;
+  /** Harbor's exception when the trial ended on one (`result.json` exception_info), else null. */
+  exception: { type: string; message: string } | null;
   trajectory: string | null;
   scorecard: string | null;
   /** True when a guard ledger was found for the trial. */

@@ -8,6 +8,7 @@
  */
 import { ARMS, type LedgerRecord, UNKNOWN_ARM } from "../guard/engine/record.ts";
 import { ENFORCES } from "../guard/engine/decide.ts";
+import { WRITING_TOOLS } from "../../rules/guard_untouched.ts";
 import type { WorldCall } from "./tool_counts.ts";
 import type { GuardFacts } from "./guard_facts.ts";
 import { callsDigest } from "./calls_digest.ts";
@@ -265,7 +266,10 @@ export function guardCoverage(all: WorldCall[], records: readonly LedgerRecord[]
   // A call Claude Code refused before any hook ran owes the guard nothing.
   const calls = all.filter((c) => !c.refused);
   const withIds = calls.some((c) => c.id);
-  const pres = pair(calls, records.filter((r) => r.event === "pre"), withIds, () => true);
+  // A pre on Claude Code's own tools (GUARD-01's refusals) covers no χ-World call and is no orphan.
+  const own = new Set<string>(WRITING_TOOLS);
+  const worldPres = records.filter((r) => r.event === "pre" && !own.has(r.tool ?? ""));
+  const pres = pair(calls, worldPres, withIds, () => true);
   const postDue = (i: number) =>
     pres.matched[i] !== null && pres.matched[i]!.decision !== "deny" && calls[i].answered;
   const posts = pair(

@@ -9,14 +9,28 @@ import { CallHead, GuardBox, GuardRecord, quietAllow } from "../../ui/guard.tsx"
 import { entryHref, ITEMS_PER_PAGE } from "../../ui/links.ts";
 import type { GuardFacts } from "../../../lib/results/guard_facts.ts";
 
-/** A replay's blocks on one trial, each with whether it came in time for the checks it protects. */
-function replayRulesText(m: ReplayMark): string {
+/**
+ * A replay's blocks on one trial, each with whether it came in time for the checks it protects, and each rule
+ * linked to the step it would first have blocked (shown with that replay's overlay).
+ */
+const ReplayRules: FC<{ row: Row; m: ReplayMark; stepItems: ReadonlyMap<number, number> }> = (
+  { row, m, stepItems },
+) => {
   const v = m.verdict?.verdict;
-  if (!v) return m.rules.join(", ") || "stop gate";
-  const parts = Object.entries(v.rules).map(([id, f]) => (f.timing ? `${id}, ${f.timing}` : id));
+  if (!v) return <>{m.rules.join(", ") || "stop gate"}</>;
+  const parts = Object.entries(v.rules).map(([id, f]) => {
+    const step = m.verdict?.steps[id];
+    const at = step === undefined ? undefined : stepItems.get(step);
+    const text = f.timing ? `${id}, ${f.timing}` : id;
+    return at === undefined ? text : (
+      <a class="step-link" href={entryHref(row.id, at, m.arm)}>
+        {text} at step {step! + 1}
+      </a>
+    );
+  });
   if (v.gate) parts.push(`stop gate${v.gate.timing ? `, ${v.gate.timing}` : ""}`);
-  return parts.join("; ");
-}
+  return <>{parts.flatMap((p, i) => (i ? ["; ", p] : [p]))}</>;
+};
 
 /** What the Trial page knows about rules and checks. */
 export interface RuleBook {
@@ -223,9 +237,13 @@ export const Scorecard: FC<{
   row: Row;
   book: RuleBook;
   links: Map<string, CheckLink[]>;
+  /** Why the verifier failed each check (read/sources/explanations.ts), by check id. */
+  explanations: ReadonlyMap<string, string>;
+  /** A trajectory step's place on the transcript (its item index). */
+  stepItems: ReadonlyMap<number, number>;
   overlay: string | null;
   recipe: string;
-}> = ({ row, book, links, overlay, recipe }) => {
+}> = ({ row, book, links, explanations, stepItems, overlay, recipe }) => {
   const href = (i: number) => entryHref(row.id, i, overlay);
   const replayRules = new Map(row.replays.map((m) => [m.arm, new Set(m.rules)]));
   return (
@@ -234,6 +252,14 @@ export const Scorecard: FC<{
       <p>
         <Outcome value={row.outcome} /> reward {row.reward ?? "—"}
       </p>
+      {row.exception
+        ? (
+          <p class="error" id="exception">
+            Harbor: <strong>{row.exception.type}</strong>
+            {row.exception.message ? `: ${firstLines(row.exception.message, 2, 300)}` : ""}
+          </p>
+        )
+        : null}
       <dl class="facts">
         <dt>cost ({recipe})</dt>
         <dd>{usd(row.cost, 4)}</dd>
@@ -263,7 +289,11 @@ export const Scorecard: FC<{
                   {m.arm}: {m.verdict && !m.verdict.verdict
                     ? `not observable (${m.verdict.unobservable}): counted in no replay figure`
                     : m.blocked
-                    ? `would have blocked (${replayRulesText(m)})`
+                    ? (
+                      <>
+                        would have blocked (<ReplayRules row={row} m={m} stepItems={stepItems} />)
+                      </>
+                    )
                     : "would not have blocked"}
                 </li>
               ))}
@@ -283,6 +313,7 @@ export const Scorecard: FC<{
                 <li data-check={id}>
                   <code>{id}</code>{" "}
                   {info ? <span class="muted">({info.kind}, preventable: {info.preventable})</span> : null}
+                  {explanations.has(id) ? <div class="why">{explanations.get(id)}</div> : null}
                   <div>
                     {protectors.length
                       ? protectors.map((r) => {

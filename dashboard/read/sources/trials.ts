@@ -91,13 +91,14 @@ export function readTrialInfo(
     ? "passed"
     : "failed";
   const raw = summary.readable ? readObject(ref.result) : null;
+  const facts = factsOf(raw, ref.result);
   const ranAs = ranAsOf({
     config: readObject(join(ref.dir, "config.json")),
     harness: readObject(join(ref.dir, "agent", "fiable", "harness.json")),
     result: raw,
+    facts,
   });
   const claim = claimOf(root, ref.dir, ranAs);
-  const facts = factsOf(raw, ref.result);
   return {
     ref,
     arm: claim.run,
