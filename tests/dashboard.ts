@@ -240,6 +240,10 @@ arms("--control is honoured: against checklist, stock's difference is the opposi
   assert.match(html, `${(stock.diff! * 100).toFixed(1)} pts`);
   const { app: bad } = createApp({ logs: [fx.logs], results: [] }, { control: "nosuch", ...WAIT });
   assert.match(text((await get("/", undefined, bad)).text), 'Cannot compare against --control "nosuch"');
+  // The Matrix names the unknown arm too, not "no control arm".
+  const matrixText = text((await get("/matrix", undefined, bad)).text);
+  assert.match(matrixText, 'Cannot compare against --control "nosuch": no such arm here. Use one of');
+  assert.not.match(matrixText, "No control arm");
 });
 
 arms(
