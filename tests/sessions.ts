@@ -135,8 +135,8 @@ s("past the record cap the session holding the most in memory is checkpointed an
 
 s("bad limits keep the defaults and say which variable was wrong", () => {
   const { limits, note } = sessionLimits({ FIABLE_RESIDENT_RECORDS: "lots", FIABLE_SESSION_ENDED_MS: "0" });
-  assert.equal([limits.maxRecords, limits.endedMs], [50_000, 5_000]);
-  assert.match(note ?? "", 'FIABLE_RESIDENT_RECORDS="lots" is not a positive number; using 50000.');
+  assert.equal([limits.maxRecords, limits.endedMs], [8_000, 5_000]);
+  assert.match(note ?? "", 'FIABLE_RESIDENT_RECORDS="lots" is not a positive number; using 8000.');
   assert.match(note ?? "", "FIABLE_SESSION_ENDED_MS");
 });
 
