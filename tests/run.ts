@@ -65,6 +65,7 @@ export const QUICK = [
   "sessions",
   "settings",
   "stats",
+  "summary_file",
   "transcript",
   "trials",
   "verdict",

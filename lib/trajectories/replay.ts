@@ -641,7 +641,10 @@ async function replayInto(paths: string[], refs: TrialRef[], opts: ReplayOptions
   };
   if (opts.out) {
     mkdirSync(opts.out, { recursive: true });
-    writeFileSync(join(opts.out, "summary.json"), JSON.stringify({ paths, ...report }, null, 1) + "\n");
+    // Loaded when used: replay.ts imports no npm package before it can install them (lib/packages.ts).
+    const { SUMMARY_FILE, summaryFileOf } = await import("./summary_file.ts");
+    const file = summaryFileOf(paths, report);
+    writeFileSync(join(opts.out, SUMMARY_FILE), JSON.stringify(file, null, 1) + "\n");
     if (opts.columnar !== false) {
       report.columnar = await replayColumnar(opts.out, refs, trials, paths, opts);
     }

@@ -11,74 +11,10 @@
 import { checkMatches } from "./doom.ts";
 import { GATE_PROTECTS } from "../guard/engine/closure.ts";
 import type { Arm } from "../guard/engine/record.ts";
-import type { UnresolvedCall } from "./atif.ts";
+// Types only: the records are summary.json's schema's (summary_file.ts), and this file loads no npm package.
+import type { ArmResult, DoomPoint, FiredCall, TrialReplay } from "./summary_file.ts";
 
-/** One call a rule would have blocked. */
-export interface FiredCall {
-  step: number;
-  /** The call's position among the trial's χ-World calls (the order the guard saw them in). */
-  at: number;
-  id: string;
-  tool: string;
-  decision: string;
-}
-
-/** What one arm did on one trial. */
-export interface ArmResult {
-  /** Rule ID → the calls it would have blocked, with the checks it protects. */
-  rules: Record<string, { checks: string[]; calls: FiredCall[] }>;
-  /** Obligations open at the end (the closure gate would have blocked the stop). */
-  closure: string[];
-  /** True when any call or the stop would have been blocked. */
-  blocked: boolean;
-  /** The first would-be block: a rule on a call, or the closure gate. */
-  firstBlock: { step: number | null; tool: string | null; rules: string[] } | null;
-  /** Ledger file written, or null. */
-  ledger: string | null;
-  /** Judge name → the calls it objected to, enforced or shadow (what a decision-point judge would catch). */
-  votes?: Record<string, FiredCall[]>;
-  /**
-   * Rule ID → calls it would have blocked on an id a saved oversized result may hold (replay has only what
-   * the agent read of the file; the live guard reads it whole): not observable, counted in no block figure.
-   */
-  unobservable?: Record<string, FiredCall[]>;
-}
-
-/** The first executed call that dooms a failed check (lib/trajectories/doom.ts). */
-export interface DoomPoint {
-  /** Position among the trial's χ-World calls, as FiredCall.at. */
-  at: number;
-  step: number;
-  tool: string;
-}
-
-/** One replayed trial. */
-export interface TrialReplay {
-  dir: string;
-  /** The packet the trial belongs to (see `packetOf`); set by replayTrial. */
-  packet?: string;
-  name: string;
-  domain: string;
-  harness: string;
-  version: string;
-  passed: boolean;
-  failedChecks: string[];
-  /**
-   * A provider trial's expected disposition, read from its scorecard: `hold` when the verifier judged
-   * `provider_pre_submission.final_action` (it does only when a hold was expected), else `submit`; absent
-   * for other seats. Judges must never fire where a submission was expected.
-   */
-  expects?: "submit" | "hold";
-  /** Failed check → its doom; a failed check not listed is doomed only at the stop. */
-  doom?: Record<string, DoomPoint>;
-  toolCalls: { all: number; mcp: number };
-  unresolved: UnresolvedCall[];
-  /** False when the agent reached the simulator outside MCP, so the guard saw only part of the trial. */
-  observable?: boolean;
-  /** Why the trial is not observable (the first off-channel call), when it is not. */
-  unobservable?: string;
-  arms: Partial<Record<Arm, ArmResult>>;
-}
+export type { ArmResult, DoomPoint, FiredCall, TrialReplay };
 
 /** Whether a rule's block came in time for a failed check it protects. */
 export type Timing = "in time" | "too late";
