@@ -12,6 +12,7 @@ import { checkMatches } from "../guard/engine/doom.ts";
 import { GATE_PROTECTS } from "../guard/engine/closure.ts";
 import type { Arm } from "../guard/engine/record.ts";
 import type { UnresolvedCall } from "./atif.ts";
+import { addCounts, type NextCallCounts, nextCallCounts } from "./next_call.ts";
 
 /** One call a rule would have blocked. */
 export interface FiredCall {
@@ -42,6 +43,11 @@ export interface ArmResult {
    * the agent read of the file; the live guard reads it whole): not observable, counted in no block figure.
    */
   unobservable?: Record<string, FiredCall[]>;
+  /**
+   * Protector → its deny reasons (a stop-gate obligation: each stop block naming it) graded by how complete
+   * the next call they name is (lib/trajectories/next_call.ts).
+   */
+  nextCall?: Record<string, NextCallCounts>;
 }
 
 /** The first executed call that dooms a failed check (lib/guard/engine/doom.ts). */
@@ -115,6 +121,8 @@ export interface ArmVerdict {
   rescueIgnoringTime: Rescue;
   /** Rules whose only blocks rested on an id a saved result may hold (`ArmResult.unobservable`). */
   unobservable?: string[];
+  /** The trial's deny reasons by protector and grade (`ArmResult.nextCall`). */
+  nextCall?: Record<string, NextCallCounts>;
 }
 
 /** The closure gate's name where protectors are listed together (verdicts.parquet, the CLI table). */
@@ -183,6 +191,7 @@ export function armVerdict(t: TrialReplay, arm: Arm): ArmVerdict | null {
     rescue: rescue(true),
     rescueIgnoringTime: rescue(false),
     ...(r.unobservable ? { unobservable: Object.keys(r.unobservable).sort() } : {}),
+    ...(r.nextCall ? { nextCall: r.nextCall } : {}),
   };
 }
 
@@ -219,6 +228,11 @@ export interface ReplaySummary {
    * not observable in replay, and in no figure above.
    */
   not_observable_fires: Record<string, { failed: number; passed: number }>;
+  /**
+   * Per protector (a rule, a judge, the panel, a stop-gate obligation), its deny reasons by how complete the
+   * next call they name is: complete (the tool and every id it needs, each in the evidence), partial, none.
+   */
+  next_call: Record<string, NextCallCounts>;
 }
 
 /** Counts with nothing counted yet. */
@@ -261,6 +275,7 @@ export function summarizeVerdicts(trials: readonly Counted[], unreadable: number
     rescue_estimate: { upper: 0, strict: 0 },
     rescue_ignoring_time: { upper: 0, strict: 0 },
     not_observable_fires: {},
+    next_call: {},
   };
   for (const t of trials) {
     if (t.passed) s.passed++;
@@ -271,6 +286,9 @@ export function summarizeVerdicts(trials: readonly Counted[], unreadable: number
     for (const [id, f] of Object.entries(v.rules)) countFire(s.by_rule[id] ??= fireCounts(), v.passed, f);
     if (v.gate) countFire(s.closure_gate, v.passed, v.gate);
     if (v.blocked) s.trials_blocked[v.passed ? "passed" : "failed"]++;
+    for (const [id, n] of Object.entries(v.nextCall ?? {})) {
+      addCounts(s.next_call[id] ??= nextCallCounts(), n);
+    }
     for (const id of v.unobservable ?? []) {
       (s.not_observable_fires[id] ??= { failed: 0, passed: 0 })[v.passed ? "passed" : "failed"]++;
     }
@@ -285,6 +303,7 @@ export function summarizeVerdicts(trials: readonly Counted[], unreadable: number
     }
   }
   s.by_rule = Object.fromEntries(Object.entries(s.by_rule).sort(([a], [b]) => a.localeCompare(b)));
+  s.next_call = Object.fromEntries(Object.entries(s.next_call).sort(([a], [b]) => a.localeCompare(b)));
   return s;
 }
 

@@ -391,6 +391,7 @@ export const FIXTURE_ANSWER = {
   rescue_estimate: { upper: 2, strict: 1 },
   rescue_ignoring_time: { upper: 2, strict: 1 },
   not_observable_fires: {},
+  next_call: {},
 };
 
 /** Writes the fixture trials as a packet below `root`; returns the trial dirs. */
