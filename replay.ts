@@ -13,7 +13,12 @@ import { existsSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { type Arm, ARMS } from "./lib/guard/engine/record.ts";
 import type { FireCounts } from "./lib/trajectories/verdict.ts";
-import { addCounts, type NextCallCounts, nextCallCounts } from "./lib/trajectories/next_call.ts";
+import {
+  addCounts,
+  completeShares,
+  type NextCallCounts,
+  nextCallCounts,
+} from "./lib/trajectories/next_call.ts";
 import {
   DEFAULT_ARMS,
   type PacketSummary,
@@ -211,20 +216,22 @@ function nextCallTotal(s: ReplaySummary): NextCallCounts {
   return total;
 }
 
-function percent(n: NextCallCounts): string {
-  const all = n.complete + n.partial + n.none;
-  return all ? `${Math.round((100 * n.complete) / all)}%` : "·";
+function percent(share: number | null): string {
+  return share === null ? "·" : `${Math.round(100 * share)}%`;
 }
 
 function nextCallLine(n: NextCallCounts): string {
+  const share = completeShares(n);
   return `next call named in deny reasons (and stop-gate obligations): ${n.complete} complete, ${n.partial} ` +
-    `partial, ${n.none} none (${percent(n)} complete)`;
+    `partial (${n.unheld} where the evidence held no id of the kind yet), ${n.none} none: ` +
+    `${percent(share.all)} complete, ${percent(share.held)} where the evidence held the ids`;
 }
 
 /**
  * One arm, per protector and packet: its deny reasons (each stop block for an obligation) by how complete
  * the next call they name is, `complete/partial/none` (lib/trajectories/next_call.ts), then the share
- * complete per packet and over all.
+ * complete, over all and where the evidence held the ids (partial reasons whose missing id the evidence
+ * held no id of the kind of are left out of the second), per packet and over all.
  */
 export function formatNextCalls(arm: Arm, packets: PacketSummary[]): string {
   const rows = packets.map((p) => ({ name: p.name, s: p.summary[arm]! })).filter((p) => p.s);
@@ -233,24 +240,30 @@ export function formatNextCalls(arm: Arm, packets: PacketSummary[]): string {
     `arm ${arm}: next call in deny reasons by packet (cells: complete/partial/none; complete = the tool and ` +
     "every id it needs, each in the evidence)",
     "",
-    `| protector | ${rows.map((_, i) => `P${i + 1}`).join(" | ")} | all | complete |`,
-    `|---|${rows.map(() => "---:").join("|")}|---:|---:|`,
+    `| protector | ${rows.map((_, i) => `P${i + 1}`).join(" | ")} | all | complete | … where held |`,
+    `|---|${rows.map(() => "---:").join("|")}|---:|---:|---:|`,
   ];
   const cellOf = (n?: NextCallCounts) => n ? `${n.complete}/${n.partial}/${n.none}` : "·";
   for (const id of ids) {
     const all = nextCallCounts();
     for (const p of rows) if (p.s.next_call?.[id]) addCounts(all, p.s.next_call[id]);
+    const share = completeShares(all);
     lines.push(
-      `| ${id} | ${rows.map((p) => cellOf(p.s.next_call?.[id])).join(" | ")} | ${cellOf(all)} | ${
-        percent(all)
-      } |`,
+      `| ${id} | ${rows.map((p) => cellOf(p.s.next_call?.[id])).join(" | ")} | ${cellOf(all)} | ` +
+        `${percent(share.all)} | ${percent(share.held)} |`,
     );
   }
   const totals = rows.map((p) => nextCallTotal(p.s));
   const all = nextCallCounts();
   for (const t of totals) addCounts(all, t);
-  lines.push(`| all | ${totals.map(cellOf).join(" | ")} | ${cellOf(all)} | ${percent(all)} |`);
-  lines.push(`| complete | ${totals.map(percent).join(" | ")} | ${percent(all)} | |`);
+  const share = completeShares(all);
+  lines.push(
+    `| all | ${totals.map(cellOf).join(" | ")} | ${cellOf(all)} | ${percent(share.all)} | ${
+      percent(share.held)
+    } |`,
+  );
+  lines.push(`| complete | ${totals.map((t) => percent(completeShares(t).all)).join(" | ")} | | | |`);
+  lines.push(`| … where held | ${totals.map((t) => percent(completeShares(t).held)).join(" | ")} | | | |`);
   return lines.join("\n");
 }
 

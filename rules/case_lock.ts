@@ -2,16 +2,21 @@
  * Case lock: every queue holds the target case among 24 distractors, and the verifier fails a session that
  * mutates any other case (`cross.forbidden_mutations`, `cm.cross_stage.no_forbidden_mutations`). The first case
  * the session successfully mutated is its case (CM referral, case and patient ids share one subject key).
- * Known limitation: when the very first mutation hits the wrong case, the lock holds the wrong case.
+ * Known limitation: when the very first mutation hits the wrong case, the lock holds the wrong case. A lock on
+ * an id the system never returned changed no real case, so it locks nothing: in replay, a codex script that
+ * failed to parse (its statically read calls never ran) had set the lock to `CASE ring?`.
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { caseOf, mutatingTools, rawCase, shown } from "../lib/guard/engine/facts.ts";
 import { type Call, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 import { callText } from "../lib/guard/engine/next_call.ts";
-import { lockedCaseId } from "../lib/guard/engine/next_ids.ts";
+import { grounded, lockedCaseId } from "../lib/guard/engine/next_ids.ts";
 import type { Evidence } from "../lib/guard/engine/evidence.ts";
 import { TOOLS } from "./catalog/tools.ts";
 
+const QUEUE = toolCall("payer_intake_hub.list_intake_queue", {}, {
+  result: { result: [{ case_id: "CASE-3903B8ED" }, { case_id: "CASE-11AA22BB" }] },
+});
 const WORKED = toolCall("triage.set_disposition", { case_id: "CASE-3903B8ED", disposition: "md_review" });
 const OTHER = toolCall("determination.finalize", { case_id: "CASE-11AA22BB", decision: "approved" });
 const SAME = toolCall("determination.finalize", { case_id: "CASE-3903B8ED", decision: "approved" });
@@ -53,10 +58,18 @@ export const rule: Rule<{ tool: string; caseId: string; locked: string; next: st
     if (!evidence.caseLock) return null;
     const key = caseOf(evidence, call.input);
     if (!key || key === evidence.caseLock) return null;
+    // A lock on an id the system never returned changed no real case (a replayed script that never ran).
+    const locked = lockedCaseId(evidence);
+    if (locked && !grounded(evidence, locked)) return null;
     return { tool: shown(call), caseId: rawCase(call.input) || key, ...onLocked(call, evidence) };
   },
   valid: [
-    { name: "the same case the session already mutated", call: SAME, evidence: { calls: [WORKED] } },
+    { name: "the same case the session already mutated", call: SAME, evidence: { calls: [QUEUE, WORKED] } },
+    {
+      name: "the only earlier change named an id the system never returned",
+      call: OTHER,
+      evidence: { calls: [QUEUE, toolCall("triage.set_disposition", { case_id: "CASE ring?" })] },
+    },
     { name: "a first mutation, no case locked yet", call: OTHER, evidence: { calls: [] } },
     {
       name: "the CM case opened from the session's referral",
@@ -68,7 +81,7 @@ export const rule: Rule<{ tool: string; caseId: string; locked: string; next: st
     {
       name: "a second case after another was mutated",
       call: OTHER,
-      evidence: { calls: [WORKED] },
+      evidence: { calls: [QUEUE, WORKED] },
       data: {
         tool: "determination_finalize",
         caseId: "CASE-11AA22BB",

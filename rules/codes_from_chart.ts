@@ -40,7 +40,6 @@ const CREATE = (procedure: string, diagnoses: string[]) =>
     diagnosis_codes: diagnoses,
   });
 
-/** PP-05: no referral whose procedure_code or diagnosis_codes were never seen in the chart or order. */
 /** Codes of the argument's kind the chart and order results show, as written (ICD-10 for diagnoses). */
 function chartCodes(ev: Evidence, arg: string): string[] {
   const shapes = arg === "diagnosis_codes" ? [CODE_SHAPES[0]] : [CODE_SHAPES[1], CODE_SHAPES[2]];
@@ -58,7 +57,7 @@ function chartCodes(ev: Evidence, arg: string): string[] {
 function nextFor(call: Call, ev: Evidence, arg: string, code: string): string {
   const seen = chartCodes(ev, arg);
   const again = `If ${code} is the code the chart's documented service and the policy's code list support, ` +
-    `send ${sameCallWith(call)} again with every argument as it was (the repeat is accepted)`;
+    `send ${sameCallWith(call, {}, ev)} again with every argument as it was (the repeat is accepted)`;
   if (seen.length) return `${again}. The chart and order results you read show ${seen.join(", ")}`;
   const patient = typeof call.input.patient_id === "string" ? call.input.patient_id : "";
   return patient
@@ -66,6 +65,7 @@ function nextFor(call: Call, ev: Evidence, arg: string, code: string): string {
     : again;
 }
 
+/** PP-05: no referral whose procedure_code or diagnosis_codes were never seen in the chart or order. */
 export const rule: Rule<{ arg: string; code: string; next: string }> = {
   meta: {
     id: "PP-05",

@@ -84,7 +84,6 @@ const HOLD =
   "auth_finalize_provider_determination(case_id=CASE-ACT-001, final_action=gather_more_evidence, " +
   "override_reason=<the criterion the chart does not back>)";
 
-/** PP-03: no submit_pa determination or submission while a saved answer states an evidence gap. */
 /** Both next calls: the answer saved again (when the chart backs it), or the hold. */
 function paths(call: Call, gap: Gap): { resave: string; hold: string } {
   const caseId = arg(call, "case_id");
@@ -102,6 +101,7 @@ function paths(call: Call, gap: Gap): { resave: string; hold: string } {
   };
 }
 
+/** PP-03: no submit_pa determination or submission while a saved answer states an evidence gap. */
 export const rule: Rule<{ tool: string; caseId: string; answer: string; resave: string; hold: string }> = {
   meta: {
     id: "PP-03",

@@ -12,6 +12,8 @@
  */
 import { arg, type Call, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 import { callText } from "../lib/guard/engine/next_call.ts";
+import { sessionCaseId } from "../lib/guard/engine/next_ids.ts";
+import type { Evidence } from "../lib/guard/engine/evidence.ts";
 
 const SUBMIT = toolCall("auth_submit_authorization", { case_id: "CASE-ACT-001" });
 const DECIDED = toolCall("auth_finalize_provider_determination", {
@@ -19,10 +21,9 @@ const DECIDED = toolCall("auth_finalize_provider_determination", {
   final_action: "submit_pa",
 });
 
-/** PP-01: no submission without `auth_finalize_provider_determination(final_action=submit_pa)` on the case. */
 /** The determination this submission needs, and the hold that is the other outcome. */
-function paths(call: Call): { caseId: string; decide: string; hold: string } {
-  const caseId = arg(call, "case_id");
+function paths(call: Call, ev?: Evidence): { caseId: string; decide: string; hold: string } {
+  const caseId = arg(call, "case_id") || (ev ? sessionCaseId(ev) : "") || "<the case id>";
   const bundle = arg(call, "bundle_document_id");
   return {
     caseId,
@@ -40,6 +41,7 @@ function paths(call: Call): { caseId: string; decide: string; hold: string } {
   };
 }
 
+/** PP-01: no submission without `auth_finalize_provider_determination(final_action=submit_pa)` on the case. */
 export const rule: Rule<{ caseId: string; decide: string; hold: string }> = {
   meta: {
     id: "PP-01",
@@ -62,7 +64,7 @@ export const rule: Rule<{ caseId: string; decide: string; hold: string }> = {
     const decided = evidence.calls.some((c) =>
       c.ok && c.tool === DECIDED.tool && c.input.case_id === caseId && c.input.final_action === "submit_pa"
     );
-    return decided ? null : paths(call);
+    return decided ? null : paths(call, evidence);
   },
   valid: [{ name: "a submit_pa determination on the case", call: SUBMIT, evidence: { calls: [DECIDED] } }],
   invalid: [

@@ -14,7 +14,6 @@ const BUNDLE = toolCall("docs.create_submission_bundle", { case_id: "CASE-ACT-00
   result: { document: { id: "DOC-BUNDLE-c77bc09c", case_id: "CASE-ACT-001" } },
 });
 
-/** PP-07: no submission before a successful submission bundle on the case. */
 /** The bundle to build: the case's documents the record holds, or the listing that shows them first. */
 function bundleFor(call: Call, ev: Evidence): string {
   const caseId = arg(call, "case_id");
@@ -26,6 +25,7 @@ function bundleFor(call: Call, ev: Evidence): string {
       callText(bundle, { case_id: caseId, document_ids: "<the evidence documents it lists>" });
 }
 
+/** PP-07: no submission before a successful submission bundle on the case. */
 export const rule: Rule<{ caseId: string; bundle: string }> = {
   meta: {
     id: "PP-07",

@@ -55,7 +55,7 @@ export const rule: Rule<{ tool: string; gate: string; error: string; again: stri
       if (!last || last.ok) continue;
       const error = (last.error ?? last.text).replace(/^Error executing tool \S+:\s*/, "");
       if (DUPLICATE.test(error)) continue;
-      const again = sameCallWith({ tool: gate, input: last.input });
+      const again = sameCallWith({ tool: gate, input: last.input }, {}, evidence);
       return { tool: shown(call), gate: shownName(gate), error: error.slice(0, 160).trim(), again };
     }
     return null;

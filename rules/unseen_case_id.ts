@@ -15,7 +15,7 @@ import { groundedIds, mutatingTools, shown } from "../lib/guard/engine/facts.ts"
 import { normalizeId } from "../lib/guard/engine/ids.ts";
 import { type Call, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 import { callText } from "../lib/guard/engine/next_call.ts";
-import { lockedCaseId, lookupCall } from "../lib/guard/engine/next_ids.ts";
+import { grounded, lockedCaseId, lookupCall } from "../lib/guard/engine/next_ids.ts";
 import type { Evidence } from "../lib/guard/engine/evidence.ts";
 import { TOOLS } from "./catalog/tools.ts";
 
@@ -32,7 +32,7 @@ const DISPOSE = (caseId: string) => toolCall("triage.set_disposition", { case_id
  */
 function nextFor(call: Call, ev: Evidence, arg: string): string {
   const locked = arg === "case_id" ? lockedCaseId(ev) : "";
-  if (locked) {
+  if (locked && grounded(ev, locked)) {
     return `This session's case is ${locked}: call ${
       callText(call.tool, { case_id: locked })
     } with your other ` +

@@ -13,6 +13,8 @@ import { ledgerFileName, parseLedger } from "../lib/guard/ledger/ledger.ts";
 import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import {
   addCounts,
+  completeShares,
+  countGrade,
   gradeRecord,
   type NextCallCounts,
   nextCallCounts,
@@ -76,7 +78,9 @@ export function gradeLedgers(roots: readonly string[]): Map<string, Record<strin
       for (const record of parseLedger(readFileSync(file, "utf8")).records) {
         const before = bySession.get(record.session) ?? [];
         bySession.set(record.session, before);
-        for (const [id, grade] of gradeRecord(record, before)) (row[id] ??= nextCallCounts())[grade]++;
+        for (const [id, graded] of gradeRecord(record, before)) {
+          countGrade(row[id] ??= nextCallCounts(), graded);
+        }
         before.push(record);
       }
     }
@@ -96,7 +100,7 @@ function run(p: Parsed): number {
     const total = nextCallCounts();
     const lines = Object.entries(row).sort(([a], [b]) => a.localeCompare(b)).map(([id, n]) => {
       addCounts(total, n);
-      return `  ${id}: ${n.complete}/${n.partial}/${n.none}`;
+      return `  ${id}: ${n.complete}/${n.partial}/${n.none} (${n.unheld} unheld)`;
     });
     addCounts(all, total);
     console.log(`${folder}: ${line(total)}\n${lines.join("\n")}`);
@@ -106,9 +110,10 @@ function run(p: Parsed): number {
 }
 
 function line(n: NextCallCounts): string {
-  const sum = n.complete + n.partial + n.none;
-  return `${n.complete} complete, ${n.partial} partial, ${n.none} none` +
-    (sum ? ` (${Math.round((100 * n.complete) / sum)}% complete)` : "");
+  const share = completeShares(n);
+  const pct = (x: number | null) => x === null ? "·" : `${Math.round(100 * x)}%`;
+  return `${n.complete} complete, ${n.partial} partial (${n.unheld} where the evidence held no such id), ` +
+    `${n.none} none: ${pct(share.all)} complete, ${pct(share.held)} where the evidence held the ids`;
 }
 
 /** Entry: returns the exit status. */

@@ -23,11 +23,13 @@ export interface NextCallCounts {
   complete: number;
   partial: number;
   none: number;
+  /** Of `partial`: reasons whose missing ids the evidence held none of (no id of that kind was seen yet). */
+  unheld: number;
 }
 
 /** Nothing counted yet. */
 export function nextCallCounts(): NextCallCounts {
-  return { complete: 0, partial: 0, none: 0 };
+  return { complete: 0, partial: 0, none: 0, unheld: 0 };
 }
 
 /** Adds counts into a running total. */
@@ -35,6 +37,20 @@ export function addCounts(into: NextCallCounts, more: NextCallCounts): void {
   into.complete += more.complete;
   into.partial += more.partial;
   into.none += more.none;
+  into.unheld += more.unheld ?? 0;
+}
+
+/** Counts one graded reason. */
+export function countGrade(into: NextCallCounts, graded: { grade: Grade; held?: boolean }): void {
+  into[graded.grade]++;
+  if (graded.grade === "partial" && graded.held === false) into.unheld++;
+}
+
+/** The share complete, over every reason and over those whose ids the evidence held. */
+export function completeShares(n: NextCallCounts): { all: number | null; held: number | null } {
+  const all = n.complete + n.partial + n.none;
+  const held = all - (n.unheld ?? 0);
+  return { all: all ? n.complete / all : null, held: held ? n.complete / held : null };
 }
 
 /** The id kind (lib/guard/engine/ids.ts ID_SHAPES) an id argument takes, for ids written in prose. */
@@ -117,8 +133,9 @@ function placeholder(value: string): boolean {
  */
 export function gradeReason(
   reason: string,
-  known: (id: string) => boolean,
-): { grade: Grade; tool?: string; missing?: string[] } {
+  ids: ReadonlySet<string>,
+): { grade: Grade; tool?: string; missing?: string[]; held?: boolean } {
+  const known = (id: string) => ids.has(normalizeId(id));
   const from = nextStepAt(reason);
   const next = firstTool(reason.slice(from));
   if (!next) return { grade: "none" };
@@ -131,14 +148,15 @@ export function gradeReason(
     const shape = ID_SHAPES[kind];
     return !(reason.match(/[A-Za-z0-9_.-]+/g) ?? []).some((token) => shape.test(token) && known(token));
   });
-  return missing.length
-    ? { grade: "partial", tool: next.tool, missing }
-    : { grade: "complete", tool: next.tool };
-}
-
-/** A `known` test over a set of normalized ids (groundedIds, the prompt's ids). */
-export function knownIn(ids: ReadonlySet<string>): (id: string) => boolean {
-  return (id) => ids.has(normalizeId(id));
+  if (!missing.length) return { grade: "complete", tool: next.tool };
+  // Held: for every missing argument, the evidence holds some id of its kind the reason could have named.
+  const held = missing.every((arg) => {
+    const kind = ARG_KINDS[arg];
+    if (!kind) return true;
+    const shape = new RegExp(ID_SHAPES[kind].source, "i");
+    return [...ids].some((id) => shape.test(id));
+  });
+  return { grade: "partial", tool: next.tool, missing, held };
 }
 
 /** The stop-gate reason's obligations, each as its own line (`- ID: what is open; close it with …`). */
@@ -152,11 +170,14 @@ export function obligationLines(reason: string): { id: string; line: string }[] 
  * What the model read in one block, graded: each rule's or judge's message of a deny, each obligation of a
  * stop block (from "; " on: what closes it), against the ids of the evidence folded from the records before.
  */
-export function gradeRecord(record: LedgerRecord, before: readonly LedgerRecord[]): [string, Grade][] {
+export function gradeRecord(
+  record: LedgerRecord,
+  before: readonly LedgerRecord[],
+): [string, { grade: Grade; held?: boolean }][] {
   if (record.decision !== "deny" && record.decision !== "block") return [];
-  const known = knownIn(groundedIds(foldEvidence(before)));
+  const ids = groundedIds(foldEvidence(before));
   const graded: [string, string][] = record.event === "stop"
     ? obligationLines(record.reason ?? "").map((o) => [o.id, o.line.slice(o.line.indexOf("; ") + 1)])
     : (record.rules ?? []).map((h) => [h.id, h.message]);
-  return graded.map(([id, text]) => [id, gradeReason(text, known).grade]);
+  return graded.map(([id, text]) => [id, gradeReason(text, ids)]);
 }

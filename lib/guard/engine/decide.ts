@@ -222,7 +222,7 @@ function decidePre(
     ...judgeVotes(call, ev, { recentText: event.recentText ?? [] }, ENFORCES[config.arm].critic),
   ];
   const votes = all.length ? all.map((v) => ({ ...v, reason: redactText(v.reason) })) : undefined;
-  const criticHit = criticHits(all).map((h) => ({ ...h, message: redactText(h.message) }));
+  const criticHit = criticHits(all, call, ev).map((h) => ({ ...h, message: redactText(h.message) }));
   const record: LedgerRecord = {
     ...base(event, config, now),
     event: "pre",
