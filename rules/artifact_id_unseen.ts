@@ -8,6 +8,9 @@
  * A result Claude Code saved to a file counts: live the guard reads the file behind the notice, replay takes what
  * the agent read of it. In replay an id a saved result may hold that the agent never read is reported as not
  * observable, not as a block (lib/trajectories/replay.ts).
+ * The next call names the id the record holds for the argument (the case's one P2P request, letter or
+ * bundle), else the exact lookup that lists such ids, then the call; the call's other ids the record does not
+ * hold are replaced by the ones it does (a request's own contact).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { groundedIds, mutatingTools, shown } from "../lib/guard/engine/facts.ts";

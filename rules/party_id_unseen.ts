@@ -7,6 +7,10 @@
  * A result Claude Code saved to a file counts: live the guard reads the file behind the notice, replay takes what
  * the agent read of it. In replay an id a saved result may hold that the agent never read is reported as not
  * observable, not as a block (lib/trajectories/replay.ts).
+ * The next call names the id the record holds for the argument (a P2P request's own contact, the one id of
+ * that kind), else the exact lookup that lists such ids, then the call. Not complete when the record holds
+ * several contacts and the request names none of them: the reason lists them and leaves the choice (one codex
+ * trial in P4, whose statically read script passed `payer_contact_id=U`).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { groundedIds, mutatingTools, shown } from "../lib/guard/engine/facts.ts";

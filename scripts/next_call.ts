@@ -103,7 +103,7 @@ function run(p: Parsed): number {
       return `  ${id}: ${n.complete}/${n.partial}/${n.none} (${n.unheld} unheld)`;
     });
     addCounts(all, total);
-    console.log(`${folder}: ${line(total)}\n${lines.join("\n")}`);
+    console.log([`${folder}: ${line(total)}`, ...lines].join("\n"));
   }
   console.log(`all: ${line(all)}`);
   return 0;

@@ -4,6 +4,13 @@
  * false positives); anything looser would block correct runs. Replayed over all ten real packets (700
  * trials, the 400 unseen ones included) it opens in no passing trial; trials whose agent drove the simulator
  * outside MCP are reported as not observable instead (lib/trajectories/replay.ts).
+ *
+ * Each obligation names the next call that closes it with its ids from the evidence (lib/guard/engine/
+ * next_ids.ts). Where the evidence holds no case yet it cannot be complete, and says what to put there: a
+ * provider that stops before creating the case gets PP-CASE's lookup and PP-DETERMINATION's call with
+ * `case_id=<the case id>` (P10: 19 of its 21 stop blocks); a payer that never looked up one case of the
+ * queue's 25 gets UM-DETERMINATION's call with the same placeholder (P2 5, P8 4, P10 9): which case is the
+ * task's is for the agent to match against the prompt, not for the gate to guess.
  */
 import type { Evidence } from "./evidence.ts";
 import { objectArg, okCalls, plainText } from "./facts.ts";

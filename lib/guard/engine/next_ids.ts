@@ -147,7 +147,9 @@ export function sameCallWith(call: Call, changes: Record<string, unknown> = {}, 
     const value = call.input[a];
     if (value === undefined) continue;
     const held = !ev || [value].flat().every((v) => typeof v === "string" && grounded(ev, v));
-    kept[a] = held ? value : heldFor(ev!, call, a) || value;
+    kept[a] = held
+      ? value
+      : heldFor(ev!, { tool: call.tool, input: { ...call.input, ...changes } }, a) || value;
   }
   return callText(call.tool, { ...kept, ...changes });
 }
