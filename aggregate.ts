@@ -34,6 +34,7 @@ import { terminalProgress } from "./lib/progress.ts";
 import { type CommandSpec, parse, type Parsed, runCli, wholeNumber } from "./lib/cli.ts";
 import { exitCode, exitNotes, isWarning, STRICT_OPTION } from "./lib/results/severity.ts";
 import { ensurePackages } from "./lib/packages.ts";
+import { loadFactsReader } from "./lib/results/guard_facts_reader.ts";
 
 const ROOT = import.meta.dirname ?? ".";
 
@@ -311,6 +312,7 @@ export function main(args: string[]): Promise<number> {
 }
 
 async function run(parsed: AggregateArgs): Promise<number> {
+  await loadFactsReader();
   let result: AggregateResult;
   const columnar = new ColumnarCollector(parsed.recipe);
   try {

@@ -6,14 +6,12 @@
  * error, bad input, time overrun or termination signal answers allow (exit 0) and is recorded in the
  * ledger, or on stderr when that is unwritable.
  *
- * The hook path (an event word, lib/guard/command.ts) loads no `node:` module and no npm package under Deno,
- * and nothing it does not use: I/O goes through lib/guard/runtime/host.ts, and the other commands, the live
- * post, the profile parser and the resident check are loaded when used (lib/guard/runtime/lazy.ts;
- * tests/startup.ts keeps all this so; issue 20).
+ * Written once against `node:` APIs (lib/guard/io.ts), which Deno and the Node bundle both run; the commands
+ * and the http server load only for a subcommand, through a literal `import()` (the Node bundle evaluates
+ * them only then).
  */
 import { isEventWord, neutralReply } from "./lib/guard/engine/hook.ts";
-import { host } from "./lib/guard/runtime/host.ts";
-import { lazy } from "./lib/guard/runtime/lazy.ts";
+import * as io from "./lib/guard/io.ts";
 
 /** Entry: `guard.ts <event>`, `guard.ts serve --port N`, `guard.ts up …` or `guard.ts settings …`. */
 export async function main(args: string[]): Promise<number> {
@@ -21,19 +19,19 @@ export async function main(args: string[]): Promise<number> {
   if (word !== undefined && isEventWord(word)) {
     let command: typeof import("./lib/guard/command.ts");
     try {
-      command = await lazy<typeof command>("command");
+      command = await import("./lib/guard/command.ts");
     } catch (err) {
       // Command mode itself did not load (a broken install): still the one neutral answer, never a failed hook.
-      host.writeOut(JSON.stringify(neutralReply(word)) + "\n");
-      host.writeErr(`fiable-guard: cannot load command mode (${(err as Error).message}); allowed\n`);
+      io.writeOut(JSON.stringify(neutralReply(word)) + "\n");
+      io.writeErr(`fiable-guard: cannot load command mode (${(err as Error).message}); allowed\n`);
       return 0;
     }
-    await command.runCommand(word, host.env);
+    await command.runCommand(word, io.env);
     return 0;
   }
   // Subcommands, --help, flags and unknown words: the parser and the servers load only here, off the hook path.
-  const { guardCommand } = await lazy<typeof import("./lib/guard/commands.ts")>("commands");
+  const { guardCommand } = await import("./lib/guard/commands.ts");
   return await guardCommand(args);
 }
 
-if (import.meta.main) main(host.args).then(host.setExitCode);
+if (import.meta.main) main(io.args).then(io.setExitCode);

@@ -8,14 +8,27 @@
  *   deno task install experiments --chi-bench DIR [--model M] [--shadow] [--arm A,B] [--pilot-attempts N]
  *     [--reference R] [--apply]   dry run by default: prints the cost estimate and what it would write
  *     (configs, smoke slices, the provider pilot, run.sh)
+ *   deno task install submission --chi-bench DIR --arm A --id TEAM [--apply]   a chi-bench submission YAML
+ *     for the guarded arm, validated with the checkout's own SubmissionConfig when it has a venv
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
+import { spawnSync } from "node:child_process";
 import { ARMS } from "./lib/guard/engine/record.ts";
 import { inspectCheckout, InstallRefusal, readText, REGISTRY } from "./lib/install/checkout.ts";
 import { applyPlan } from "./lib/install/apply.ts";
 import { diskFs, fsIsDir, fsLinkOf, fsReader, inside, type InstallFs } from "./lib/install/fs.ts";
-import { type AssetKey, HARNESSES } from "./lib/install/harnesses.ts";
+import { AGENTS_DIR, type AssetKey, HARNESSES } from "./lib/install/harnesses.ts";
+import {
+  DATASET_VERSION_FILE,
+  runEnv,
+  SLUG,
+  submissionFile,
+  submissionId,
+  type SubmissionOptions,
+} from "./lib/install/submission.ts";
+import { buildCommit } from "./lib/guard/build_line.ts";
 import { desiredInstall, type Sources } from "./lib/install/desired.ts";
 import { MANIFEST, type Manifest, parseManifest, STATE_DIR } from "./lib/install/manifest.ts";
 import { planLeftState, planUninstall, planWrites } from "./lib/install/plan.ts";
@@ -55,6 +68,7 @@ export const INSTALL_CLI: CommandSpec = {
   usage: [
     "deno task install --chi-bench DIR [--apply|--uninstall]",
     "deno task install experiments --chi-bench DIR [options]   (deno task install experiments --help)",
+    "deno task install submission --chi-bench DIR --arm A --id TEAM [options]   (… submission --help)",
   ],
   options: {
     "chi-bench": {
@@ -77,7 +91,10 @@ export const INSTALL_CLI: CommandSpec = {
     },
   },
   args: "none",
-  commands: [{ name: "experiments", description: "write the pre-registered ablation configs and run.sh" }],
+  commands: [
+    { name: "experiments", description: "write the pre-registered ablation configs and run.sh" },
+    { name: "submission", description: "write a chi-bench submission YAML for one guarded arm" },
+  ],
   notes: ["Exit codes: 0 done (or nothing to do), 2 refused (nothing written)."],
   example: "deno task install --chi-bench ~/src/chi-bench --apply",
 };
@@ -152,6 +169,86 @@ export const EXPERIMENTS_CLI: CommandSpec = {
   notes: ["Exit codes: 0 done (or nothing to do), 2 refused (nothing written)."],
   example: "deno task install experiments --chi-bench ~/src/chi-bench --arm stock,checklist --apply",
 };
+/** `deno task install submission`. */
+export const SUBMISSION_CLI: CommandSpec = {
+  name: "install submission",
+  summary: "Writes (dry run unless `--apply`) a chi-bench submission YAML for one guarded arm " +
+    "(`cb submission validate | run | prepare`): agent fiable-cc, the arm, the model, one attempt, the " +
+    "checkout's dataset version, all three domains; validated with the checkout's own `SubmissionConfig`.",
+  usage: ["deno task install submission --chi-bench DIR --arm A --id TEAM [--apply]"],
+  options: {
+    "chi-bench": {
+      type: "string",
+      value: "DIR",
+      description: "the root of your chi-bench checkout (required)",
+    },
+    arm: { type: "string", value: "ARM", description: `the arm: ${ARMS.join(", ")} (required)` },
+    id: {
+      type: "string",
+      value: "TEAM",
+      description: "your team's slug (lowercase letters, digits, - and _); the submission id is " +
+        "TEAM-fiable-cc-ARM (required)",
+    },
+    team: {
+      type: "string",
+      value: "NAME",
+      defaultNote: "TEAM",
+      description: "the name the leaderboard shows",
+    },
+    contact: {
+      type: "string",
+      value: "EMAIL",
+      defaultNote: "the checkout's git user.email",
+      description: "the contact email (not published)",
+    },
+    model: {
+      type: "string",
+      value: "M",
+      default: DEFAULT_EXPERIMENT.model,
+      description: "the vendor-prefixed model",
+    },
+    "claude-version": {
+      type: "string",
+      value: "X.Y.Z",
+      defaultNote: "the image's",
+      description: "the Claude Code version to pin (the run's FIABLE_CC_CLAUDE_VERSION)",
+    },
+    attempts: {
+      type: "string",
+      value: "N",
+      default: "1",
+      description: "attempts per task (leaderboard policy: 1)",
+    },
+    environment: {
+      type: "string",
+      value: "docker|modal",
+      default: "modal",
+      description: "where Harbor runs the trials",
+    },
+    concurrency: { type: "string", value: "N", default: "5", description: "trials at once per domain" },
+    "dataset-version": {
+      type: "string",
+      value: "V",
+      defaultNote: DATASET_VERSION_FILE,
+      description: "the dataset revision tag",
+    },
+    python: {
+      type: "string",
+      value: "PATH",
+      defaultNote: "the checkout's .venv/bin/python",
+      description: "the Python that validates the YAML with chi-bench's SubmissionConfig",
+    },
+    apply: { type: "boolean", description: "write the file (without it: a dry run, nothing written)" },
+  },
+  args: "none",
+  notes: [
+    "The arm reaches the harness through the host env of the run (a submission has no agent kwargs); the",
+    "YAML's header and this command print the exact `cb submission run` line.",
+    "Exit codes: 0 done (or nothing to do), 2 refused (nothing written).",
+  ],
+  example: "deno task install submission --chi-bench ../chi-bench --arm critic --id acme --apply",
+};
+
 /** Tasks per domain in chi-bench v1.0.0, when the checkout has no data yet. */
 const V1_TASKS = 25;
 
@@ -494,17 +591,182 @@ async function experiments(args: string[], fs: InstallFs): Promise<number> {
   return 0;
 }
 
+/** The submission's options from flags and the checkout, every value checked before anything is written. */
+function submissionOptions(flags: Record<string, string | true>, dir: string): SubmissionOptions {
+  const action = "write the submission";
+  const arm = flags["--arm"];
+  if (typeof arm !== "string" || !(ARMS as readonly string[]).includes(arm)) {
+    throw new InstallRefusal(
+      `Cannot ${action}: --arm ${
+        typeof arm === "string" ? `"${arm}" is unknown` : "is missing"
+      }. Use one of ${ARMS.join(", ")}.`,
+    );
+  }
+  const id = flags["--id"];
+  if (typeof id !== "string" || !SLUG.test(id)) {
+    throw new InstallRefusal(
+      `Cannot ${action}: --id ${
+        typeof id === "string" ? `"${id}" is not a slug` : "is missing"
+      }. Use your team's slug: lowercase letters, digits, - and _ (e.g. --id acme-lab).`,
+    );
+  }
+  const opts = experimentOptions({
+    ...(typeof flags["--model"] === "string" ? { "--model": flags["--model"] } : {}),
+    ...(typeof flags["--claude-version"] === "string"
+      ? { "--claude-version": flags["--claude-version"] }
+      : {}),
+    ...(typeof flags["--environment"] === "string" ? { "--environment": flags["--environment"] } : {}),
+    ...(typeof flags["--concurrency"] === "string" ? { "--concurrency": flags["--concurrency"] } : {}),
+  });
+  const attempts = typeof flags["--attempts"] === "string" ? flags["--attempts"] : "1";
+  if (!/^([1-9]|10)$/.test(attempts)) {
+    throw new InstallRefusal(
+      `Cannot ${action}: --attempts "${attempts}" is not 1 to 10. Use 1 (leaderboard policy).`,
+    );
+  }
+  let datasetVersion = typeof flags["--dataset-version"] === "string"
+    ? flags["--dataset-version"].trim()
+    : null;
+  if (datasetVersion === "") {
+    throw new InstallRefusal(
+      `Cannot ${action}: --dataset-version is blank. Pass the dataset's revision tag, e.g. chi-bench-v1.0.0.`,
+    );
+  }
+  if (datasetVersion === null) {
+    const pinned = join(dir, DATASET_VERSION_FILE);
+    datasetVersion = existsSync(pinned) ? readFileSync(pinned, "utf8").trim() : "";
+    if (!datasetVersion) {
+      throw new InstallRefusal(
+        `Cannot ${action}: ${pinned} is missing or empty, so the dataset version is unknown. Download the ` +
+          "dataset with `uv run cb data download --revision <tag>` (it writes that file), or pass --dataset-version.",
+      );
+    }
+  }
+  let contact = typeof flags["--contact"] === "string" ? flags["--contact"] : "";
+  if (!contact) {
+    const git = spawnSync("git", ["-C", dir, "config", "user.email"], { encoding: "utf8" });
+    contact = git.status === 0 ? git.stdout.trim() : "";
+    if (!contact) {
+      throw new InstallRefusal(
+        `Cannot ${action}: --contact is missing and ${dir} has no git user.email. Pass --contact EMAIL ` +
+          "(chi-bench keeps it for follow-up and does not publish it).",
+      );
+    }
+  }
+  const guard = join(dir, AGENTS_DIR, HARNESSES[0].files[1].to);
+  return {
+    id,
+    arm: arm as SubmissionOptions["arm"],
+    team: typeof flags["--team"] === "string" ? flags["--team"] : id,
+    contact,
+    model: opts.model,
+    environment: typeof flags["--environment"] === "string" ? opts.environment : "modal",
+    attempts: Number(attempts),
+    concurrency: typeof flags["--concurrency"] === "string" ? opts.concurrency : 5,
+    datasetVersion,
+    claudeVersion: opts.claudeVersion,
+    guardCommit: existsSync(guard) ? buildCommit(readFileSync(guard, "utf8").slice(0, 200)) : null,
+  };
+}
+
 /**
- * Entry: `install.ts [experiments] …`; `--help` prints the help; refusals print their reason and exit 2. `fs` is
+ * Validates YAML bytes with chi-bench's own `SubmissionConfig` in `python` (the checkout's venv): null when
+ * they validate, else the error's last line.
+ */
+export function validateSubmission(python: string, dir: string, bytes: Uint8Array): string | null {
+  const tmp = mkdtempSync(join(tmpdir(), "fiable-submission-"));
+  try {
+    const file = join(tmp, "sub.yaml");
+    writeFileSync(file, bytes);
+    const out = spawnSync(python, [
+      "-c",
+      "import sys\nfrom chi_bench.experiment.submission import SubmissionConfig\n" +
+      "SubmissionConfig.from_yaml(sys.argv[1])",
+      file,
+    ], { cwd: dir, encoding: "utf8", env: { ...Deno.env.toObject(), PYTHONPATH: join(dir, "src") } });
+    if (out.status === 0) return null;
+    return (out.stderr || out.error?.message || `exit ${out.status}`).trim().split("\n").slice(-3).join(" ");
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function submission(args: string[], fs: InstallFs): Promise<number> {
+  const flags = parseFlags(args, SUBMISSION_CLI);
+  const dir = checkoutDir(flags, "write the submission");
+  const opts = submissionOptions(flags, dir);
+  const read = fsReader(fs, dir);
+  const isDir = fsIsDir(fs, dir);
+  const info = inspectCheckout(dir, read);
+  const register = `deno task install --chi-bench ${dir} --apply`;
+  if (flags["--apply"] && !info.registry.includes(`"${HARNESSES[0].name}":`)) {
+    throw new InstallRefusal(
+      `Cannot write the submission into ${dir}: ${HARNESSES[0].name} is not registered in ${REGISTRY}, so ` +
+        `the run would fail to start. Run ${register} first, then this command again.`,
+    );
+  }
+  const file = await submissionFile(opts);
+  // A bare name (python3) is looked up on PATH; a path is taken from the current folder.
+  const python = typeof flags["--python"] === "string"
+    ? flags["--python"].includes("/") ? resolve(flags["--python"]) : flags["--python"]
+    : existsSync(join(dir, ".venv", "bin", "python"))
+    ? join(dir, ".venv", "bin", "python")
+    : null;
+  if (python) {
+    const why = validateSubmission(python, dir, file.bytes);
+    if (why) {
+      throw new InstallRefusal(
+        `Cannot write ${file.path}: validating it with chi-bench's SubmissionConfig failed (${why}). Check ` +
+          "the flags, and that --python (or the checkout's .venv) has chi-bench installed (uv sync --extra dev).",
+      );
+    }
+  }
+  if (opts.attempts > 1) {
+    console.log(
+      `Note: ${opts.attempts} attempts per task; leaderboard policy is 1 (chi-bench warns, keeps them, and ` +
+        "publishes pass@1).",
+    );
+  }
+  const writes = planWrites(read, [file], readManifest(fs, dir), isDir, fsLinkOf(fs, dir));
+  if (!writes.changes.length) console.log(`Nothing to change: ${join(dir, file.path)} is current.`);
+  else {
+    console.log(
+      `${flags["--apply"] ? "Writing" : "Would write"} the submission ${submissionId(opts)} into ${dir}:`,
+    );
+    console.log(renderPlan(writes).join("\n"));
+    if (!flags["--apply"]) {
+      console.log("Dry run: nothing written. Run again with --apply to write it.");
+      return 0;
+    }
+    applyPlan(fs, dir, writes, `${RESUME} (or install.ts --uninstall removes what it wrote)`);
+  }
+  console.log(
+    [
+      python
+        ? `Validated with chi-bench's SubmissionConfig (${python}).`
+        : `Not validated here (no ${join(dir, ".venv", "bin", "python")}): run the validate line below.`,
+      "From the checkout:",
+      `  uv run cb submission validate -f ${file.path}`,
+      `  ${runEnv(opts)} uv run cb submission run -f ${file.path}`,
+      `  uv run cb submission prepare -f ${file.path}`,
+      `Then, from fiable-agent: deno task packet <the packet dir prepare printed>`,
+    ].join("\n"),
+  );
+  return 0;
+}
+
+/**
+ * Entry: `install.ts [experiments|submission] …`; `--help` prints the help; refusals print their reason and exit 2. `fs` is
  * the checkout's filesystem (a test passes a faulty one).
  */
 export async function main(args: string[], fs: InstallFs = diskFs): Promise<number> {
-  const sub = args[0] === "experiments";
+  const sub = args[0] === "experiments" || args[0] === "submission" ? args[0] : null;
   if (wantsHelp(args)) {
-    console.log(helpText(sub ? EXPERIMENTS_CLI : INSTALL_CLI));
+    console.log(helpText(sub === "experiments" ? EXPERIMENTS_CLI : sub ? SUBMISSION_CLI : INSTALL_CLI));
     return 0;
   }
   try {
+    if (sub === "submission") return await submission(args.slice(1), fs);
     return sub ? await experiments(args.slice(1), fs) : await install(args, fs);
   } catch (err) {
     if (!(err instanceof InstallRefusal) && !(err instanceof CliError)) throw err;

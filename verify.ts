@@ -12,6 +12,7 @@ import { parsePrices, type Prices } from "./lib/results/cost.ts";
 import { renderVerify, verified, verifyTrees } from "./lib/results/verify.ts";
 import { exitNotes, STRICT_OPTION } from "./lib/results/severity.ts";
 import { ensurePackages } from "./lib/packages.ts";
+import { loadFactsReader } from "./lib/results/guard_facts_reader.ts";
 
 const ROOT = import.meta.dirname ?? ".";
 
@@ -86,6 +87,7 @@ async function run(parsed: VerifyArgs): Promise<number> {
     );
     return 2;
   }
+  await loadFactsReader();
   const report = verifyTrees(parsed.roots, { prices });
   if (parsed.json) console.log(JSON.stringify(report, null, 2));
   else for (const line of renderVerify(report, { trials: parsed.trials })) console.log(line);

@@ -16,10 +16,13 @@ import type { Store } from "./read/store.ts";
 import type { Figures } from "./read/figures.ts";
 import { readInBackground } from "./read/background.ts";
 import { loadPrices } from "./read/prices.ts";
+import { loadFactsReader } from "../lib/results/guard_facts_reader.ts";
 
 /** Parsed command line. */
 export interface ServeArgs {
   logs: string[];
+  /** `--logs NAME=DIR`: the name of every trial's arm below DIR, by DIR. */
+  names?: Record<string, string>;
   results: string[];
   port: number;
   /** When the port is taken, listen on a free one instead (the default port); else refuse with one line. */
@@ -40,9 +43,14 @@ export const CLI: CommandSpec = {
   name: "dashboard",
   summary: "The Hono + htmx dashboard: arms, matrix, trials, transcripts, rules, live ablation, search; " +
     "`--control`, `--recipe`, `--prices`, `--experiments DIR`, `--live-window MIN`, `--handbook DIR`.",
-  usage: ["deno task dashboard --logs DIR... --results DIR... [options]"],
+  usage: ["deno task dashboard --logs [NAME=]DIR... --results DIR... [options]"],
   options: {
-    logs: { type: "string", value: "DIR", list: true, description: "trial trees and ledgers" },
+    logs: {
+      type: "string",
+      value: "[NAME=]DIR",
+      list: true,
+      description: "trial trees and ledgers; NAME= names the arm of every trial below DIR",
+    },
     results: { type: "string", value: "DIR", list: true, description: "aggregate and replay output" },
     experiments: {
       type: "string",
@@ -83,10 +91,7 @@ export const CLI: CommandSpec = {
   example: "deno task dashboard --logs runs/ --results results/ --control stock",
 };
 
-/**
- * Parses `--logs DIR... --results DIR... --experiments DIR... --port N --host H --token T --control ARM
- * --recipe R --prices FILE --handbook DIR`; throws a CliError with the fix.
- */
+/** Parses the command line (`CLI`); throws a CliError with the fix. */
 export function parseArgs(args: string[], env: Record<string, string | undefined> = {}): ServeArgs {
   return serveArgs(parse(CLI, args), env);
 }
@@ -96,7 +101,7 @@ function serveArgs(p: Parsed, env: Record<string, string | undefined>): ServeArg
     throw p.error(`"${p.positionals[0]}" follows no option. Put directories after --logs or --results.`);
   }
   const out: ServeArgs = {
-    logs: p.strings("logs").map((d) => resolve(d)),
+    ...logRoots(p.strings("logs")),
     results: p.strings("results").map((d) => resolve(d)),
     experiments: p.strings("experiments").map((d) => resolve(d)),
     port: portNumber(p)!,
@@ -131,6 +136,18 @@ function serveArgs(p: Parsed, env: Record<string, string | undefined>): ServeArg
   return out;
 }
 
+/** `--logs DIR` or `--logs NAME=DIR` (a DIR of that name on disk wins), as absolute paths and their names. */
+function logRoots(values: string[]): { logs: string[]; names: Record<string, string> } {
+  const names: Record<string, string> = {};
+  const logs = values.map((v) => {
+    const named = /^([^=/\\]+)=(.+)$/.exec(v);
+    if (!named || existsSync(v)) return resolve(v);
+    names[resolve(named[2])] = named[1];
+    return resolve(named[2]);
+  });
+  return { logs, names };
+}
+
 /**
  * Starts the server and returns at once with the URL it serves; the sources are scanned in the background
  * (`scanned` resolves when the first scan is done; rescans follow every `scanMs`), big ledgers too.
@@ -158,6 +175,7 @@ export function serve(
   const scanMs = opts.scanMs ?? 3000;
   const { app, store, figures, search } = createApp({
     logs: a.logs,
+    names: a.names,
     results: a.results,
     liveWindow: a.liveWindowMin === undefined ? undefined : a.liveWindowMin * 60,
   }, {
@@ -214,6 +232,7 @@ export function main(args: string[]): Promise<number> {
 }
 
 async function run(parsed: ServeArgs): Promise<number> {
+  await loadFactsReader();
   try {
     const { server, url, moved } = serve(parsed);
     console.log(

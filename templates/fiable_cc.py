@@ -17,14 +17,25 @@ Installed into chi-bench by fiable-agent's ``install.ts``; ``install.ts --uninst
   and not ``.claude.json``, which ``ClaudeCode.run`` overwrites. The ledger goes to
   ``/logs/agent/fiable/``, never under ``sessions/projects/`` (a second session dir there costs the
   trial its trajectory).
-* The arm is the agent kwarg ``arm``, else the host env ``FIABLE_CC_ARM``, else ``checklist``.
-  ``stock`` uploads nothing and writes no hooks: plain Claude Code under the same harness name.
+* After the run, ``populate_context_post_run`` (Harbor calls it on the host once ``/logs/agent`` is
+  downloaded, then writes the context into ``result.json`` as ``agent_result``) adds the guard's facts
+  about the trial to ``agent_result.metadata.fiable_guard``: arm, hook mode, guard and rule-set versions,
+  coverage, blocks, endings (``node fiable_guard.cjs facts``; a few KB, no secret, no case id). A
+  leaderboard packet keeps ``result.json`` and drops the ledgers, so these facts are what proves the
+  guard ran there. When they cannot be made, ``fiable_guard_error`` says why in one line.
+* The arm is the agent kwarg ``arm``, else the host env ``FIABLE_CC_ARM``, else ``checklist`` (a
+  ``cb submission`` run has no agent kwargs: set ``FIABLE_CC_ARM``). ``stock`` uploads nothing and writes
+  no hooks: plain Claude Code under the same harness name. The Claude Code version is the agent kwarg
+  ``version``, else the host env ``FIABLE_CC_CLAUDE_VERSION``, else the image's.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
+import shutil
+import subprocess
 from importlib import metadata
 from pathlib import Path, PurePosixPath
 
@@ -37,6 +48,9 @@ ARMS = ("stock", "shadow", "plan", "checklist", "critic")
 DEFAULT_ARM = "checklist"
 DEFAULT_PORT = 8787
 GUARD_ASSET = Path(__file__).with_name("fiable_guard.cjs")
+FACTS_KEY = "fiable_guard"
+FACTS_MAX_BYTES = 8192
+FACTS_TIMEOUT_SEC = 60
 
 
 def resolve_arm(kwarg: object, env_value: str | None) -> str:
@@ -85,6 +99,8 @@ class FiableClaudeCode(ClaudeCode):
 
     def __init__(self, *args, arm: str | None = None, guard_port: str | int | None = None, **kwargs):
         check_harbor_version()
+        if kwargs.get("version") in (None, "") and os.environ.get("FIABLE_CC_CLAUDE_VERSION"):
+            kwargs["version"] = os.environ["FIABLE_CC_CLAUDE_VERSION"].strip()
         super().__init__(*args, **kwargs)
         self.arm = resolve_arm(arm, self._host_env("FIABLE_CC_ARM"))
         self.guard_port = resolve_port(guard_port)
@@ -144,3 +160,48 @@ class FiableClaudeCode(ClaudeCode):
         if self.arm != "stock":
             await self.exec_as_agent(environment, command=self.start_guard_command(), timeout_sec=60)
         await super().run(instruction, environment, context)
+
+    def guard_facts(self) -> tuple[dict | None, str | None]:
+        """The guard's facts about this trial (``node fiable_guard.cjs facts``), or why there are none."""
+        node = shutil.which("node")
+        if not node:
+            return None, "node is not on the PATH of the host Harbor runs on; fiable-cc needs Node >= 20 there"
+        if not GUARD_ASSET.is_file():
+            return None, "the guard bundle fiable_guard.cjs is missing beside the harness; install fiable-cc again"
+        trial_dir = Path(self.logs_dir).parent
+        try:
+            out = subprocess.run(
+                [node, str(GUARD_ASSET), "facts", "--trial", str(trial_dir), "--arm", self.arm],
+                capture_output=True,
+                text=True,
+                timeout=FACTS_TIMEOUT_SEC,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return None, f"the guard's summary took over {FACTS_TIMEOUT_SEC} s"
+        except OSError as exc:
+            return None, f"node could not run the guard's summary ({type(exc).__name__})"
+        if out.returncode != 0:
+            self.logger.warning(f"fiable-cc: guard facts failed (exit {out.returncode}): {out.stderr.strip()[-500:]}")
+            return None, f"the guard's summary failed (exit {out.returncode}); see trial.log"
+        if len(out.stdout) > FACTS_MAX_BYTES:
+            return None, f"the guard's summary is over {FACTS_MAX_BYTES} bytes"
+        try:
+            facts = json.loads(out.stdout)
+        except ValueError:
+            return None, "the guard's summary is not JSON"
+        return (facts, None) if isinstance(facts, dict) else (None, "the guard's summary is not a JSON object")
+
+    def populate_context_post_run(self, context: AgentContext) -> None:
+        super().populate_context_post_run(context)
+        try:
+            facts, error = self.guard_facts()
+        except Exception as exc:  # noqa: BLE001 - the guard's summary never fails the trial
+            facts, error = None, f"the guard's summary raised {type(exc).__name__}"
+        metadata = dict(context.metadata or {})
+        if facts is not None:
+            metadata[FACTS_KEY] = facts
+        else:
+            self.logger.warning(f"fiable-cc: no guard facts in result.json: {error}")
+            metadata[f"{FACTS_KEY}_error"] = error
+        context.metadata = metadata

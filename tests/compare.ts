@@ -11,12 +11,15 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  argumentDiff,
   checkPairs,
   compareProblem,
+  flatArgs,
   isCaseStep,
   pickPair,
   stepKey,
   stepsOf,
+  type TrialStep,
 } from "../dashboard/pages/compare/model.ts";
 import { align } from "../dashboard/pages/compare/align.ts";
 import type { CallItem, Item } from "../dashboard/read/transcript.ts";
@@ -111,6 +114,28 @@ s("ids align by the order they first appear in, other values as they are", () =>
   assert.is(stepRows(mine, held), "=ab");
   const other = transcript("cases.get case_id=CASE-9", "auth.submit case_id=CASE-7 final_action=submit_pa");
   assert.is(stepRows(mine, other), "=ab");
+});
+
+s("aligned calls whose other arguments differ are marked, field by field; ids by their order", () => {
+  const step = (input: Record<string, unknown>) => {
+    const [t] = transcript("auth.finalize case_id=CASE-1");
+    const call = (t as { calls: CallItem[] }).calls[0];
+    call.input = { case_id: "CASE-1", ...input };
+    return stepsOf([t])[0] as Extract<TrialStep, { kind: "call" }>;
+  };
+  const a = step({ final_action: "hold", override_reason: "criterion 2 unmet", codes: ["M17.11"] });
+  const b = step({ final_action: "hold", codes: ["M17.12"], docs: { ids: ["DOC-9"] } });
+  assert.is(a.key, b.key, "aligned on tool and key arguments");
+  assert.equal(argumentDiff(a.args, b.args), [
+    ["codes[0]", "M17.11", "M17.12"],
+    ["docs.ids[0]", null, "#2"],
+    ["override_reason", "criterion 2 unmet", null],
+  ]);
+  assert.equal(argumentDiff(a.args, step({ ...Object.fromEntries(a.args), case_id: "CASE-7" }).args), []);
+  assert.equal(
+    [...flatArgs({ request_ids: ["R-1", "R-2"], n: 3, note: "x".repeat(500) }, (v) => `<${v}>`)],
+    [["request_ids[0]", "<R-1>"], ["request_ids[1]", "<R-2>"], ["n", "3"], ["note", "x".repeat(200)]],
+  );
 });
 
 s("harness-local calls are aligned but never the first divergence", () => {
@@ -375,7 +400,8 @@ p(
       if (diverge) assert.not.match(diverge, "local", `${x} ${y}: the divergence is a case call`);
       assert.not.match(hidden, /<tr id="row-\d+" class="[^"]*local/, `${x} ${y}: local calls hidden`);
       // Shown, the harness's own calls pull no case call out of line: as many case calls match as when hidden.
-      const same = (html: string) => html.match(/<tr id="row-\d+" class="same"/g)?.length ?? 0;
+      const same = (html: string) =>
+        html.match(/<tr id="row-\d+" class="same(?: args-differ)?"/g)?.length ?? 0;
       assert.ok(same(hidden) > 0, `${x} ${y}`);
       assert.is(same(shown), same(hidden), `${x} ${y}`);
     }

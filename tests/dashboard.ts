@@ -7,6 +7,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import {
   appendFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -16,13 +17,13 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { parseArgs, serve } from "../dashboard/server.tsx";
 import { createApp } from "../dashboard/app.tsx";
 import { loadPrices } from "../dashboard/read/prices.ts";
 import { hostName, isLoopback } from "../lib/guard/resident/access.ts";
 import { postLive } from "../lib/guard/ledger/live.ts";
-import { armOfPath } from "../dashboard/read/sources/trials.ts";
+import { armNames, claimOf } from "../dashboard/read/arms.ts";
 import { ledgerStats, LedgerTail, PAGE_LINES, SMALL_LEDGER_BYTES } from "../dashboard/read/ledgers.ts";
 import { type Row, rowId } from "../dashboard/read/model.ts";
 import { armInputs, pickControl, replayCheckCounts, replayFigures } from "../dashboard/read/figures.ts";
@@ -60,6 +61,7 @@ import {
   writeAblation,
   writeBigLedgerTrial,
   writeFixture,
+  writeStagedRun,
 } from "./support/dashboard_fixture.ts";
 import { fixtureTrials, writeTrials } from "./support/atif_fixture.ts";
 import { KNOWN, writeHandbook } from "./support/handbook_fixture.ts";
@@ -349,6 +351,122 @@ arms(
     assert.match(html, "agent time / trial");
     assert.match(html, /\d+ s unscored|\d+ s \d/);
     assert.not.match(html, "agent s");
+  },
+);
+
+/**
+ * A scorecard as chi-bench's verifier writes it (its own build_scorecard, its e2e checks' details, the judges'
+ * rubric_items as rejudge writes them), from chi-bench's Python; null when that Python is not here.
+ */
+async function chiBenchScorecard(
+  checks: Record<string, boolean>,
+  details: Record<string, Record<string, string>>,
+  explanations: Record<string, string>,
+): Promise<string | null> {
+  const tool = join(import.meta.dirname ?? ".", "..", "..", "shared", "tools", "chi-bench-python.sh");
+  const sources = join(import.meta.dirname ?? ".", "..", "..", "shared", "sources", "chi-bench");
+  if (!existsSync(tool) || !existsSync(sources)) return null;
+  const python = new TextDecoder().decode(new Deno.Command("sh", { args: [tool] }).outputSync().stdout)
+    .trim();
+  const script = `
+import json, sys
+from chi_bench.verifier.task_runtime import build_scorecard
+from chi_bench.verifier.stages._base import StageResult
+from chi_bench.verifier.stages.e2e_consistency import _project_check_result, CheckResult
+spec = json.loads(sys.stdin.read())
+checks, details = {}, {}
+for name, passed in spec["checks"].items():
+    _project_check_result(checks=checks, details=details, check=CheckResult(
+        name=name, status="passed" if passed else "failed", message="", details=spec["details"].get(name, {})))
+card = build_scorecard(checks, stage_results=[StageResult(stage="e2e", checks=checks, details=details)])
+card["rubric_items"] = [{"rubric_id": r, "pass": False, "explanation": e, "evidence_refs": []}
+                        for r, e in spec["explanations"].items()]
+print(json.dumps(card))
+`;
+  const child = new Deno.Command(python, {
+    args: ["-c", script],
+    cwd: sources,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(JSON.stringify({ checks, details, explanations })));
+  await writer.close();
+  const out = await child.output();
+  if (!out.success) throw new Error(`chi-bench's Python failed: ${new TextDecoder().decode(out.stderr)}`);
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** The arms the Arms page lists, each with its scored trials. */
+function armsListed(html: string): Record<string, number> {
+  const table = html.slice(
+    html.indexOf('<table id="arms"'),
+    html.indexOf("</table>", html.indexOf('id="arms"')),
+  );
+  return Object.fromEntries(
+    table.split("<tr class=").slice(1).map((tr) => {
+      const cells = tr.split("<td").slice(1).map((td) => text("<td" + td).trim());
+      return [/<a [^>]*>([^<]+)<\/a>/.exec(tr)![1], Number(cells[1])];
+    }),
+  );
+}
+
+arms(
+  "trials laid out as run.sh writes them (smoke, pilot; two arms each): four arms, none pooled",
+  async () => {
+    const checkout = join(dir, "staged");
+    const logs = writeStagedRun(checkout, { smoke: ["stock", "critic"], pilot: ["stock", "critic"] });
+    const count = (root: string) => findTrials([join(checkout, root)]).length;
+    const { app: staged } = createApp({ logs: [logs], results: [] }, { control: "stock", ...WAIT });
+    const html = (await get("/", undefined, staged)).text;
+    assert.equal(armsListed(html), {
+      "fiable-pilot · critic": count("logs/experiments/fiable-pilot/critic"),
+      "fiable-pilot · stock": count("logs/experiments/fiable-pilot/stock"),
+      "fiable-smoke · critic": count("logs/experiments/fiable-smoke/critic"),
+      "fiable-smoke · stock": count("logs/experiments/fiable-smoke/stock"),
+    });
+    assert.not.match(html, "mixed-arms");
+    assert.not.match(html, "Cannot treat these trials as one arm");
+    // Pointed at one stage, its arms are the arms alone.
+    const { app: pilot } = createApp({ logs: [join(logs, "fiable-pilot")], results: [] }, WAIT);
+    assert.equal(Object.keys(armsListed((await get("/", undefined, pilot)).text)), ["critic", "stock"]);
+  },
+);
+
+arms(
+  "a folder whose trials ran as two arms is split, never pooled, and the Arms page says so first",
+  async () => {
+    const checkout = join(dir, "mixed");
+    const logs = join(writeStagedRun(checkout, { smoke: ["stock", "checklist"] }), "fiable-smoke");
+    const [stray] = findTrials([join(logs, "stock")]);
+    const job = dirname(findTrials([join(logs, "checklist", "cm")])[0].dir);
+    cpSync(stray.dir, join(job, `${stray.task}__Stray01`), { recursive: true });
+    const { app: mixed } = createApp({ logs: [logs], results: [] }, WAIT);
+    const html = (await get("/", undefined, mixed)).text;
+    const listed = armsListed(html);
+    assert.equal(Object.keys(listed), ["checklist", "stock"]);
+    assert.is(listed.stock, findTrials([join(logs, "stock")]).length + 1, "the stray counts where it ran");
+    const warning = text(
+      html.slice(html.indexOf('id="mixed-arms"'), html.indexOf("</div>", html.indexOf("mixed-arms"))),
+    );
+    assert.match(warning, `Cannot pool the trials in ${job} : they ran as checklist (`);
+    assert.match(warning, "stock (1)");
+    assert.ok(html.indexOf("mixed-arms") < html.indexOf('<table id="arms"'), "said before the figures");
+    // Named with --logs NAME=DIR, the folder's arms keep the name and stay apart.
+    const named = parseArgs(["--logs", `mine=${logs}`]);
+    assert.equal(named.names, { [logs]: "mine" });
+    const { app: mine } = createApp({ logs: named.logs, names: named.names, results: [] }, WAIT);
+    assert.equal(Object.keys(armsListed((await get("/", undefined, mine)).text)), [
+      "mine · checklist",
+      "mine · stock",
+    ]);
+    const { app: one } = createApp({
+      logs: [join(logs, "stock")],
+      names: { [join(logs, "stock")]: "control" },
+      results: [],
+    }, WAIT);
+    assert.equal(Object.keys(armsListed((await get("/", undefined, one)).text)), ["control"]);
   },
 );
 
@@ -676,6 +794,14 @@ transcript(
     assert.match(html, 'class="call call-deny');
     assert.match(t, "the block reason as the model read it");
     assert.match(html, /<span class="checks">\s*→/);
+    // Each block message once: in the reason the model read, not again beside the rule's id.
+    const box = html.slice(
+      html.indexOf('class="guard gd-deny'),
+      html.indexOf("</details>", html.indexOf("gd-deny")),
+    );
+    const message = /<pre>([^<]*fiable-guard blocked[^<]*)<\/pre>/.exec(box)?.[1] ?? "";
+    assert.ok(message, "the deny shows its reason");
+    assert.not.match(box, 'class="msg"');
     assert.match(t, "plan given to the agent");
     assert.match(html, 'id="scorecard"');
   },
@@ -703,6 +829,86 @@ transcript("a replayed trial shows the replay's would-be decisions on its own tr
   assert.match((await get(`/trials/${row.id}?replay=critic`)).text, "replay (critic) would have:");
   assert.not.match((await get(`/trials/${row.id}?replay=none`)).text, "would have:");
 });
+
+transcript("the scorecard links each replayed block to the step it would first have come at", async () => {
+  const row = rows().find((r) =>
+    r.replays.some((m) => m.verdict?.verdict && Object.keys(m.verdict.steps).length)
+  )!;
+  const html = (await get(`/trials/${row.id}`)).text;
+  const replays = html.slice(
+    html.indexOf('class="replays"'),
+    html.indexOf("</ul>", html.indexOf('class="replays"')),
+  );
+  const links = [...replays.matchAll(/href="([^"]+)">([^<]+)<\/a>/g)].map((x) => ({
+    href: x[1].replaceAll("&amp;", "&"),
+    label: x[2],
+  }));
+  assert.ok(links.length > 0, "a replayed rule links to its step");
+  for (const { href, label } of links) {
+    const step = /at step (\d+)/.exec(label)![1];
+    const [path, anchor] = href.split("#");
+    assert.match(path, /replay=(checklist|critic)/);
+    const page = (await get(path)).text;
+    const item = page.slice(
+      page.indexOf(`id="${anchor}"`),
+      page.indexOf("</li>", page.indexOf(`id="${anchor}"`)),
+    );
+    assert.match(item, `step ${step}</span>`);
+    assert.match(item, "would have:");
+  }
+});
+
+transcript(
+  "the Trial page explains the failure: Harbor's exception, each failed check's explanation as chi-bench writes it",
+  async () => {
+    const root = mkdtempSync(join(tmpdir(), "fiable-dash-why-"));
+    try {
+      const source = rows().find((r) => r.arm === "stock" && r.failedChecks.length >= 2 && r.trialDir)!;
+      const trial = join(root, "stock", "cm", source.name);
+      cpSync(source.trialDir!, trial, { recursive: true });
+      const result = JSON.parse(readFileSync(join(trial, "result.json"), "utf8"));
+      result.exception_info = {
+        exception_type: "NonZeroAgentExitCodeError",
+        exception_message: "claude exited with code 1\nTraceback (most recent call last): …",
+      };
+      writeFileSync(join(trial, "result.json"), JSON.stringify(result));
+      const [det, judged] = source.failedChecks;
+      const card = await chiBenchScorecard(
+        Object.fromEntries(source.failedChecks.map((c) => [c, false])),
+        { [det]: { expected: "hold", actual: "submit_pa <script>x</script>" } },
+        { [judged.replace(/^judge\./, "")]: "The letter cites no chart evidence for criterion 2." },
+      );
+      if (card === null) {
+        console.log(
+          "  (chi-bench's Python absent: explanations checked on the dashboard's own reading only)",
+        );
+        return;
+      }
+      writeFileSync(join(trial, "verifier", "scorecard.json"), card);
+      const { app: why, store: s } = createApp({ logs: [root], results: [] }, {
+        scanMs: 0,
+        tailMs: 0,
+        ...WAIT,
+      });
+      s.refresh({ scanMs: 0 });
+      const row = s.rows()[0];
+      const html = (await get(`/trials/${row.id}`, undefined, why)).text;
+      assert.match(text(html), "Harbor: NonZeroAgentExitCodeError : claude exited with code 1");
+      const item = (id: string) =>
+        text(
+          html.slice(
+            html.indexOf(`data-check="${id}"`),
+            html.indexOf("</li>", html.indexOf(`data-check="${id}"`)),
+          ),
+        );
+      assert.match(item(det), "expected: hold; actual: submit_pa <script>x</script>");
+      assert.not.match(html, "<script>x</script>");
+      assert.match(item(judged), "The letter cites no chart evidence for criterion 2.");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+);
 
 transcript(
   "a replay without --ledgers: its figures show, the overlay says to rerun with --ledgers",
@@ -1433,10 +1639,11 @@ charts.run();
 
 const cli = suite("dashboard command line");
 
-cli("arm of a trial dir skips domain and container dirs", () => {
-  assert.is(armOfPath("/r", "/r/stock/cm/t1"), "stock");
-  assert.is(armOfPath("/r/stock", "/r/stock/cm/t1"), "stock");
-  assert.is(armOfPath("/r", "/r/pkt/trials/cm/t1"), "pkt");
+cli("arm of a trial that says nothing: its folder below the root, less domain and container dirs", () => {
+  const arm = (root: string, dir: string) => armNames(new Map([[dir, claimOf({ dir: root }, dir, null)]]));
+  assert.is(arm("/r", "/r/stock/cm/t1").names.get("/r/stock/cm/t1"), "stock");
+  assert.is(arm("/r/stock", "/r/stock/cm/t1").names.get("/r/stock/cm/t1"), "stock");
+  assert.is(arm("/r", "/r/pkt/trials/cm/t1").names.get("/r/pkt/trials/cm/t1"), "pkt");
 });
 
 cli("a taken default port moves to a free one; a taken --port is refused in one line", async () => {

@@ -92,7 +92,7 @@ s("deno.json's demo task runs with the demo's flags: no node_modules, its own lo
 });
 
 s(
-  "deno.demo.lock is current, pins the demo's four packages as deno.lock does, and nothing else",
+  "deno.demo.lock is current, pins the demo's five packages as deno.lock does, and nothing else",
   async () => {
     const out = mkdtempSync(join(tmpdir(), "fiable-demo-lock-"));
     try {
@@ -109,7 +109,7 @@ ${run.out}`,
     const demo = JSON.parse(readFileSync(join(ROOT, "deno.demo.lock"), "utf8"));
     const full = JSON.parse(readFileSync(join(ROOT, "deno.lock"), "utf8"));
     const names = Object.keys(demo.npm).map((k) => k.replace(/@[^@]+$/, "")).sort();
-    assert.equal(names, ["hono", "htmx.org", "minisearch", "yaml"]);
+    assert.equal(names, ["hono", "htmx.org", "minisearch", "yaml", "zod"]);
     for (const [pkg, entry] of Object.entries(demo.npm)) assert.equal(entry, full.npm[pkg], pkg);
     for (const [spec, version] of Object.entries(demo.specifiers)) {
       assert.is(

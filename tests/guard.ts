@@ -190,6 +190,20 @@ for (const runtime of await runtimes()) {
     assert.match(record.note ?? "", "fault injected: crash");
   });
 
+  s("an error in command mode before its event starts still answers allow, once, with exit 0", async () => {
+    const dir = tempLedger();
+    const run = await runGuard(
+      runtime,
+      "pre",
+      pre("s11b", ...SUBMIT),
+      env(dir, { FIABLE_FAULT: "crash-command" }),
+    );
+    assert.is(decision(run), "allow");
+    assert.is(run.code, 0);
+    assert.is(run.stdout.trim().split("\n").length, 1, run.stdout);
+    assert.match(run.stderr, "crash-command");
+  });
+
   s("a hung decision is cut off by the time budget: allow, error recorded", async () => {
     const dir = tempLedger();
     const profile = join(dir, "profile.yaml");

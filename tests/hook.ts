@@ -2,15 +2,12 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import {
-  checkHookInput,
   denyReply,
-  type HookInput,
   parseHookInput,
   parseResult,
   responseText,
   stopBlockReply,
 } from "../lib/guard/engine/hook.ts";
-import { type HookInput as ZodHookInput, zodHookInput } from "./support/hook_schema.ts";
 import { post, pre, prompt, stop } from "./support/payloads.ts";
 
 const s = suite("hook");
@@ -50,117 +47,41 @@ for (const [name, text, why] of REFUSED) {
   });
 }
 
-// The hand-written check is the zod schema it replaced: same verdict, same input, same message, on inputs
-// generated from every field of every event with values of every JSON type (a seeded generator, so a
-// failure names a case that can be rerun).
-const KEYS = [
-  "session_id",
-  "hook_event_name",
-  "transcript_path",
-  "cwd",
-  "agent_id",
-  "tool_name",
-  "tool_input",
-  "tool_use_id",
-  "tool_response",
-  "error",
-  "stop_hook_active",
-  "last_assistant_message",
-  "duration_ms",
-  "error_details",
-  "prompt",
-  "source",
-  "permission_mode",
-];
-const EVENT_NAMES = [
-  "PreToolUse",
-  "PostToolUse",
-  "PostToolUseFailure",
-  "Stop",
-  "SubagentStop",
-  "StopFailure",
-  "UserPromptSubmit",
-  "SessionStart",
-  "Notification",
-  "toString",
-  "",
-];
-const VALUES: unknown[] = [
-  "",
-  "s",
-  "CASE-1",
-  0,
-  7,
-  -1.5,
-  true,
-  false,
-  null,
-  [],
-  ["a"],
-  {},
-  { case_id: "C" },
-  { length: 0 },
-  { length: null },
-  { length: 3 },
-];
-
-/** A seeded pseudo-random generator (mulberry32): numbers in [0, 1). */
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A JSON value shaped like a hook input: each field absent, well-typed or (at a drawn rate) of another type. */
-function generatedInput(random: () => number): unknown {
-  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
-  if (random() < 0.03) return pick(VALUES);
-  const wrong = random() < 0.5 ? 0.2 : 0.01;
-  const raw: Record<string, unknown> = {};
-  for (const key of KEYS) {
-    if (random() < 0.25) continue;
-    if (random() < wrong) raw[key] = pick(VALUES);
-    else if (key === "hook_event_name") raw[key] = pick(EVENT_NAMES);
-    else if (key === "tool_input") raw[key] = { case_id: "C", n: 1 };
-    else if (key === "stop_hook_active") raw[key] = random() < 0.5;
-    else if (key === "duration_ms") raw[key] = Math.floor(random() * 5000);
-    else raw[key] = `${key} text`;
-  }
-  return raw;
-}
-
-s("the hand-written check agrees with the zod schema on 5,000 generated inputs", () => {
-  const random = seeded(20);
-  let accepted = 0;
-  for (let i = 0; i < 5000; i++) {
-    const raw = JSON.parse(JSON.stringify(generatedInput(random)));
-    const ours = checkHookInput(raw);
-    const zods = zodHookInput(raw);
-    const shown = `case ${i}: ${JSON.stringify(raw)}`;
-    assert.is("input" in ours, zods.ok, shown);
-    if ("input" in ours && zods.ok) {
-      accepted++;
-      assert.equal(ours.input, zods.input, shown);
-      assert.equal(Object.keys(ours.input), Object.keys(zods.input), shown);
-    } else if (!zods.ok) {
-      const reason = parseHookInput(JSON.stringify(raw), "pre");
-      assert.is(reason.ok, false, shown);
-      if (!reason.ok) assert.is(reason.reason, `Cannot read the hook input: ${zods.message}`, shown);
-    }
-  }
-  // Both verdicts must be well represented, or the comparison proves little.
-  assert.ok(accepted > 500 && accepted < 4500, `${accepted} of 5000 accepted`);
+s("a refusal names each problem and the key it is at, as zod prints it", () => {
+  const parsed = parseHookInput(
+    JSON.stringify({ session_id: "", hook_event_name: "PreToolUse", tool_name: 3, tool_input: [] }),
+    "pre",
+  );
+  assert.is(parsed.ok, false);
+  if (parsed.ok) return;
+  for (const at of ["session_id", "tool_name", "tool_input"]) assert.match(parsed.reason, `→ at ${at}`);
+  assert.match(parsed.reason, "Invalid input: expected string, received number");
 });
 
-s("the hand-written input types are the zod schema's types", () => {
-  // Compiles only while each type is assignable to the other.
-  const same = (zod: ZodHookInput): HookInput => zod;
-  const back = (ours: HookInput): ZodHookInput => ours;
-  assert.type(same, "function");
-  assert.type(back, "function");
+s("an accepted input keeps its known keys, fills defaults and drops the rest", () => {
+  const parsed = parseHookInput(
+    JSON.stringify({ session_id: "s", hook_event_name: "PreToolUse", tool_name: "t", tool_input: {}, x: 1 }),
+    "pre",
+  );
+  assert.equal(parsed, {
+    ok: true,
+    input: {
+      session_id: "s",
+      hook_event_name: "PreToolUse",
+      tool_name: "t",
+      tool_input: {},
+      tool_use_id: "",
+    },
+  });
+});
+
+s("a post's duration_ms that is not a number is dropped, never refusing the input", () => {
+  const parsed = parseHookInput(
+    JSON.stringify({ ...JSON.parse(post("s", "cases_get_case", {}, {})), duration_ms: "slow" }),
+    "post",
+  );
+  assert.is(parsed.ok, true);
+  if (parsed.ok) assert.is((parsed.input as { duration_ms?: number }).duration_ms, undefined);
 });
 
 s("deny and stop-block replies carry the event name and reason", () => {

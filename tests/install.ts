@@ -44,6 +44,8 @@ import { writeArm, writeGuardedTrial } from "./support/trial_dirs.ts";
 import { lineDiff } from "../lib/install/render.ts";
 import { chiBenchFixture, type FixtureOptions, REGISTRY_PY, uvLock } from "./support/chibench_fixture.ts";
 import { testBundle } from "./support/guard_process.ts";
+import { chiBenchPython } from "./support/chibench_python.ts";
+import { declaredArm } from "../lib/install/submission.ts";
 import { faultyFs, SimulatedCrash } from "./support/faulty_fs.ts";
 import type { InstallFs } from "../lib/install/fs.ts";
 
@@ -283,7 +285,7 @@ const CLI_ERRORS: [string[], string][] = [
   ],
   [
     ["--chi-bench", ".", "--arm", "plan"],
-    "Cannot run install: unknown option --arm. Use one of: experiments, --chi-bench, --bundle, --apply, --uninstall, --force, --help (see --help).",
+    "Cannot run install: unknown option --arm. Use one of: experiments, submission, --chi-bench, --bundle, --apply, --uninstall, --force, --help (see --help).",
   ],
   [
     ["--apply"],
@@ -1337,3 +1339,157 @@ ex.after(() => {
 });
 
 ex.run();
+
+// ---------------------------------------------------------------------------------------------------------
+const sub = suite("install: submission");
+const SUB_DIRS: string[] = [];
+
+/** An installed fixture checkout with a pinned dataset version and a git user. */
+async function submissionCheckout(version = "chi-bench-v1.0.0"): Promise<string> {
+  // The experiments suite's cleanup took FAKE_BUNDLE: this suite brings its own stand-in bundle.
+  const bundles = mkdtempSync(join(tmpdir(), "fiable-sub-bundle-"));
+  const bundle = join(bundles, "fiable-guard.cjs");
+  writeFileSync(bundle, "// stand-in guard bundle\n");
+  const dir = await installed(bundle);
+  SUB_DIRS.push(dir, bundles);
+  mkdirSync(join(dir, "data"), { recursive: true });
+  if (version) writeFileSync(join(dir, "data", ".chi-bench-version"), `${version}\n`);
+  return dir;
+}
+
+const SUB_ARGS = (dir: string) => ["submission", "--chi-bench", dir, "--arm", "critic", "--id", "acme-lab"];
+
+sub("writes a submission chi-bench's own SubmissionConfig accepts; --uninstall removes it", async () => {
+  const dir = await submissionCheckout();
+  const before = snapshot(dir);
+  const dry = await cli([...SUB_ARGS(dir), "--contact", "team@acme.test"]);
+  assert.is(dry.code, 0, dry.err);
+  assert.match(dry.out, "Would write the submission acme-lab-fiable-cc-critic");
+  assert.equal(snapshot(dir), before, "a dry run writes nothing");
+  const py = chiBenchPython();
+  const python = "python" in py ? ["--python", py.python] : [];
+  if (!("python" in py)) console.warn(`  (chi-bench's SubmissionConfig not run: ${py.why})`);
+  const run = await cli([
+    ...SUB_ARGS(dir),
+    "--contact",
+    "team@acme.test",
+    "--claude-version",
+    "2.1.219",
+    ...python,
+    "--apply",
+  ]);
+  assert.is(run.code, 0, run.err);
+  const path = "configs/submissions/acme-lab-fiable-cc-critic.yaml";
+  assert.match(
+    run.out,
+    `FIABLE_CC_ARM=critic FIABLE_CC_CLAUDE_VERSION=2.1.219 uv run cb submission run -f ${path}`,
+  );
+  const yaml = parse(text(dir, path));
+  assert.equal(yaml.submission.agent, "fiable-cc");
+  assert.equal([yaml.run.n_attempts, yaml.dataset.version, yaml.dataset.domains], [1, "chi-bench-v1.0.0", [
+    "pa_provider",
+    "pa_um",
+    "cm",
+  ]]);
+  assert.is(declaredArm(yaml.submission.notes), "critic");
+  assert.match(yaml.submission.notes, "Claude Code 2.1.219");
+  assert.match(yaml.submission.notes, "zero model calls");
+  if ("python" in py) {
+    // chi-bench's own schema, run on the written file: the model it builds is the YAML's.
+    const check = spawnSync(py.python, [
+      "-c",
+      "import json, sys\nfrom chi_bench.experiment.submission import SubmissionConfig\n" +
+      "c = SubmissionConfig.from_yaml(sys.argv[1])\n" +
+      "print(json.dumps([c.submission.id, c.submission.agent, c.run.n_attempts, c.dataset.domains, str(c.paths.output_root)]))",
+      join(dir, path),
+    ], { encoding: "utf8" });
+    assert.is(check.status, 0, check.stderr);
+    assert.equal(JSON.parse(check.stdout), [
+      "acme-lab-fiable-cc-critic",
+      "fiable-cc",
+      1,
+      ["pa_provider", "pa_um", "cm"],
+      "logs/submissions/acme-lab-fiable-cc-critic",
+    ]);
+    assert.match(run.out, "Validated with chi-bench's SubmissionConfig");
+  }
+  assert.is(
+    (await cli([...SUB_ARGS(dir), "--contact", "team@acme.test", "--claude-version", "2.1.219", "--apply"]))
+      .out.split("\n")[0],
+    `Nothing to change: ${join(dir, path)} is current.`,
+  );
+  assert.is((await cli(["--chi-bench", dir, "--uninstall"])).code, 0);
+  assert.not.ok(existsSync(join(dir, path)), "uninstall removes the submission");
+});
+
+sub("a YAML that cannot be validated with chi-bench's SubmissionConfig is not written", async () => {
+  // A Python without chi-bench's submission module (the fixture's src has none): validation fails, nothing written.
+  const dir = await submissionCheckout();
+  const run = await cli([...SUB_ARGS(dir), "--contact", "a@b.test", "--python", "python3", "--apply"]);
+  assert.is(run.code, 2, run.out);
+  assert.match(
+    run.err,
+    /validating it with chi-bench's SubmissionConfig failed \(.*No module named/,
+    run.err,
+  );
+  assert.not.ok(existsSync(join(dir, "configs", "submissions")), run.err);
+});
+
+const SUB_REFUSALS: [string, string[], string][] = [
+  [
+    "no arm",
+    ["--arm", "critc"],
+    'Cannot write the submission: --arm "critc" is unknown. Use one of stock, shadow',
+  ],
+  [
+    "an id that is no slug",
+    ["--id", "Acme Lab"],
+    'Cannot write the submission: --id "Acme Lab" is not a slug.',
+  ],
+  [
+    "more than 10 attempts",
+    ["--attempts", "11"],
+    'Cannot write the submission: --attempts "11" is not 1 to 10.',
+  ],
+  ["a model without vendor", ["--model", "opus"], '--model "opus" has no provider prefix'],
+  ["a blank dataset version", ["--dataset-version", " "], "--dataset-version is blank"],
+];
+for (const [name, extra, says] of SUB_REFUSALS) {
+  sub(`refuses ${name}, writing nothing`, async () => {
+    const dir = await submissionCheckout();
+    const args = [...SUB_ARGS(dir), "--contact", "a@b.test"];
+    for (let i = 0; i < extra.length; i += 2) {
+      const at = args.indexOf(extra[i]);
+      if (at >= 0) args[at + 1] = extra[i + 1];
+      else args.push(extra[i], extra[i + 1]);
+    }
+    const run = await cli([...args, "--apply"]);
+    assert.is(run.code, 2, run.out);
+    assert.match(run.err, says);
+    assert.not.ok(existsSync(join(dir, "configs", "submissions")));
+  });
+}
+
+sub("refuses without a dataset version or a contact, saying how to get each", async () => {
+  const dir = await submissionCheckout("");
+  const noVersion = await cli([...SUB_ARGS(dir), "--contact", "a@b.test"]);
+  assert.is(noVersion.code, 2);
+  assert.match(noVersion.err, "data/.chi-bench-version is missing or empty");
+  // No git user anywhere: not in the checkout, nor in a global or system config.
+  const empty = join(dir, "empty.gitconfig");
+  writeFileSync(empty, "");
+  Deno.env.set("GIT_CONFIG_GLOBAL", empty);
+  Deno.env.set("GIT_CONFIG_NOSYSTEM", "1");
+  const noContact = await cli([...SUB_ARGS(dir), "--dataset-version", "chi-bench-v1.0.0"]).finally(() => {
+    Deno.env.delete("GIT_CONFIG_GLOBAL");
+    Deno.env.delete("GIT_CONFIG_NOSYSTEM");
+  });
+  assert.is(noContact.code, 2);
+  assert.match(noContact.err, "--contact is missing");
+});
+
+sub.after(() => {
+  for (const dir of SUB_DIRS) rmSync(dir, { recursive: true, force: true });
+});
+
+sub.run();

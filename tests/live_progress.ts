@@ -48,6 +48,7 @@ function trial(arm: string, n: number, at: { outcome: Row["outcome"]; ago: numbe
     rules: [],
     failedChecks: [],
     trialDir: `/c/logs/${arm}/cm/t${n}`,
+    exception: null,
     trajectory: null,
     scorecard: null,
     guarded: false,
@@ -60,6 +61,8 @@ function trial(arm: string, n: number, at: { outcome: Row["outcome"]; ago: numbe
     touched: running ? NOW - at.ago * MIN : 0,
     started: NOW - (at.ago + 20) * MIN,
     finished: running ? null : NOW - at.ago * MIN,
+    ending: null,
+    facts: null,
   };
 }
 

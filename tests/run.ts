@@ -36,6 +36,7 @@ export const QUICK = [
   "estimate",
   "evidence",
   "gap",
+  "guard_facts",
   "handbook",
   "hook",
   "integrity",

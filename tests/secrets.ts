@@ -133,7 +133,6 @@ const KEPT = [
   "secretory endometrium with no hyperplasia",
   "| Board certification / credentials | Yes |",
   "requires api_key, auth_token, or credentials to be set",
-  "Session ID: 3f2a9c1b7d6e4f5a8b9c0d1e2f3a4b5c",
   "/tmp/.python_tmp/3f2a9c1b7d6e4f5a8b9c0d1e2f3a4b5c.py",
   "the secret CM-CASE-CM_COMPLEX_HF_AFIB_CKD_HARD_REFUSES_001 stays on file",
   "confirmation token P2P-curated-826157 and session token SES-0E12A4B9",
@@ -141,6 +140,33 @@ const KEPT = [
   "see https://www.cms.gov/medicare/coverage:section-4@latest",
 ];
 for (const text of KEPT) s(`kept: ${text.slice(0, 40)}`, () => assert.is(redactText(text), text));
+
+s("a bare 32-hex key is redacted unless the evidence holds it as an id; 40+ hex always", () => {
+  const hex = "3f2a9c1b7d6e4f5a8b9c0d1e2f3a4b5c";
+  const text = `Session ID: ${hex}`;
+  assert.is(redactText(text), "Session ID: [redacted]");
+  assert.is(secretKind(hex), "hex token");
+  const held = new Set([hex.toUpperCase()]);
+  const keep = (h: string) => held.has(h.toUpperCase());
+  assert.is(redactText(text, keep), text, "an id a result showed stays");
+  assert.is(secretKind(hex, keep), null);
+  assert.is(redactText(`case_id=${hex}`, keep), `case_id=${hex}`);
+  assert.is(redactText(`case_id=${hex}`), "case_id=[redacted]", "glued to a name, still redacted");
+  const sha1 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b";
+  assert.is(redactText(`sha ${sha1}`, () => true), "sha [redacted]", "40+ hex is a key wherever it is");
+  // Not glued ids: a `-` or `_` joins it to a name, a `.` to a file extension.
+  for (const id of [`call_${hex}`, `DOC-${hex}`, `${hex}.py`]) assert.is(redactText(id), id);
+});
+
+s("a random base64 key glued to a name by = is redacted; the name and an id glued the same way stay", () => {
+  const key = "Q2xhdWRlIGlzIGFuIEFJIGFzc2lzdGFudCBtYWRlIGJ5IEFudGhyb3BpYw9x";
+  assert.is(redactText(`case_id=${key}`), "case_id=[redacted]");
+  assert.is(redactText(`?a=1&token_hint=${key}==`), "?a=1&token_hint=[redacted]");
+  assert.is(
+    redactText("case_id=CASE-3903B8ED&document_id=DOC-CM_METABOLIC_SYNDROME_HARD_REFUSES_001-006"),
+    "case_id=CASE-3903B8ED&document_id=DOC-CM_METABOLIC_SYNDROME_HARD_REFUSES_001-006",
+  );
+});
 
 // The seven shapes #32 found reaching ledgers, and what is left of each.
 const FOUND_BY_32: [string, string][] = [

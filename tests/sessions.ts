@@ -115,6 +115,24 @@ s("past the record or session cap the least recently used go first, never the se
   assert.equal(state(store.evidence("d")), state(foldLedger(records)));
 });
 
+s("past the record cap the session holding the most in memory is checkpointed and stays held", () => {
+  // Many sessions posting at once: releasing the least recently used only made it the next to load again.
+  const { dir, store } = storeOf({ FIABLE_RESIDENT_RECORDS: "30" });
+  const sessions = ["a", "b", "c", "d"];
+  for (const id of sessions) store.evidence(id);
+  const folded: Record<string, LedgerRecord[]> = { a: [], b: [], c: [], d: [] };
+  for (let i = 0; i < 60; i++) {
+    const id = sessions[i % 4];
+    const record = { ...LEDGER[i % LEDGER.length], session: id };
+    folded[id].push(record);
+    store.fold(record, false, appendRecord(dir, record));
+  }
+  assert.equal(sessions.map((id) => store.holds(id)), [true, true, true, true], "a session was released");
+  assert.is(store.size().releases.evicted, 0);
+  assert.is(store.size().records, 60);
+  for (const id of sessions) assert.equal(state(store.evidence(id)), state(foldLedger(folded[id])), id);
+});
+
 s("bad limits keep the defaults and say which variable was wrong", () => {
   const { limits, note } = sessionLimits({ FIABLE_RESIDENT_RECORDS: "lots", FIABLE_SESSION_ENDED_MS: "0" });
   assert.equal([limits.maxRecords, limits.endedMs], [50_000, 5_000]);

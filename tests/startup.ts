@@ -1,10 +1,6 @@
 /**
- * What a hook process loads under Deno (issue 20): only the guard's own modules, no `node:` module (the
- * first one starts Deno's node-compat layer, ≈ 30 ms) and no npm package (resolved at start-up); the profile
- * parser, handbook index, http server, resident check, live post and settings writer stay behind lazy.ts,
- * loaded only by the commands and events that use them. Under Node the guard file is a
- * loader that compiles the bundle with a V8 code cache, and stdin is read synchronously: the cache's every
- * fallback and the ways stdin arrives are checked here with real processes.
+ * The Node guard file's start-up: a loader that compiles the bundle with a V8 code cache, and stdin read
+ * synchronously. The cache's every fallback and the ways stdin arrives are checked here with real processes.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
@@ -24,145 +20,13 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseLedger } from "../lib/guard/ledger/ledger.ts";
-import { lazy, LAZY_PATHS, type LazyName } from "../lib/guard/runtime/lazy.ts";
-import { literalLoader } from "../lib/guard/lazy_node.ts";
-import { guardHash, moduleGraph } from "../bundle.ts";
-import { runGuard, type Runtime, runtimes, testBundle } from "./support/guard_process.ts";
+import { guardHash } from "../bundle.ts";
+import { runGuard, runtimes, testBundle } from "./support/guard_process.ts";
 import { post as postPayload, pre } from "./support/payloads.ts";
-
-const ROOT = join(import.meta.dirname ?? ".", "..");
-
-/** The modules an entry can reach (see `moduleGraph`), as paths from the root (or their specifiers). */
-async function reachable(entry: string): Promise<Set<string>> {
-  return new Set((await moduleGraph(entry)).map((m) => relative(m.specifier)));
-}
-
-const relative = (specifier: string) =>
-  specifier.startsWith("file:") ? specifier.slice(pathToFileURL(ROOT).href.length + 1) : specifier;
 
 const s = suite("startup");
 const SUBMIT = pre("s1", "auth_submit_authorization", { case_id: "CASE-ACT-001" });
-
-/**
- * The modules a `deno run guard.ts pre` process fetched, from Deno's own debug log (`-L debug` names each file
- * its fetcher reads), and whether it touched the npm installer's lock. Deno fetches the modules of literal
- * dynamic imports too, so a static-graph walk would not show what a hook process pays for.
- */
-async function fetchedByHook(
-  env: Record<string, string> = {},
-): Promise<{ modules: string[]; npmLock: boolean; stdout: string }> {
-  const dir = mkdtempSync(join(tmpdir(), "fiable-fetched-"));
-  const logged: Runtime = {
-    name: "deno, debug log",
-    // auto, as deno.json's tasks run: a graph with an npm package would take the npm installer's lock.
-    argv: (word) => [
-      Deno.execPath(),
-      "run",
-      "-L",
-      "debug",
-      "--node-modules-dir=auto",
-      "-A",
-      join(ROOT, "guard.ts"),
-      word,
-    ],
-  };
-  const run = await runGuard(logged, "pre", SUBMIT, {
-    FIABLE_LEDGER_DIR: dir,
-    FIABLE_CC_ARM: "critic",
-    ...env,
-  });
-  const modules = [...run.stderr.matchAll(/fetch_no_follow - specifier: (\S+)/g)].map((m) => relative(m[1]));
-  return { modules, npmLock: /Acquir\w+ file lock at \S*node_modules/.test(run.stderr), stdout: run.stdout };
-}
-
-s(
-  "a Deno hook process fetches only the guard's own modules: no npm package, nothing it does not use",
-  async () => {
-    const { modules, npmLock, stdout } = await fetchedByHook();
-    assert.match(stdout, "permissionDecision");
-    // The log format is Deno's own: if it changed, this must fail rather than pass on an empty list.
-    assert.ok(modules.includes("guard.ts") && modules.includes("lib/guard/event.ts"), modules.join(" "));
-    const foreign = modules.filter((m) =>
-      !m.startsWith("lib/") && !m.startsWith("rules/") && m !== "guard.ts"
-    );
-    assert.equal(foreign, [], `a hook process fetches ${foreign.join(", ")}`);
-    const unused = Object.entries(LAZY_PATHS).filter(([name]) => name !== "command")
-      .map(([, p]) => new URL(p, "file:///lib/guard/runtime/").pathname.slice(1)).filter((m) =>
-        modules.includes(m)
-      );
-    assert.equal(unused, [], `a hook process fetches ${unused.join(", ")}`);
-    for (
-      const m of [
-        "lib/guard/resident/serve.ts",
-        "lib/guard/config/claude_settings.ts",
-        "lib/cli.ts",
-        "lib/guard/runtime/host_node.ts",
-      ]
-    ) {
-      assert.not.ok(modules.includes(m), `a hook process fetches ${m}`);
-    }
-    assert.not.ok(npmLock, "a hook process takes the npm installer's lock (an npm package is in its graph)");
-  },
-);
-
-s(
-  "every lazy module loads by its computed URL, the same module the Node bundles' literal loader names",
-  async () => {
-    for (const name of Object.keys(LAZY_PATHS) as LazyName[]) {
-      const [byUrl, byLiteral] = await Promise.all([
-        lazy<object>(name),
-        literalLoader(name) as Promise<object>,
-      ]);
-      assert.ok(Object.keys(byUrl).length > 0, `${name} has no exports`);
-      assert.ok(byUrl === byLiteral, `${name}: ${LAZY_PATHS[name]} is not the module lazy_node.ts imports`);
-    }
-    const graph = await reachable("guard.ts");
-    assert.not.ok(
-      graph.has("lib/guard/runtime/host_node.ts"),
-      "guard.ts reaches lib/guard/runtime/host_node.ts",
-    );
-    assert.not.ok(graph.has("lib/guard/lazy_node.ts"), "guard.ts reaches lib/guard/lazy_node.ts");
-  },
-);
-
-s(
-  "a Deno hook process runs no node-compat code (its CPU profile names none)",
-  async () => {
-    // The module list is not all: a global can load Deno's node-compat layer lazily (Deno 2.9's setTimeout
-    // loads node:timers, ≈ 30 ms). A sampling profile misses nothing that costs milliseconds.
-    const dir = mkdtempSync(join(tmpdir(), "fiable-profile-"));
-    const profiled: Runtime = {
-      name: "deno, profiled",
-      argv: (word) => [
-        Deno.execPath(),
-        "run",
-        "-A",
-        "--cpu-prof",
-        `--cpu-prof-dir=${join(dir, "prof")}`,
-        join(ROOT, "guard.ts"),
-        word,
-      ],
-    };
-    const run = await runGuard(profiled, "pre", SUBMIT, {
-      FIABLE_LEDGER_DIR: join(dir, "ledger"),
-      FIABLE_CC_ARM: "critic",
-    });
-    assert.match(run.stdout, "permissionDecision");
-    const [file] = readdirSync(join(dir, "prof"));
-    const profile = JSON.parse(readFileSync(join(dir, "prof", file), "utf8")) as {
-      nodes: { callFrame: { url: string } }[];
-    };
-    const urls = new Set(profile.nodes.map((n) => n.callFrame.url));
-    assert.ok(
-      [...urls].some((u) => u.endsWith("/lib/guard/engine/decide.ts")),
-      "the profile does not show decide.ts running",
-    );
-    const nodeCompat = [...urls].filter((u) => u.startsWith("ext:deno_node/") || u.startsWith("node:"));
-    assert.equal(nodeCompat, [], `the hook ran ${nodeCompat.join(", ")}`);
-  },
-);
 
 // The Node loader's code cache: where it goes, when it is reused, and that no cache problem reaches the hook.
 

@@ -58,6 +58,8 @@ export interface LedgerStats {
   closure: string[];
   first: string | null;
   last: string | null;
+  /** The last ending recorded, and when: the agent's stop, or an API error (StopFailure); absent: none yet. */
+  ending?: { kind: "stop" | "api_error"; t: string };
 }
 
 const ENFORCED = new Set(["deny", "block", "release"]);
@@ -122,6 +124,14 @@ export class StatsFold {
     if (decision === "error") s.errors++;
     if (event === "guard" && decision === "gap") s.gaps++;
     if (event === "guard" && decision === "restart") s.restarts++;
+    const ended = event === "stop-fail"
+      ? "api_error"
+      : event === "stop" && r.note !== "subagent stop"
+      ? "stop"
+      : null;
+    if (ended && typeof r.t === "string" && (!s.ending || r.t >= s.ending.t)) {
+      s.ending = { kind: ended, t: r.t };
+    }
     const hits = Array.isArray(r.rules) ? r.rules : [];
     const ids = hits.map((h) => h && typeof h.id === "string" ? h.id : "").filter(Boolean);
     if (event === "stop" && decision !== "allow" && (ENFORCED.has(decision) || decision === "shadow")) {

@@ -5,6 +5,7 @@
  */
 import type { LedgerStats, LedgerTail } from "./ledgers.ts";
 import type { ReplayVerdict } from "./verdicts.ts";
+import type { GuardFacts } from "../../lib/results/guard_facts.ts";
 
 /** Where a row's data came from: a trial dir, a ledger with no trial dir yet, or records posted live. */
 export type RowSource = "trial" | "live" | "ingest";
@@ -21,8 +22,8 @@ export interface ReplayMark {
   stopBlocks: number;
   closure: string[];
   /**
-   * Replay's own verdict (its summary.json, dashboard/verdicts.ts): what every replay figure counts; absent
-   * when only the ledgers were found. A not-observable trial has one whose `verdict` is null.
+   * Replay's own verdict (its summary.json, read/verdicts.ts): what every replay figure counts; absent when
+   * only the ledgers were found. A not-observable trial has one whose `verdict` is null.
    */
   verdict?: ReplayVerdict;
 }
@@ -56,6 +57,8 @@ export interface Row {
   rules: string[];
   failedChecks: string[];
   trialDir: string | null;
+  /** Harbor's exception when the trial ended on one (`result.json` exception_info), else null. */
+  exception: { type: string; message: string } | null;
   trajectory: string | null;
   scorecard: string | null;
   /** True when a guard ledger was found for the trial. */
@@ -77,6 +80,10 @@ export interface Row {
   touched: number;
   started: number | null;
   finished: number | null;
+  /** How the run ended, as the guard recorded it: the agent's stop, an API error (StopFailure), or null. */
+  ending: "stop" | "api_error" | null;
+  /** The guard's facts from result.json (a packet's trial has them in place of its ledgers). */
+  facts: GuardFacts | null;
 }
 
 /** FNV-1a of a string as 14 hex digits: a row's opaque URL id. */

@@ -61,6 +61,7 @@ function merged(stats: LedgerStats[]): Omit<LedgerStats, "session" | "first" | "
     arm: stats.find((s) => s.arm)?.arm ?? null,
     replay: stats.some((s) => s.replay),
     last: stats.map((s) => s.last).filter((t): t is string => !!t).sort().pop() ?? null,
+    ending: stats.map((s) => s.ending).filter((e) => !!e).sort((a, b) => a!.t < b!.t ? -1 : 1).pop(),
   };
 }
 
@@ -192,6 +193,7 @@ export function buildModel(src: RowSources): Model {
       ...guardFigures(m),
       failedChecks: info.failedChecks,
       trialDir: info.ref.dir,
+      exception: s.exception,
       trajectory: info.ref.trajectory,
       scorecard: info.ref.scorecard,
       guarded: parts.length > 0 || ingestKeys.length > 0,
@@ -206,6 +208,8 @@ export function buildModel(src: RowSources): Model {
       touched: info.touched,
       started: s.trial.start !== null ? s.trial.start * 1000 : null,
       finished: s.trial.end !== null ? s.trial.end * 1000 : null,
+      ending: m.ending?.kind ?? (info.facts && info.facts.ending !== "none" ? info.facts.ending : null),
+      facts: info.facts,
     });
     model.parts.set(id, parts);
     model.replayParts.set(id, replayArms);
@@ -228,6 +232,7 @@ export function buildModel(src: RowSources): Model {
     ...guardFigures(stats),
     failedChecks: [],
     trialDir: null,
+    exception: null,
     trajectory: null,
     scorecard: null,
     guarded: true,
@@ -240,6 +245,8 @@ export function buildModel(src: RowSources): Model {
     touched: 0,
     started: null,
     finished: null,
+    ending: stats.ending?.kind ?? null,
+    facts: null,
   });
   for (const [session, parts] of bySession) {
     if (usedSessions.has(session)) continue;

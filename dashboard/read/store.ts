@@ -21,7 +21,8 @@ import {
 } from "./ledgers.ts";
 import { emptyModel, type Model, type Row } from "./model.ts";
 import { buildModel } from "./rows.ts";
-import { armOfPath, readTrialInfo, type TrialInfo } from "./sources/trials.ts";
+import { readTrialInfo, type TrialInfo } from "./sources/trials.ts";
+import { type ArmNames, armNames } from "./arms.ts";
 import { LedgerFiles } from "./sources/ledger_files.ts";
 import { ReplaySources } from "./sources/replays.ts";
 import { INGEST_CAPS, IngestedLedgers } from "./sources/ingest.ts";
@@ -32,6 +33,8 @@ import { type AggregateFile, SavedAggregates } from "./sources/aggregates.ts";
 export interface Sources {
   /** Trial trees and ledger dirs (`--logs`). */
   logs: string[];
+  /** A name for every trial below a log root (`--logs NAME=DIR`), by root. */
+  names?: Record<string, string>;
   /** Aggregate and replay results (`--results`). */
   results: string[];
   /** Seconds since its last write for a ledger to count as live. */
@@ -70,6 +73,7 @@ export class Store {
   #ingest = new IngestedLedgers();
   #model: Model = emptyModel();
   #saved = new SavedAggregates();
+  #arms: ArmNames = { names: new Map(), mixed: [] };
   /** What the scans saw of the trial trees: a rescan reads only the folders that changed since. */
   #walked = { trials: new WalkCache(), ledgers: new WalkCache(), replays: new WalkCache() };
   private lastScan = -Infinity;
@@ -226,7 +230,8 @@ export class Store {
         continue;
       }
       const ref = trialRef(dir);
-      const info = readTrialInfo(ref, armOfPath(this.rootOf(dir), dir), this.sources);
+      const root = this.rootOf(dir);
+      const info = readTrialInfo(ref, { dir: root, name: this.sources.names?.[root] }, this.sources);
       if (!known || known.outcome !== info.outcome || known.ref.ledgers.join() !== ref.ledgers.join()) {
         this.trialsVersion++;
       }
@@ -293,8 +298,22 @@ export class Store {
     }));
   }
 
+  /** The folders whose trials ran as more than one arm (shown as separate arms), as of the last build. */
+  mixedArms(): ArmNames["mixed"] {
+    return this.#arms.mixed;
+  }
+
   private build(): void {
     const t0 = performance.now();
+    this.#arms = armNames(new Map([...this.#trials].map(([dir, t]) => [dir, t.claim])));
+    let renamed = false;
+    for (const [dir, t] of this.#trials) {
+      const arm = this.#arms.names.get(dir)!;
+      if (t.arm !== arm) renamed = true;
+      t.arm = arm;
+    }
+    // The figures are per arm: a trial that changed arm (a second run came in, say) changes them.
+    if (renamed) this.trialsVersion++;
     this.#model = buildModel({
       trials: this.#trials.values(),
       files: this.#files,

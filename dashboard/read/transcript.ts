@@ -15,7 +15,8 @@ import {
 import type { LedgerRecord } from "../../lib/guard/engine/record.ts";
 import { isMutating, normalizeToolName } from "../../lib/guard/engine/names.ts";
 import type { RuleMeta } from "../../lib/guard/engine/rule.ts";
-import { redact, redactText } from "../../lib/guard/engine/secrets.ts";
+import { KEEP_HEX, type KeepHex, redact, redactText } from "../../lib/guard/engine/secrets.ts";
+import { extractIds, normalizeId } from "../../lib/guard/engine/ids.ts";
 
 /** Token and cost figures of one step, where the trajectory has them. */
 export interface StepMetrics {
@@ -197,15 +198,18 @@ function interleave(steps: Item[], extra: Item[]): Item[] {
   return out;
 }
 
-/** A call with its texts, arguments and records redacted. */
-function redactCall(c: CallItem): CallItem {
-  const record = (r: LedgerRecord | null) => (r ? redact(r) as LedgerRecord : null);
+/** A call with its texts, arguments and records redacted; its result keeps its own hex ids (`KEEP_HEX`). */
+function redactCall(c: CallItem, keep: KeepHex): CallItem {
+  const state = () => ({ deep: false, keep });
+  const record = (r: LedgerRecord | null) => (r ? redact(r, "", state()) as LedgerRecord : null);
   return {
     ...c,
-    input: redact(c.input) as Record<string, unknown>,
-    keyArgs: c.keyArgs.map(([k, v]) => [k, String((redact({ [k]: v }) as Record<string, unknown>)[k])]),
-    result: redactText(c.result),
-    script: c.script === null ? null : redactText(c.script),
+    input: redact(c.input, "", state()) as Record<string, unknown>,
+    keyArgs: c.keyArgs.map((
+      [k, v],
+    ) => [k, String((redact({ [k]: v }, "", state()) as Record<string, unknown>)[k])]),
+    result: redactText(c.result, KEEP_HEX),
+    script: c.script === null ? null : redactText(c.script, keep),
     guard: record(c.guard),
     post: record(c.post),
     would: record(c.would),
@@ -213,24 +217,37 @@ function redactCall(c: CallItem): CallItem {
 }
 
 /**
- * An item with every text it shows redacted: the trajectory is the agent's raw record, so a key the model
+ * The items with every text they show redacted: the trajectory is the agent's raw record, so a key the model
  * was given or pasted would otherwise reach the page (ledger records are redacted when written; older ones
- * are redacted here too).
+ * are redacted here too). A bare hex id is kept where the trial's prompt or a result showed it, as the guard
+ * keeps what its evidence holds.
  */
-function redactItem(item: Item): Item {
-  switch (item.kind) {
-    case "record":
-      return { ...item, record: redact(item.record) as LedgerRecord };
-    case "agent":
-      return {
-        ...item,
-        text: redactText(item.text),
-        reasoning: redactText(item.reasoning),
-        calls: item.calls.map(redactCall),
-      };
-    default:
-      return { ...item, text: redactText(item.text) };
+function redactItems(items: Item[]): Item[] {
+  const held = new Set<string>();
+  for (const item of items) {
+    if (item.kind === "prompt") { for (const id of extractIds(item.text)) held.add(id); }
+    if (item.kind === "agent") {
+      for (const c of item.calls) for (const id of extractIds(c.result)) held.add(id);
+    }
   }
+  const keep: KeepHex = (hex) => held.has(normalizeId(hex));
+  return items.map((item) => {
+    switch (item.kind) {
+      case "record":
+        return { ...item, record: redact(item.record, "", { deep: false, keep }) as LedgerRecord };
+      case "agent":
+        return {
+          ...item,
+          text: redactText(item.text, keep),
+          reasoning: redactText(item.reasoning, keep),
+          calls: item.calls.map((c) => redactCall(c, keep)),
+        };
+      case "prompt":
+        return { ...item, text: redactText(item.text, KEEP_HEX) };
+      default:
+        return { ...item, text: redactText(item.text, keep) };
+    }
+  });
 }
 
 /** The transcript of a trial: trajectory steps with the ledger and a replay overlay on the same timeline. */
@@ -274,7 +291,7 @@ export function buildTranscript(input: {
       sidechain: c.sidechain ?? false,
     };
   };
-  if (!trajectory) return ledgerTranscript(records, overlay).map(redactItem);
+  if (!trajectory) return redactItems(ledgerTranscript(records, overlay));
   const results = new Map<string, unknown>();
   for (const s of trajectory.steps) {
     for (const r of s.observation?.results ?? []) {
@@ -361,8 +378,8 @@ export function buildTranscript(input: {
       calls: items,
     });
   });
-  return interleave(steps, [...placed(records, used, false), ...placed(overlay, usedWould, true)]).map(
-    redactItem,
+  return redactItems(
+    interleave(steps, [...placed(records, used, false), ...placed(overlay, usedWould, true)]),
   );
 }
 

@@ -23,6 +23,8 @@ export interface ReplayVerdict {
   /** Null when the trial is not observable (then `unobservable` says why). */
   verdict: ArmVerdict | null;
   unobservable: string | null;
+  /** Each rule's first blocked call, as the trajectory step it is in (the stop gate has none). */
+  steps: Record<string, number>;
 }
 
 /** The key a trial goes by in both the replay's summary and the dashboard: its packet folder's name and its name. */
@@ -53,11 +55,17 @@ export function readVerdicts(dir: string): Map<string, ReplayVerdict[]> | { why:
     const key = verdictKey(packetName(t.packet ?? ""), t.name);
     const list = out.get(key) ?? [];
     for (const arm of Object.keys(t.arms) as Arm[]) {
+      const steps: Record<string, number> = {};
+      for (const [id, fired] of Object.entries(t.arms[arm]?.rules ?? {})) {
+        const first = Math.min(...(fired?.calls ?? []).map((c) => c.step));
+        if (Number.isFinite(first)) steps[id] = first;
+      }
       list.push({
         arm,
         passed: t.passed,
         verdict: armVerdict(t, arm),
         unobservable: t.observable === false ? t.unobservable ?? "not observable" : null,
+        steps,
       });
     }
     out.set(key, list);

@@ -44,6 +44,8 @@ form#filters{margin:.5rem 0}form#filters label{margin-right:1rem}.would{color:#9
 #trials td:nth-child(10),#trials td:nth-child(11){max-width:12rem;font-size:12px}
 #trials td.checks{max-width:15rem;min-width:8rem}.failed-ids code{word-break:break-all;font-size:11px}.ledger-link{display:block;font-size:11px}
 #decisions a.active{font-weight:700;text-decoration:none;color:inherit}#checks td{vertical-align:top}#checks td.doom{max-width:16rem;font-size:12px;word-break:break-word}#checks td.timing{white-space:nowrap;font-size:13px}#checks td.checks{min-width:13rem}
+#alignment tr.args-differ td.call-cell{background:#fefce8}.badge.args{background:#fde68a;margin-top:.2rem}
+.argdiff{list-style:none;margin:.2rem 0 0;padding:0;font-size:12px}.argdiff .k{color:#6b7280;font-family:monospace}
 .guard-ok{margin-left:.6rem;font-size:12px;color:#047857}
 dl.facts{display:grid;grid-template-columns:auto 1fr;gap:.1rem .6rem}dl.facts dt{color:#6b7280}
 .overlays a.active,.overlays a.active{font-weight:700}

@@ -8,17 +8,21 @@ import type { LedgerRecord } from "../../lib/guard/engine/record.ts";
 import type { CallItem } from "../read/transcript.ts";
 import { cls, Decision, json } from "./format.tsx";
 
-const Hits: FC<{ record: LedgerRecord }> = ({ record }) => (
+/** The rules a record names, each with the checks it protects and its message, unless `shown` says it already. */
+const Hits: FC<{ record: LedgerRecord; shown: string }> = ({ record, shown }) => (
   <>
-    {(Array.isArray(record.rules) ? record.rules : []).map((h) => (
-      <div class="hit">
-        <strong>{String(h?.id ?? "")}</strong>
-        {Array.isArray(h?.checks) && h.checks.length
-          ? <span class="checks">{` → ${h.checks.join(", ")}`}</span>
-          : null}
-        <div class="msg">{String(h?.message ?? "")}</div>
-      </div>
-    ))}
+    {(Array.isArray(record.rules) ? record.rules : []).map((h) => {
+      const message = String(h?.message ?? "");
+      return (
+        <div class="hit">
+          <strong>{String(h?.id ?? "")}</strong>
+          {Array.isArray(h?.checks) && h.checks.length
+            ? <span class="checks">{` → ${h.checks.join(", ")}`}</span>
+            : null}
+          {message && !shown.includes(message) ? <div class="msg">{message}</div> : null}
+        </div>
+      );
+    })}
   </>
 );
 
@@ -55,6 +59,7 @@ export function quietAllow(r: LedgerRecord): boolean {
 export const GuardBox: FC<{ record: LedgerRecord; would?: string }> = ({ record, would }) => {
   const d = String(record.decision);
   const quiet = quietAllow(record);
+  const reason = d === "deny" && record.reason ? json(record.reason) : "";
   return (
     <div class={`guard gd-${cls(d)} ${would ? "would" : ""} ${quiet ? "quiet" : ""}`}>
       <span class="who">{would ? `replay (${would}) would have:` : "guard:"}</span> <Decision value={d} />
@@ -65,13 +70,14 @@ export const GuardBox: FC<{ record: LedgerRecord; would?: string }> = ({ record,
       {record.case ? <span class="muted">{` · case ${record.case}`}</span> : null}
       {quiet ? null : (
         <>
-          <Hits record={record} />
+          {/* Each rule's message once: in the reason as the model read it when that is shown, else here. */}
+          <Hits record={record} shown={reason} />
           <Votes record={record} />
-          {d === "deny" && record.reason
+          {reason
             ? (
-              <details class="reason">
+              <details class="reason" open>
                 <summary>the block reason as the model read it</summary>
-                <pre>{json(record.reason)}</pre>
+                <pre>{reason}</pre>
               </details>
             )
             : null}

@@ -2,9 +2,9 @@
  * Command mode: one hook event on stdin, one JSON reply on stdout, exit 0 whatever happens (guard.ts loads it
  * for an event word).
  */
-import type { EventWord } from "./engine/hook.ts";
-import { host } from "./runtime/host.ts";
-import { lazy } from "./runtime/lazy.ts";
+import { type EventWord, neutralReply } from "./engine/hook.ts";
+import process from "node:process";
+import * as io from "./io.ts";
 import { CHECKPOINT_EVERY, type LoadedEvidence, loadEvidence, writeCheckpoint } from "./ledger/checkpoint.ts";
 import { readsEvidence } from "./engine/decide.ts";
 import type { Arm } from "./engine/record.ts";
@@ -17,13 +17,8 @@ import { lockLedger } from "./ledger/lock.ts";
 /** Stdin under a bound: an oversized input is drained, keeping its head and tail (see `inputCollector`). */
 async function readStdin(): Promise<BoundedInput> {
   const input = inputCollector();
-  await host.readStdin((chunk) => input.push(chunk));
+  await io.readStdin((chunk) => input.push(chunk));
   return input.done();
-}
-
-/** Node's `process`, for the commands other than the hook path (which must not load a `node:` module). */
-async function nodeProcess(): Promise<NodeJS.Process> {
-  return (await lazy<typeof import("./runtime/node_process.ts")>("nodeProcess")).default;
 }
 
 /**
@@ -32,11 +27,30 @@ async function nodeProcess(): Promise<NodeJS.Process> {
  * and record are out, without waiting for the cancelled budget timer (see `Host.timer`).
  */
 export async function runCommand(word: EventWord, env: Record<string, string | undefined>): Promise<void> {
+  let answered = false;
+  try {
+    await commandEvent(word, env, () => (answered = true));
+  } catch (err) {
+    // An error outside the event's own fail-open (its settings, its signals, a fault injected before it):
+    // still the one neutral answer, once, and exit 0 (issue 40).
+    if (!answered) io.writeOut(JSON.stringify(neutralReply(word)) + "\n");
+    io.writeErr(`fiable-guard: command mode failed (${(err as Error)?.message ?? err}); allowed\n`);
+  }
+  io.exit(0);
+}
+
+/** `runCommand`'s work; `answered` is called once the reply is out. */
+async function commandEvent(
+  word: EventWord,
+  env: Record<string, string | undefined>,
+  answered: () => void,
+): Promise<void> {
+  if (env.FIABLE_FAULT === "crash-command") throw new Error("fault injected: crash-command");
   const loaded = await loadSettings(env);
   const settings = eventSettings(word, loaded.settings, env);
   const interrupt = new Promise<string>((resolve) => {
     for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
-      host.onceSignal(signal, () => resolve(`${signal} received mid-hook; allowed`));
+      io.onceSignal(signal, () => resolve(`${signal} received mid-hook; allowed`));
     }
   });
   // The session's evidence from its checkpoint and the lines after it (lib/guard/ledger/checkpoint.ts), for the
@@ -56,7 +70,10 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
         ? (folded = loadEvidence(settings.ledgerDir, session, { checkpoint: checkpoints })).ev
         : null,
     reread: (session) => (folded = loadEvidence(settings.ledgerDir, session, { checkpoint: false })).ev,
-    send: (reply) => host.writeOut(JSON.stringify(reply) + "\n"),
+    send: (reply) => {
+      io.writeOut(JSON.stringify(reply) + "\n");
+      answered();
+    },
     saved: (record) => {
       // The Node loader writes its code cache again, once, for a process that took a path it does not hold yet.
       if (folded?.from) {
@@ -68,7 +85,6 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
     lock: (session) => lockLedger(settings.ledgerDir, session, LOCK_WAIT_MS),
   });
   await live;
-  host.exit(0);
 }
 
 /** How long a deny waits for the session's ledger lock (another parallel call deciding and recording). */
@@ -103,10 +119,8 @@ async function checkResident(
   session: string,
   env: Record<string, string | undefined>,
 ): Promise<string | undefined> {
-  const { expectedGuard, foreign, probe, startResident, waitHealthy } = await lazy<
-    typeof import("./resident/resident.ts")
-  >(
-    "resident",
+  const { expectedGuard, foreign, probe, startResident, waitHealthy } = await import(
+    "./resident/resident.ts"
   );
   let expected;
   try {
@@ -124,7 +138,7 @@ async function checkResident(
   try {
     const note = `SessionStart check: the resident guard on port ${port} did not answer; started it again`;
     const started = startResident({
-      script: (await nodeProcess()).argv[1],
+      script: process.argv[1],
       port,
       arm,
       ledgerDir,

@@ -2,6 +2,8 @@
  * The guard's subcommands (`serve`, `up`, `settings`), its `--help` and its refusals, loaded by guard.ts only
  * when the first argument is not a hook event: a hook never pays for the parser or the servers.
  */
+import { existsSync, readFileSync } from "node:fs";
+import { basename } from "node:path";
 import process from "node:process";
 import { type CommandSpec, type OptionSpec, type Parsed, portNumber, runCli } from "../cli.ts";
 import { type Arm, ARMS } from "./engine/record.ts";
@@ -26,7 +28,7 @@ export const GUARD_CLI: CommandSpec = {
   summary: "The hook: one hook JSON object on stdin, exactly one JSON object on stdout, exit 0.",
   usage: [
     `deno run -A guard.ts pre (${Object.keys(EVENTS).filter((e) => e !== "pre").join(", ")})`,
-    "deno run -A guard.ts serve|up|settings [options]   (guard.ts <command> --help)",
+    "deno run -A guard.ts serve|up|settings|facts [options]   (guard.ts <command> --help)",
   ],
   options: {},
   commands: [
@@ -34,6 +36,7 @@ export const GUARD_CLI: CommandSpec = {
     { name: "serve", description: "the resident guard for http hooks" },
     { name: "up", description: "bring the resident guard up in a trial and write the hook settings" },
     { name: "settings", description: "print the settings.json the guard is installed with" },
+    { name: "facts", description: "print the guard's facts about a finished trial (for its result.json)" },
   ],
   notes: [
     "A hook never fails a run: any internal error, bad input or time overrun answers allow (exit 0) and is",
@@ -131,6 +134,29 @@ export const SETTINGS_CLI: CommandSpec = {
   },
   args: "none",
   example: "deno run -A guard.ts settings --mode http --arm checklist --port 8787",
+};
+
+/** `guard.ts facts`. */
+export const FACTS_CLI: CommandSpec = {
+  name: "guard facts",
+  summary: "Prints the guard's facts about one finished trial as one JSON object (the fiable-cc harness " +
+    "stores it in result.json): arm, hook mode, guard and rule-set versions, coverage, blocks, endings.",
+  usage: ["node fiable-guard.cjs facts --trial DIR [--arm A]"],
+  options: {
+    trial: {
+      type: "string",
+      value: "DIR",
+      description: "the trial dir as Harbor leaves it on the host (config.json, agent/) (required)",
+    },
+    arm: {
+      type: "string",
+      value: "ARM",
+      description: "the arm the harness ran, for a trial that names none itself",
+    },
+  },
+  args: "none",
+  notes: ["Exit codes: 0 printed, 1 the trial cannot be summarised (one line on stderr), 2 bad usage."],
+  example: "node fiable_guard.cjs facts --trial jobs/2026-12-01__critic/pa_um_t001__Ab3dE9f --arm critic",
 };
 
 /** The declared servers; an unusable name is refused with one line, before anything starts or is written. */
@@ -260,6 +286,45 @@ async function runUp(p: Parsed): Promise<number> {
   return 0;
 }
 
+/** `guard.ts facts --trial DIR`: the trial dir read as run integrity reads it, summarised (guard_summary.ts). */
+async function runFacts(p: Parsed): Promise<number> {
+  const dir = p.string("trial");
+  if (!dir) throw p.error("--trial is missing. Use --trial DIR, the trial dir Harbor wrote.");
+  const arm = p.string("arm");
+  if (arm !== undefined && !(ARMS as readonly string[]).includes(arm)) {
+    throw p.error(`--arm "${arm}" is unknown. Use one of ${ARMS.join(", ")}.`);
+  }
+  if (!existsSync(dir)) throw p.error(`--trial ${dir} does not exist. Pass the trial dir Harbor wrote.`);
+  const { trialRef } = await import("../results/trials.ts");
+  const { readFacts } = await import("../results/trial_facts.ts");
+  const { loadFactsReader } = await import("../results/guard_facts_reader.ts");
+  await loadFactsReader();
+  const { ledgerDigest, summariseGuard } = await import("../results/guard_summary.ts");
+  const { sha256 } = await import("../results/calls_digest.ts");
+  const { buildCommit, isGuardFile } = await import("./build_line.ts");
+  const ref = trialRef(dir);
+  const guardFile = process.argv[1] ?? "";
+  const guardText = existsSync(guardFile) ? readFileSync(guardFile) : null;
+  const bundled = guardText !== null && isGuardFile(guardText.subarray(0, 200).toString());
+  try {
+    const facts = summariseGuard(readFacts(ref), {
+      build: {
+        commit: bundled ? buildCommit(guardText!.subarray(0, 200).toString()) : null,
+        bundle_sha256: bundled ? sha256(guardText!) : null,
+      },
+      ledgerDigest: ledgerDigest(
+        ref.ledgers.map((path) => ({ name: basename(path), bytes: readFileSync(path) })),
+      ),
+      arm: arm as Arm | undefined,
+    });
+    process.stdout.write(JSON.stringify(facts) + "\n");
+    return 0;
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
 const IO = {
   out: (text: string) => void process.stdout.write(`${text}\n`),
   err: (text: string) => void process.stderr.write(`${text}\n`),
@@ -274,6 +339,7 @@ export async function guardCommand(args: string[]): Promise<number> {
   if (word === "serve") return await runCli(SERVE_CLI, rest, runServe, IO);
   if (word === "up") return await runCli(UP_CLI, rest, runUp, IO);
   if (word === "settings") return runCli(SETTINGS_CLI, rest, printSettings, IO);
+  if (word === "facts") return await runCli(FACTS_CLI, rest, runFacts, IO);
   if (word?.startsWith("-")) {
     return runCli(GUARD_CLI, args, () => {
       throw new Error("unreachable: an option with no subcommand is refused by the parser");
@@ -283,7 +349,7 @@ export async function guardCommand(args: string[]): Promise<number> {
   process.stderr.write(
     `fiable-guard: unknown event "${word ?? ""}"; answered {} (no decision). Use one of ${
       Object.keys(EVENTS).join(", ")
-    }, or serve, up, settings (see --help).\n`,
+    }, or serve, up, settings, facts (see --help).\n`,
   );
   process.stdout.write("{}\n");
   return 0;

@@ -4,8 +4,7 @@
  * under one time budget, failing open. The transports supply the input, the evidence and the way to answer.
  */
 import { type EventWord, neutralReply, parseHookInput } from "./engine/hook.ts";
-import { host } from "./runtime/host.ts";
-import { lazy } from "./runtime/lazy.ts";
+import { env, now as clock, timer, writeErr } from "./io.ts";
 import type { LedgerRecord } from "./engine/record.ts";
 import { decideOn, toGuardEvent } from "./engine/decide.ts";
 import type { Evidence } from "./engine/evidence.ts";
@@ -51,7 +50,7 @@ export async function handle(
     started?: number;
   },
 ): Promise<EventOutcome> {
-  const started = performance.now();
+  const started = clock();
   const budgetStart = options.started ?? started;
   const size = options.size ?? text.length;
   // Parsing, redacting and folding cannot be interrupted by the time budget: bound them before they start.
@@ -94,11 +93,11 @@ export async function handle(
     const config = engineConfig(settings);
     if (event.word === "prompt" || event.word === "session-start") {
       // Loaded only for the plan events, so tool-call hooks never pay for the search index.
-      const { guardHandbook } = await lazy<typeof import("./handbook.ts")>("handbook");
+      const { guardHandbook } = await import("./handbook.ts");
       config.handbook = guardHandbook(
-        host.env,
+        env,
         settings.ledgerDir,
-        settings.decisionMs - (performance.now() - budgetStart),
+        settings.decisionMs - (clock() - budgetStart),
       );
     }
     const now = new Date().toISOString();
@@ -110,7 +109,7 @@ export async function handle(
       if (!(err instanceof SpoiledCheckpoint) || !options.reread) throw err;
       outcome = decideOn(event, options.reread(event.session), config, now);
     }
-    const spent = performance.now() - budgetStart;
+    const spent = clock() - budgetStart;
     if (spent > settings.decisionMs) {
       const note = `time budget of ${settings.decisionMs} ms overrun (${Math.round(spent)} ms); allowed`;
       return {
@@ -120,7 +119,7 @@ export async function handle(
     }
     if (outcome.record) {
       if (lost) outcome.record.degraded = true;
-      outcome.record.latency_ms = Math.round((performance.now() - started) * 100) / 100;
+      outcome.record.latency_ms = Math.round((clock() - started) * 100) / 100;
       if (note) outcome.record.note = [outcome.record.note, note].filter(Boolean).join(" ");
     }
     return outcome;
@@ -134,16 +133,17 @@ export async function handle(
 }
 
 /**
- * Test-only fault switch: `FIABLE_FAULT=crash|hang|slow` (optionally only on `FIABLE_FAULT_EVENT`), so the
+ * Test-only fault switch: `FIABLE_FAULT=crash|hang|slow` (optionally only on `FIABLE_FAULT_EVENT`; and
+ * `crash-command`, thrown in lib/guard/command.ts before the event starts), so the
  * fail-open paths can be exercised end to end. `hang` never answers; `slow` answers after the budget.
  */
 async function maybeFault(word: EventWord, budgetMs: number): Promise<void> {
-  const fault = host.env.FIABLE_FAULT;
-  const on = host.env.FIABLE_FAULT_EVENT;
+  const fault = env.FIABLE_FAULT;
+  const on = env.FIABLE_FAULT_EVENT;
   if (!fault || (on && on !== word)) return;
   if (fault === "crash") throw new Error("fault injected: crash");
   if (fault === "hang") {
-    host.writeErr("fiable-guard: fault injected: hang\n");
+    writeErr("fiable-guard: fault injected: hang\n");
     await new Promise(() => {});
   }
   if (fault === "slow") await new Promise((resolve) => setTimeout(resolve, budgetMs + 500));
@@ -200,11 +200,11 @@ export interface EventIO {
  */
 export async function runEvent(word: EventWord, io: EventIO): Promise<{ live: Promise<void> | null }> {
   const { settings } = io;
-  const started = performance.now();
+  const started = clock();
   let text = "";
   let cancel = () => {};
   const expired = new Promise<string>((resolve) => {
-    cancel = host.timer(
+    cancel = timer(
       settings.decisionMs,
       () => resolve(`time budget of ${settings.decisionMs} ms overrun; allowed`),
     );
@@ -244,6 +244,6 @@ export async function runEvent(word: EventWord, io: EventIO): Promise<{ live: Pr
   io.send(outcome.reply);
   io.saved?.(outcome.record, written, text);
   if (!outcome.record || !settings.liveUrl || !settings.liveToken) return { live: null };
-  const { postLive } = await lazy<typeof import("./ledger/live.ts")>("live");
+  const { postLive } = await import("./ledger/live.ts");
   return { live: postLive(settings.liveUrl, settings.liveToken, outcome.record) };
 }

@@ -6,7 +6,7 @@
  * redacts and caps it like any result. Never throws: a file it cannot or may not read leaves the notice as the
  * result and says why, and the record is marked degraded (its ids are lost).
  */
-import { host } from "./runtime/host.ts";
+import * as io from "./io.ts";
 import { MAX_INPUT } from "./input.ts";
 import { responseText } from "./engine/hook.ts";
 import { isSessionToolResult, savedOutputPath, savedOutputResponse } from "./engine/saved_output.ts";
@@ -33,10 +33,10 @@ export function readSavedOutput(
     return { degraded: "saved-output notice names a file outside this session's tool-results; not read" };
   }
   try {
-    const size = host.fileSize(path);
+    const size = io.fileSize(path);
     const text = size <= MAX_INPUT + KEEP_TAIL
-      ? host.readRange(path, 0, size)
-      : `${host.readRange(path, 0, MAX_INPUT)}\n${host.readTail(path, KEEP_TAIL)}`;
+      ? io.readRange(path, 0, size)
+      : `${io.readRange(path, 0, MAX_INPUT)}\n${io.readTail(path, KEEP_TAIL)}`;
     const bounded = size > MAX_INPUT + KEEP_TAIL
       ? `, its first ${MAX_INPUT} and last ${KEEP_TAIL} bytes`
       : "";

@@ -7,7 +7,7 @@
  * unreadable file gives no text (never an error that could turn into a deny), and nothing here writes the
  * text anywhere; judges quote at most a capped, redacted snippet of it in a block reason.
  */
-import { host } from "./runtime/host.ts";
+import * as io from "./io.ts";
 import { recentText } from "./engine/judge.ts";
 
 /** How much of the transcript's end is read: enough for the last few turns, bounded whatever the file size. */
@@ -52,7 +52,7 @@ export async function readRecentText(
   // Claude Code may not have created the file yet when the hook arrives: a missing file is waited for too.
   const read = () => {
     try {
-      return host.readTail(path, bytes);
+      return io.readTail(path, bytes);
     } catch (err) {
       if ((err as { code?: string }).code !== "ENOENT" || Date.now() - started >= waitMs) throw err;
       return null;
@@ -61,10 +61,10 @@ export async function readRecentText(
   try {
     let text = read();
     while ((text === null || (toolUseId && !text.includes(toolUseId))) && Date.now() - started < waitMs) {
-      await host.sleep(20);
+      await io.sleep(20);
       text = read();
     }
-    if (text === null) text = host.readTail(path, bytes);
+    if (text === null) text = io.readTail(path, bytes);
     const texts = recentText(transcriptTexts(text));
     const lagged = toolUseId && !text.includes(toolUseId);
     return lagged

@@ -238,8 +238,8 @@ function integritySection(result: AggregateResult): string[] {
     "any hook, is **marked**: its comparisons are not results until it is fixed (`deno task verify`).",
     "",
     "| arm | trials | how they ran | with ledger | full coverage | min coverage | hooks | plan injected | " +
-    "fail-open errors / 100 calls | gaps | restarts | stop blocks | verdict |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    "fail-open errors / 100 calls | gaps | restarts | stop blocks | guard proven (from) | endings | verdict |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const r of rows) {
     const i = r.integrity;
@@ -254,7 +254,15 @@ function integritySection(result: AggregateResult): string[] {
         `${i.coverage_min === null ? "–" : pct(i.coverage_min)} | ${
           md(kv(i.hook_modes))
         } | ${i.plan_injected} | ` +
-        `${errors} | ${i.gaps} | ${i.restarts} | ${i.stop_blocks} | ${verdict} |`,
+        `${errors} | ${i.gaps} | ${i.restarts} | ${i.stop_blocks} | ` +
+        `${
+          i.guarded
+            ? `${Object.values(i.proven).reduce((a, b) => a + (b ?? 0), 0)} of ${i.guarded} (${
+              md(kv(i.proven as Record<string, number>))
+            })`
+            : "–"
+        } | ` +
+        `${i.guarded ? md(kv(i.endings as Record<string, number>)) : "–"} | ${verdict} |`,
     );
   }
   out.push("");

@@ -9,6 +9,8 @@
 import { ARMS, type LedgerRecord, UNKNOWN_ARM } from "../guard/engine/record.ts";
 import { ENFORCES } from "../guard/engine/decide.ts";
 import type { WorldCall } from "./tool_counts.ts";
+import type { GuardFacts } from "./guard_facts.ts";
+import { callsDigest } from "./calls_digest.ts";
 
 /** One ledger file's parsed records. */
 export interface LedgerFile {
@@ -43,12 +45,34 @@ export interface TrialFacts {
   trajectory: string | null;
   /** The trajectory's χ-World calls; null when there is no trajectory or it could not be read. */
   calls: WorldCall[] | null;
+  /**
+   * The guard's facts in result.json (`agent_result.metadata.fiable_guard`, lib/results/guard_facts.ts): what
+   * proves the guard in a packet, which keeps no ledger. Absent or null when result.json has none.
+   */
+  guardFacts?: GuardFacts | null;
+  /** Why result.json's facts cannot be used (malformed, another version, or the harness's own reason). */
+  guardFactsProblem?: string | null;
   /** Problems met while reading, each naming its path. */
   problems: string[];
 }
 
 /** guarded: a fiable-cc arm with hooks; stock: fiable-cc without; unguarded: another harness (a packet). */
 export type TrialKind = "guarded" | "stock" | "unguarded";
+
+/** Where a trial's guard evidence came from: its ledgers, or the facts in its result.json. */
+export type EvidenceSource = "ledger" | "result.json";
+
+/** How a run ended: the agent stopped, an API error ended it (StopFailure), or no ending was recorded. */
+export type Ending = "stop" | "api_error" | "none";
+
+/** The last recorded ending of the main agent in hook records (a subagent's stop is not one). */
+export function endingOf(records: readonly LedgerRecord[]): Ending {
+  const ends = records.filter((r) =>
+    (r.event === "stop" && r.note !== "subagent stop") || r.event === "stop-fail"
+  );
+  const last = ends.sort((a, b) => a.t < b.t ? -1 : a.t > b.t ? 1 : 0).at(-1);
+  return !last ? "none" : last.event === "stop-fail" ? "api_error" : "stop";
+}
 
 /** How calls were matched to records. */
 export type Match = "tool_use_id" | "order" | "tool_use_id+order";
@@ -103,6 +127,10 @@ export interface TrialIntegrity {
   /** The FIABLE_CC_ARM word (as JSON) its guard did not know and ran as shadow under; null when none. */
   unknown_arm: string | null;
   stop_blocks: number;
+  /** Where the guard evidence came from; null when there was none (stock, unguarded, or nothing found). */
+  source: EvidenceSource | null;
+  /** How the run ended (guarded trials; null when the guard left no evidence). */
+  ending: Ending | null;
   problems: string[];
   verdict: "pass" | "fail" | "n/a";
 }
@@ -130,6 +158,11 @@ export interface ArmIntegrity {
   warnings: string[];
   /** How the arm's trials ran: `checklist`, `stock`, `unguarded claude-code`… → trials. */
   trial_arms: Record<string, number>;
+  /** Guarded trials, and those that proved the guard, by where the evidence came from. */
+  guarded: number;
+  proven: Partial<Record<EvidenceSource, number>>;
+  /** How the guarded trials' runs ended: `stop`, `api_error` (StopFailure), `none` recorded. */
+  endings: Partial<Record<Ending, number>>;
 }
 
 /** The protocol's flag: fail-open errors on more than 1 in 100 tool calls (docs/EVALUATION_PROTOCOL.md). */
@@ -155,6 +188,7 @@ export function armSources(f: TrialFacts): [string, string][] {
     out.push(["config.json agent.env.FIABLE_CC_ARM", env.trim()]);
   }
   if (typeof f.harness?.arm === "string" && f.harness.arm) out.push(["harness.json", f.harness.arm]);
+  if (f.guardFacts) out.push(["result.json fiable_guard", f.guardFacts.arm]);
   const ledgerArms = new Set(
     f.ledgers.flatMap((l) => l.records.filter((r) => !isGuardRecord(r)).map((r) => String(r.arm))),
   );
@@ -339,6 +373,11 @@ export function trialIntegrity(f: TrialFacts): TrialIntegrity {
     );
   }
   const kind: TrialKind = !fiable ? "unguarded" : arm === "stock" ? "stock" : "guarded";
+  // A packet keeps result.json and drops the ledgers: the guard's facts there are the evidence then.
+  if (!hookRecords.length && !guardRecords.length && f.guardFacts) {
+    return factsIntegrity(f, f.guardFacts, { kind, arm, armSource, problems });
+  }
+  if (!hookRecords.length && kind === "guarded" && f.guardFactsProblem) problems.push(f.guardFactsProblem);
   const handlers = f.settings?.handlers ?? 0;
   const hooked = f.harness !== null || hookRecords.length > 0 || handlers > 0;
   const hooks = typeof f.harness?.hooks === "string"
@@ -353,11 +392,12 @@ export function trialIntegrity(f: TrialFacts): TrialIntegrity {
   let coverage: Coverage | null = null;
   let planInjected: boolean | null = null;
   if (kind === "guarded") {
-    if (!hookRecords.length) {
+    if (!hookRecords.length && !f.guardFactsProblem) {
       problems.push(
         `Cannot trust ${f.dir} as guarded (arm ${arm ?? "unknown"}): it has no guard ledger (no records in ` +
-          `*.jsonl under ${f.ledgerDir}). The guard never ran or its logs were lost; check that the harness ` +
-          "uploaded and started it.",
+          `*.jsonl under ${f.ledgerDir}) and its result.json has no guard facts ` +
+          "(agent_result.metadata.fiable_guard). The guard never ran or its logs were lost; check that the " +
+          "harness uploaded and started it.",
       );
     }
     if (f.settings && !f.settings.handlers) {
@@ -366,7 +406,7 @@ export function trialIntegrity(f: TrialFacts): TrialIntegrity {
           "called the guard. fiable-cc writes the hooks there before Claude Code starts.",
       );
     }
-    if (f.harness === null && !f.problems.some((p) => p.includes(f.harnessPath))) {
+    if (f.harness === null && !f.guardFactsProblem && !f.problems.some((p) => p.includes(f.harnessPath))) {
       problems.push(
         `Cannot read ${f.harnessPath}: it is missing, so the hook mode is unknown. fiable-cc writes it ` +
           "before Claude Code starts; without it the harness setup did not finish.",
@@ -398,10 +438,7 @@ export function trialIntegrity(f: TrialFacts): TrialIntegrity {
       hookRecords.length ? `${hookRecords.length} ledger records in ${f.ledgerDir}` : "",
       handlers ? `${f.settings!.path} registers ${handlers} hook handler${handlers > 1 ? "s" : ""}` : "",
     ].filter(Boolean).join("; ");
-    problems.push(
-      `Cannot trust ${f.dir} as stock: it has hooks (${what}). The stock arm runs plain Claude Code; check ` +
-        "agent_kwargs.arm and FIABLE_CC_ARM.",
-    );
+    problems.push(stockHooked(f, what));
   }
   const corrupt = f.ledgers.reduce((n, l) => n + l.corrupt, 0);
   const gaps = guardRecords.filter((r) => (r.decision as string) === "gap");
@@ -432,6 +469,111 @@ export function trialIntegrity(f: TrialFacts): TrialIntegrity {
     restarts: guardRecords.filter((r) => (r.decision as string) === "restart").length,
     stop_blocks: hookRecords.filter((r) => r.event === "stop" && r.decision === "block").length,
     unknown_arm: unknownArm ?? null,
+    source: hookRecords.length ? "ledger" : null,
+    ending: kind === "guarded" && hookRecords.length ? endingOf(hookRecords) : null,
+    problems,
+    verdict: problems.length ? "fail" : kind === "unguarded" ? "n/a" : "pass",
+  };
+}
+
+function stockHooked(f: TrialFacts, what: string): string {
+  return `Cannot trust ${f.dir} as stock: it has hooks (${what}). The stock arm runs plain Claude Code; check ` +
+    "agent_kwargs.arm and FIABLE_CC_ARM.";
+}
+
+/**
+ * One trial's integrity from the guard's facts in its result.json (a packet's trial, whose ledgers stayed
+ * behind): the same judgements as from a ledger — ledger records, coverage, plan, arm, hooks in a stock trial
+ * — on the counts the harness wrote, and the facts tied to the trajectory beside them by its calls' digest.
+ */
+function factsIntegrity(
+  f: TrialFacts,
+  facts: GuardFacts,
+  at: { kind: TrialKind; arm: string | null; armSource: string | null; problems: string[] },
+): TrialIntegrity {
+  const { kind, arm, problems } = at;
+  const where = `${f.dir}/result.json's guard facts`;
+  const c = facts.coverage;
+  const coverage = c ? (c.calls ? c.covered / c.calls : 1) : null;
+  if (kind === "guarded") {
+    if (!facts.ledger.records) {
+      problems.push(
+        `Cannot trust ${f.dir} as guarded (arm ${arm ?? "unknown"}): ${where} count no ledger record. ` +
+          "The guard never ran; check that the harness uploaded and started it.",
+      );
+    }
+    if (!c) {
+      problems.push(
+        `Cannot check guard coverage of ${f.dir}: ${where} have none (the trial had no trajectory when they ` +
+          "were written).",
+      );
+    } else if (c.covered < c.calls && facts.ledger.records) {
+      const what = [
+        c.calls - c.pre ? `${c.calls - c.pre} have no pre record` : "",
+        c.post_due - c.post ? `${c.post_due - c.post} that went through have no post record` : "",
+      ].filter(Boolean).join(" and ");
+      problems.push(
+        `Cannot trust ${f.dir} as guarded: guard coverage is ${
+          pct(coverage!)
+        } per ${where} — of ${c.calls} ` +
+          `χ-World tool calls, ${what}.`,
+      );
+    }
+    if (facts.plan_injected === false) {
+      problems.push(`Cannot trust ${f.dir} as arm ${arm}: the role plan never reached the model (${where}).`);
+    }
+    if (facts.unknown_arm) {
+      problems.push(
+        `Cannot trust ${f.dir} as arm ${
+          arm ?? "unknown"
+        }: its guard ran with a FIABLE_CC_ARM it did not know, ` +
+          `as shadow, blocking nothing (${where}). Re-run it with FIABLE_CC_ARM one of ${ARMS.join(", ")}.`,
+      );
+    }
+  } else if (kind === "stock" && (facts.hooks !== "none" || facts.ledger.records)) {
+    problems.push(
+      stockHooked(f, `${where} say hooks=${facts.hooks}, ${facts.ledger.records} ledger records`),
+    );
+  }
+  if (c && f.calls) {
+    // The facts must be about the trajectory beside them: same χ-World calls, same tool_use_ids.
+    const here = f.calls.filter((x) => !x.refused);
+    const digest = callsDigest(here);
+    if (here.length !== c.calls || (c.calls_digest && digest && c.calls_digest !== digest)) {
+      problems.push(
+        `Cannot trust ${where}: they count ${c.calls} χ-World tool calls, and ${f.trajectory} beside them ` +
+          `has ${here.length}${
+            here.length === c.calls ? " with other tool_use_ids" : ""
+          }. They were written for another run; re-run the trial.`,
+      );
+    }
+  }
+  const calls = c?.calls ?? f.calls?.length ?? null;
+  return {
+    dir: f.dir,
+    kind,
+    agent: f.agentName,
+    arm,
+    arm_source: at.armSource,
+    hooks: facts.hooks,
+    hooked: facts.hooks !== "none" || facts.ledger.records > 0,
+    ledger: facts.ledger.records > 0,
+    sessions: facts.ledger.sessions,
+    records: facts.ledger.records,
+    corrupt_lines: facts.ledger.corrupt_lines,
+    tool_calls: calls,
+    coverage: kind === "guarded" ? coverage : null,
+    match: c && kind === "guarded" ? (c.calls_digest ? "tool_use_id" : "order") : null,
+    plan_injected: facts.plan_injected,
+    fail_open_errors: facts.fail_open,
+    errors_per_100_calls: calls ? 100 * facts.fail_open / calls : null,
+    gaps: facts.gaps,
+    missed: facts.missed,
+    restarts: facts.restarts,
+    stop_blocks: facts.stop_gate.holds,
+    unknown_arm: facts.unknown_arm ? JSON.stringify("(named in result.json's facts)") : null,
+    source: kind === "unguarded" ? null : "result.json",
+    ending: kind === "guarded" && facts.ledger.records ? facts.ending : null,
     problems,
     verdict: problems.length ? "fail" : kind === "unguarded" ? "n/a" : "pass",
   };
@@ -480,6 +622,10 @@ export function armIntegrity(trials: readonly TrialIntegrity[]): ArmIntegrity {
     );
   }
   const withLedger = trials.filter((t) => t.ledger).length;
+  const proven: ArmIntegrity["proven"] = {};
+  for (const t of guarded) {
+    if (t.verdict === "pass" && t.source) proven[t.source] = (proven[t.source] ?? 0) + 1;
+  }
   return {
     trials: trials.length,
     with_ledger: withLedger,
@@ -501,5 +647,8 @@ export function armIntegrity(trials: readonly TrialIntegrity[]): ArmIntegrity {
     problems,
     warnings,
     trial_arms: trialArms,
+    guarded: guarded.length,
+    proven,
+    endings: count(guarded.map((t) => t.ending).filter((e): e is Ending => e !== null)),
   };
 }

@@ -10,6 +10,7 @@ import { parseLedger } from "../guard/ledger/ledger.ts";
 import type { LedgerFile, SettingsHooks, TrialFacts } from "./integrity.ts";
 import { countAt, type ToolCount } from "./tool_counts.ts";
 import type { TrialRef } from "./trials.ts";
+import { FACTS_KEY, readGuardFacts } from "./guard_facts_reader.ts";
 
 function readObject(path: string): Record<string, unknown> {
   const value = JSON.parse(readFileSync(path, "utf8"));
@@ -32,9 +33,39 @@ function settingsHooks(path: string, data: Record<string, unknown>): SettingsHoo
   return { path, handlers, matchers };
 }
 
-/** True when a trial may be fiable-cc's (a config.json or an agent/fiable dir), so its calls are worth listing. */
+/**
+ * True when a trial may be fiable-cc's, so its calls are worth listing: a config.json, an agent/fiable dir, or
+ * a result.json carrying the guard's facts (a packet's trial, whose facts are checked against its calls).
+ */
 export function wantsCalls(ref: TrialRef): boolean {
-  return existsSync(join(ref.dir, "config.json")) || existsSync(join(ref.dir, "agent", "fiable"));
+  if (existsSync(join(ref.dir, "config.json")) || existsSync(join(ref.dir, "agent", "fiable"))) return true;
+  try {
+    return readFileSync(ref.result, "utf8").includes(`"${FACTS_KEY}"`);
+  } catch {
+    return false;
+  }
+}
+
+/** result.json's guard facts, or why they cannot be used (malformed, or the harness's own reason). */
+function guardFactsOf(
+  result: Record<string, unknown> | null,
+  path: string,
+): Pick<TrialFacts, "guardFacts" | "guardFactsProblem"> {
+  const metadata = (result?.agent_result as { metadata?: unknown } | undefined)?.metadata;
+  const held = metadata && typeof metadata === "object" ? metadata as Record<string, unknown> : {};
+  // Only a result.json that holds facts needs the schema (and zod): most trials are not fiable-cc's.
+  const read = held[FACTS_KEY] !== undefined && held[FACTS_KEY] !== null
+    ? readGuardFacts(result, path)
+    : null;
+  if (read && "facts" in read) return { guardFacts: read.facts, guardFactsProblem: null };
+  if (read) return { guardFacts: null, guardFactsProblem: read.problem };
+  const why = held[`${FACTS_KEY}_error`];
+  return {
+    guardFacts: null,
+    guardFactsProblem: typeof why === "string"
+      ? `Cannot prove the guard from ${path}: the harness could not summarise it (${why.slice(0, 300)}).`
+      : null,
+  };
 }
 
 /**
@@ -133,6 +164,7 @@ export function readFacts(ref: TrialRef, count?: ToolCount | null): TrialFacts {
     ledgers,
     trajectory: ref.trajectory,
     calls,
+    ...guardFactsOf(result, ref.result),
     problems,
   };
 }

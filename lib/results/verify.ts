@@ -116,6 +116,7 @@ export function renderVerify(report: VerifyReport, opts: { trials?: boolean } = 
         : i.errors_per_100_calls.toFixed(2) + (i.errors_flag ? " FLAG" : ""),
       `${i.gaps}/${i.restarts}`,
       String(i.stop_blocks),
+      guarded ? kv(i.endings) : "-",
       a.verdict === "fail" ? "FAIL" : a.verdict,
     ];
   });
@@ -132,6 +133,7 @@ export function renderVerify(report: VerifyReport, opts: { trials?: boolean } = 
       "errors/100 calls",
       "gaps/restarts",
       "stop blocks",
+      "endings",
       "verdict",
     ], rows),
   );
@@ -148,16 +150,33 @@ export function renderVerify(report: VerifyReport, opts: { trials?: boolean } = 
         t.match ?? "-",
         t.plan_injected === null ? "-" : t.plan_injected ? "yes" : "no",
         String(t.fail_open_errors),
+        t.ending ?? "-",
+        t.source ?? "-",
         t.verdict === "fail" ? "FAIL" : t.verdict,
       ])
     );
     out.push(
       ...table(
-        ["arm", "trial", "kind", "hooks", "χ calls", "coverage", "matched by", "plan", "errors", "verdict"],
+        [
+          "arm",
+          "trial",
+          "kind",
+          "hooks",
+          "χ calls",
+          "coverage",
+          "matched by",
+          "plan",
+          "errors",
+          "ending",
+          "evidence",
+          "verdict",
+        ],
         trialRows,
       ),
     );
   }
+  const proof = provenLine(report.arms.map((a) => a.integrity));
+  if (proof) out.push("", proof);
   const failures = report.problems.filter((p) => !isWarning(p)).length;
   const warnings = report.problems.length - failures;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -171,6 +190,28 @@ export function renderVerify(report: VerifyReport, opts: { trials?: boolean } = 
       : `verify: ${plural(report.arms.length, "arm")}, no guard-integrity problem.${warned}`,
   );
   return out;
+}
+
+/**
+ * How many guarded trials proved the guard, and from where: `guarded: 12 of 12 trials proven (from
+ * result.json)`; null when no trial was guarded.
+ */
+export function provenLine(arms: readonly ArmIntegrity[]): string | null {
+  const guarded = arms.reduce((n, a) => n + a.guarded, 0);
+  if (!guarded) return null;
+  const by = { ledger: 0, "result.json": 0 };
+  for (const a of arms) for (const [k, n] of Object.entries(a.proven)) by[k as keyof typeof by] += n ?? 0;
+  const proven = by.ledger + by["result.json"];
+  const from = by.ledger && by["result.json"]
+    ? `${by.ledger} from ledgers, ${by["result.json"]} from result.json`
+    : by.ledger
+    ? "from ledgers"
+    : by["result.json"]
+    ? "from result.json"
+    : "";
+  return `guarded: ${proven} of ${guarded} trial${guarded === 1 ? "" : "s"} proven${
+    from ? ` (${from})` : ""
+  }`;
 }
 
 /** True when the report has no failure and no marked arm (and, with `strict`, no warning either). */

@@ -18,6 +18,7 @@ import { replayTrial } from "../../lib/trajectories/replay.ts";
 import { aggregateArms } from "../../lib/results/aggregate.ts";
 import { verified, verifyTrees } from "../../lib/results/verify.ts";
 import { createApp } from "../../dashboard/app.tsx";
+import { loadFactsReader } from "../../lib/results/guard_facts_reader.ts";
 import { mcp, PAYER, PAYER_PROMPT, resultShownIn } from "../support/e2e/scenario.ts";
 import {
   harnessJson,
@@ -28,6 +29,8 @@ import {
   standInTrial,
 } from "../support/standin_trial.ts";
 
+// The stand-in trials' result.json carry the guard's facts, which aggregate and the dashboard read.
+await loadFactsReader();
 const GUARD = "/installed-agent/fiable-guard.cjs";
 const LEDGER = "/logs/agent/fiable";
 const HOST_ROOT_BEFORE = ["/logs", "/installed-agent"].filter((p) => existsSync(p));

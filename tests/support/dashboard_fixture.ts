@@ -4,7 +4,14 @@ import { dirname, join } from "node:path";
 import { sampleTrials, scorecardOf, writeSamples } from "../../lib/samples/trials.ts";
 import type { Arm, LedgerRecord } from "../../lib/guard/engine/record.ts";
 import { findTrials } from "../../lib/results/trials.ts";
-import { DEFAULT_EXPERIMENT, experimentFiles, TRIALS_ROOT } from "../../lib/install/experiments.ts";
+import {
+  DEFAULT_EXPERIMENT,
+  type Domain,
+  experimentFiles,
+  pilotConfig,
+  smokeConfig,
+  TRIALS_ROOT,
+} from "../../lib/install/experiments.ts";
 
 /** Payloads that must never execute or break the page. */
 export const PAYLOADS = [
@@ -184,6 +191,42 @@ export async function writeAblation(dir: string, now = Date.now()): Promise<Abla
     runningLedger,
     expected: 450,
   };
+}
+
+/**
+ * Writes trials where a chi-bench checkout's staged run puts them: each stage's config for each arm and domain
+ * (lib/install/experiments.ts, as `install experiments` writes them) gives the trials dir and job name, and each
+ * sample trial of that arm and domain lands in `<checkout>/<trials_dir>/<job_name>/<trial>/` with its
+ * config.json. Returns `<checkout>/logs/experiments`, where run.sh's stages all write.
+ */
+export function writeStagedRun(checkout: string, stages: { smoke?: Arm[]; pilot?: Arm[] }): string {
+  const configs = [
+    ...(stages.smoke ?? []).flatMap((arm) =>
+      (["pa_provider", "pa_um", "cm"] as Domain[]).map((domain) => ({
+        arm,
+        domain,
+        config: smokeConfig(arm, domain, DEFAULT_EXPERIMENT),
+      }))
+    ),
+    ...(stages.pilot ?? []).map((arm) => ({
+      arm,
+      domain: "pa_provider" as Domain,
+      config: pilotConfig(arm, DEFAULT_EXPERIMENT),
+    })),
+  ];
+  for (const { arm, domain, config } of configs) {
+    for (const t of sampleTrials({ attempts: 1, arms: [arm] }).filter((x) => x.domain === domain)) {
+      const dir = join(checkout, String(config.trials_dir), String(config.job_name), t.trialName);
+      mkdirSync(join(dir, "verifier"), { recursive: true });
+      mkdirSync(join(dir, "agent"), { recursive: true });
+      writeFileSync(join(dir, "config.json"), JSON.stringify(t.config));
+      writeFileSync(join(dir, "result.json"), JSON.stringify(t.result));
+      writeFileSync(join(dir, "verifier", "scorecard.json"), JSON.stringify(t.scorecard));
+      writeFileSync(join(dir, "verifier", "reward.json"), JSON.stringify(t.reward));
+      writeFileSync(join(dir, "agent", "trajectory.json"), JSON.stringify(t.trajectory));
+    }
+  }
+  return join(checkout, "logs", "experiments");
 }
 
 /** Writes `n` trial folders cloned from the sample trials, spread over four arms; returns the root. */

@@ -19,9 +19,12 @@ export const page: Page = {
       // Keyed on what it shows, not on the rows' version: a live ledger's growth changes neither.
       const replay = replayFigures(store.rows());
       const orphans = store.orphanReplays.length;
-      const key = `${state?.version}:${state?.ms}:${stale}:${orphans}:${JSON.stringify(replay)}`;
+      const mixed = store.mixedArms();
+      const key = `${state?.version}:${state?.ms}:${stale}:${orphans}:${JSON.stringify([replay, mixed])}`;
       if (armsHtml?.key !== key) {
-        const fragment = <ArmsFigures state={state} stale={stale} replay={replay} orphans={orphans} />;
+        const fragment = (
+          <ArmsFigures state={state} stale={stale} replay={replay} orphans={orphans} mixed={mixed} />
+        );
         armsHtml = { key, html: await fragment.toString() };
       }
       if (hx(c) || c.req.query("part") === "figures") return c.html(armsHtml.html);

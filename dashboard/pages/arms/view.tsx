@@ -13,6 +13,7 @@ import {
 import { CostChart, PassChart } from "./charts.tsx";
 import { fireCell, num, pct, usd } from "../../ui/format.tsx";
 import { ON_CHANGE } from "../../ui/layout.tsx";
+import type { ArmNames } from "../../read/arms.ts";
 import { pointsInterval } from "../../../lib/results/points.ts";
 
 function diffText(
@@ -295,6 +296,22 @@ const Basis: FC<{ result: AggregateResult }> = ({ result }) => (
   </p>
 );
 
+/** Folders whose trials ran as several arms: split, never pooled, and said first. */
+const MixedArms: FC<{ mixed: ArmNames["mixed"] }> = ({ mixed }) =>
+  mixed.length
+    ? (
+      <div id="mixed-arms" class="notice">
+        {mixed.map(({ folder, ranAs }) => (
+          <p key={folder}>
+            Cannot pool the trials in <code>{folder}</code>: they ran as {Object.entries(ranAs)
+              .map(([a, n]) => `${a} (${n})`).join(", ")}. Each is counted in the arm it ran as, never as one
+            arm; give each arm its own trials_dir.
+          </p>
+        ))}
+      </div>
+    )
+    : null;
+
 /**
  * The figures part of the Arms page: `<section id="arms-figures">`, polling itself until computed, then fetched
  * again when the rows change.
@@ -304,7 +321,8 @@ export const ArmsFigures: FC<{
   stale: boolean;
   replay: ReplayFigure[];
   orphans: number;
-}> = ({ state, stale, replay, orphans }) => {
+  mixed: ArmNames["mixed"];
+}> = ({ state, stale, replay, orphans, mixed }) => {
   const poll = !state || stale;
   const result = state?.result ?? null;
   const recipe = state ? `recipe ${state.recipe}` : "";
@@ -316,6 +334,7 @@ export const ArmsFigures: FC<{
       hx-swap="outerHTML"
       data-ready={state && !stale ? "true" : "false"}
     >
+      <MixedArms mixed={mixed} />
       {!state ? <p class="muted">Computing the figures…</p> : null}
       {state?.error ? <p class="error">{state.error}</p> : null}
       {state?.controlNote ? <p class="notice">{state.controlNote}</p> : null}

@@ -14,13 +14,47 @@ import type { CallItem, Item } from "../../read/transcript.ts";
 export type TrialStep =
   & { index: number; key: string }
   & (
-    | { kind: "call"; step: number; call: CallItem }
+    | {
+      kind: "call";
+      step: number;
+      call: CallItem;
+      /** Every argument, flattened (`a.b[0]`), ids given as the order they appeared in (as in the key). */
+      args: Map<string, string>;
+    }
     | { kind: "stop"; record: LedgerRecord; would: boolean }
   );
 
-/** An argument that names a record (`case_id`, `request_id`…): its value differs from one run to the next. */
+/** An argument that names a record (`case_id`, `request_ids`…): its value differs from one run to the next. */
 function isId(name: string): boolean {
-  return /_id$/.test(name);
+  return /(?:^|_)ids?$/.test(name);
+}
+
+/** The longest argument value kept for comparing (a longer one is compared on this much). */
+const ARG_CHARS = 200;
+
+/** A call's arguments flattened to `path → value`, an id argument's values through `id`. */
+export function flatArgs(input: unknown, id: (value: string) => string): Map<string, string> {
+  const out = new Map<string, string>();
+  const visit = (v: unknown, path: string, ids: boolean) => {
+    if (Array.isArray(v)) v.forEach((x, i) => visit(x, `${path}[${i}]`, ids));
+    else if (v && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) visit(x, path ? `${path}.${k}` : k, isId(k));
+    } else {
+      const text = typeof v === "string" ? v : JSON.stringify(v) ?? "";
+      out.set(path, ids && typeof v === "string" ? id(v) : text.slice(0, ARG_CHARS));
+    }
+  };
+  visit(input, "", false);
+  return out;
+}
+
+/** The arguments two aligned calls give differently: `[path, a's value, b's value]` (absent: null). */
+export function argumentDiff(
+  a: ReadonlyMap<string, string>,
+  b: ReadonlyMap<string, string>,
+): [string, string | null, string | null][] {
+  const paths = [...new Set([...a.keys(), ...b.keys()])].sort();
+  return paths.filter((p) => a.get(p) !== b.get(p)).map((p) => [p, a.get(p) ?? null, b.get(p) ?? null]);
 }
 
 /**
@@ -43,6 +77,7 @@ export function stepsOf(items: readonly Item[]): TrialStep[] {
         index,
         step: item.step,
         call,
+        args: flatArgs(call.input, id),
         key: ["call", call.tool ?? call.raw, ...call.keyArgs.map(([k, v]) => `${k}=${isId(k) ? id(v) : v}`)]
           .join("\u0000"),
       }));

@@ -5,7 +5,7 @@
 import type { Child, FC } from "hono/jsx";
 import type { LedgerRecord } from "../../../lib/guard/engine/record.ts";
 import type { Row } from "../../read/model.ts";
-import { type CheckPair, isCaseStep, type TrialStep } from "./model.ts";
+import { argumentDiff, type CheckPair, isCaseStep, type TrialStep } from "./model.ts";
 import type { Alignment } from "./align.ts";
 import { cls, Decision, Outcome, usd } from "../../ui/format.tsx";
 import { CallHead } from "../../ui/guard.tsx";
@@ -34,32 +34,52 @@ function stepHref(row: Row, at: TrialStep, overlay: string | null): string {
   return entryHref(row.id, at.index, overlay);
 }
 
-const Cell: FC<{ row: Row; at: TrialStep | null; overlay: string | null }> = ({ row, at, overlay }) => {
-  if (!at) return <td class="gap-cell muted">—</td>;
-  const link = (
-    <a class="step-link" href={stepHref(row, at, overlay)}>
-      {at.kind === "call" ? `step ${at.step + 1}` : "stop"}
-    </a>
-  );
-  if (at.kind === "stop") {
-    const obligations = Array.isArray(at.record.obligations) ? at.record.obligations.length : 0;
+/** The arguments this side gives differently from its aligned counterpart, field by field. */
+const ArgDiff: FC<{ diff: [string, string | null][] }> = ({ diff }) =>
+  diff.length
+    ? (
+      <ul class="argdiff">
+        {diff.slice(0, 8).map(([path, value]) => (
+          <li key={path}>
+            <span class="k">{path}</span>{" "}
+            {value === null ? <span class="muted">(absent)</span> : `= ${value}`}
+          </li>
+        ))}
+        {diff.length > 8 ? <li class="muted">+{diff.length - 8} more</li> : null}
+      </ul>
+    )
+    : null;
+
+const Cell: FC<{ row: Row; at: TrialStep | null; overlay: string | null; diff?: [string, string | null][] }> =
+  (
+    { row, at, overlay, diff },
+  ) => {
+    if (!at) return <td class="gap-cell muted">—</td>;
+    const link = (
+      <a class="step-link" href={stepHref(row, at, overlay)}>
+        {at.kind === "call" ? `step ${at.step + 1}` : "stop"}
+      </a>
+    );
+    if (at.kind === "stop") {
+      const obligations = Array.isArray(at.record.obligations) ? at.record.obligations.length : 0;
+      return (
+        <td class={`stop-cell ${at.would ? "would" : ""}`}>
+          {link} {at.would ? `replay ${overlay ?? ""} would have: ` : ""}stop gate{" "}
+          <Decision value={at.record.decision} />
+          {obligations ? <span class="muted">{` · ${obligations} obligations open`}</span> : null}
+        </td>
+      );
+    }
+    const c = at.call;
     return (
-      <td class={`stop-cell ${at.would ? "would" : ""}`}>
-        {link} {at.would ? `replay ${overlay ?? ""} would have: ` : ""}stop gate{" "}
-        <Decision value={at.record.decision} />
-        {obligations ? <span class="muted">{` · ${obligations} obligations open`}</span> : null}
+      <td class={`call-cell ${c.guard ? `call-${cls(c.guard.decision)}` : ""}`}>
+        {link} <CallHead call={c} />
+        <ArgDiff diff={diff ?? []} />
+        <Verdict record={c.guard} who="guard" />
+        <Verdict record={c.would} who={`replay ${overlay ?? ""}`} />
       </td>
     );
-  }
-  const c = at.call;
-  return (
-    <td class={`call-cell ${c.guard ? `call-${cls(c.guard.decision)}` : ""}`}>
-      {link} <CallHead call={c} />
-      <Verdict record={c.guard} who="guard" />
-      <Verdict record={c.would} who={`replay ${overlay ?? ""}`} />
-    </td>
-  );
-};
+  };
 
 /** The aligned calls: `<table id="alignment">`, one row per aligned pair, the first divergence marked. */
 export const AlignmentTable: FC<{
@@ -77,23 +97,28 @@ export const AlignmentTable: FC<{
       </tr>
     </thead>
     <tbody>
-      {alignment.rows.map((r, i) => (
-        <tr
-          id={`row-${i + 1}`}
-          class={[
-            r.a && r.b ? "same" : r.a ? "only-a" : "only-b",
-            isCaseStep((r.a ?? r.b)!) ? "" : "local",
-            i === alignment.first ? "diverge" : "",
-          ].filter(Boolean).join(" ")}
-        >
-          <td class="idx">
-            {i + 1}
-            {i === alignment.first ? <div class="badge warn">first divergence</div> : null}
-          </td>
-          <Cell row={a} at={r.a} overlay={overlay} />
-          <Cell row={b} at={r.b} overlay={overlay} />
-        </tr>
-      ))}
+      {alignment.rows.map((r, i) => {
+        const diff = r.a?.kind === "call" && r.b?.kind === "call" ? argumentDiff(r.a.args, r.b.args) : [];
+        return (
+          <tr
+            id={`row-${i + 1}`}
+            class={[
+              r.a && r.b ? "same" : r.a ? "only-a" : "only-b",
+              isCaseStep((r.a ?? r.b)!) ? "" : "local",
+              i === alignment.first ? "diverge" : "",
+              diff.length ? "args-differ" : "",
+            ].filter(Boolean).join(" ")}
+          >
+            <td class="idx">
+              {i + 1}
+              {i === alignment.first ? <div class="badge warn">first divergence</div> : null}
+              {diff.length ? <div class="badge args">arguments differ</div> : null}
+            </td>
+            <Cell row={a} at={r.a} overlay={overlay} diff={diff.map(([p, x]) => [p, x])} />
+            <Cell row={b} at={r.b} overlay={overlay} diff={diff.map(([p, , y]) => [p, y])} />
+          </tr>
+        );
+      })}
       {!alignment.rows.length
         ? (
           <tr>
@@ -212,7 +237,9 @@ export const ComparePage: FC<{
     <>
       <h1>Compare</h1>
       <p class="muted summary">
-        {a.task} · {a.domain} · calls aligned on tool and key arguments, with the stop gate's holds ·{" "}
+        {a.task} · {a.domain}{" "}
+        · calls aligned on tool and key arguments (a pair whose other arguments differ is marked, field by
+        field), with the stop gate's holds ·{" "}
         <a href={`/compare?${new URLSearchParams({ a: b.id, b: a.id })}`}>swap sides</a>
       </p>
       <table id="sides">

@@ -4,6 +4,7 @@ import { RULES } from "../../../rules/mod.ts";
 import { CHECKS } from "../../../rules/catalog/checks.ts";
 import { hx, type Page } from "../../context.ts";
 import { checkLinks } from "../../read/transcript.ts";
+import { checkExplanations } from "../../read/sources/explanations.ts";
 import { notFound } from "../../ui/layout.tsx";
 import { CompareWith } from "../../ui/compare_with.tsx";
 import { overlayOf } from "../../ui/links.ts";
@@ -50,30 +51,27 @@ export const page: Page = {
           {overlay && !store.replayKept(row, overlay) ? <ReplayNotKept arm={overlay} /> : null}
         </>
       );
+      const rules = RULES.map((r) =>
+        r.meta
+      );
+      const scorecard = (
+        <Scorecard
+          row={row}
+          book={{ rules, checks: CHECKS }}
+          links={checkLinks(items, row.failedChecks, rules)}
+          explanations={checkExplanations(row.scorecard, row.failedChecks)}
+          stepItems={new Map(items.flatMap((it, i) =>
+            it.kind === "agent" ? [[it.step, i]] : []
+          ))}
+          overlay={overlay}
+          recipe={`recipe ${recipe}`}
+        />
+      );
       return c.render(
         <TrialPage
           row={row}
           timeline={timeline}
-          scorecard={
-            <Scorecard
-              row={row}
-              book={{
-                rules: RULES.map((r) =>
-                  r.meta
-                ),
-                checks: CHECKS,
-              }}
-              links={checkLinks(
-                items,
-                row.failedChecks,
-                RULES.map((r) =>
-                  r.meta
-                ),
-              )}
-              overlay={overlay}
-              recipe={`recipe ${recipe}`}
-            />
-          }
+          scorecard={scorecard}
           total={items.length}
           page={page}
           overlay={overlay}

@@ -7,15 +7,30 @@ import type { CallItem, CheckLink, Item } from "../../read/transcript.ts";
 import { cls, firstLines, json, kilo, Outcome, time, usd } from "../../ui/format.tsx";
 import { CallHead, GuardBox, GuardRecord, quietAllow } from "../../ui/guard.tsx";
 import { entryHref, ITEMS_PER_PAGE } from "../../ui/links.ts";
+import type { GuardFacts } from "../../../lib/results/guard_facts.ts";
 
-/** A replay's blocks on one trial, each with whether it came in time for the checks it protects. */
-function replayRulesText(m: ReplayMark): string {
+/**
+ * A replay's blocks on one trial, each with whether it came in time for the checks it protects, and each rule
+ * linked to the step it would first have blocked (shown with that replay's overlay).
+ */
+const ReplayRules: FC<{ row: Row; m: ReplayMark; stepItems: ReadonlyMap<number, number> }> = (
+  { row, m, stepItems },
+) => {
   const v = m.verdict?.verdict;
-  if (!v) return m.rules.join(", ") || "stop gate";
-  const parts = Object.entries(v.rules).map(([id, f]) => (f.timing ? `${id}, ${f.timing}` : id));
+  if (!v) return <>{m.rules.join(", ") || "stop gate"}</>;
+  const parts = Object.entries(v.rules).map(([id, f]) => {
+    const step = m.verdict?.steps[id];
+    const at = step === undefined ? undefined : stepItems.get(step);
+    const text = f.timing ? `${id}, ${f.timing}` : id;
+    return at === undefined ? text : (
+      <a class="step-link" href={entryHref(row.id, at, m.arm)}>
+        {text} at step {step! + 1}
+      </a>
+    );
+  });
   if (v.gate) parts.push(`stop gate${v.gate.timing ? `, ${v.gate.timing}` : ""}`);
-  return parts.join("; ");
-}
+  return <>{parts.flatMap((p, i) => (i ? ["; ", p] : [p]))}</>;
+};
 
 /** What the Trial page knows about rules and checks. */
 export interface RuleBook {
@@ -222,9 +237,13 @@ export const Scorecard: FC<{
   row: Row;
   book: RuleBook;
   links: Map<string, CheckLink[]>;
+  /** Why the verifier failed each check (read/sources/explanations.ts), by check id. */
+  explanations: ReadonlyMap<string, string>;
+  /** A trajectory step's place on the transcript (its item index). */
+  stepItems: ReadonlyMap<number, number>;
   overlay: string | null;
   recipe: string;
-}> = ({ row, book, links, overlay, recipe }) => {
+}> = ({ row, book, links, explanations, stepItems, overlay, recipe }) => {
   const href = (i: number) => entryHref(row.id, i, overlay);
   const replayRules = new Map(row.replays.map((m) => [m.arm, new Set(m.rules)]));
   return (
@@ -233,6 +252,14 @@ export const Scorecard: FC<{
       <p>
         <Outcome value={row.outcome} /> reward {row.reward ?? "—"}
       </p>
+      {row.exception
+        ? (
+          <p class="error" id="exception">
+            Harbor: <strong>{row.exception.type}</strong>
+            {row.exception.message ? `: ${firstLines(row.exception.message, 2, 300)}` : ""}
+          </p>
+        )
+        : null}
       <dl class="facts">
         <dt>cost ({recipe})</dt>
         <dd>{usd(row.cost, 4)}</dd>
@@ -251,6 +278,7 @@ export const Scorecard: FC<{
         <dt>model</dt>
         <dd>{row.model ?? "—"}</dd>
       </dl>
+      {row.facts ? <GuardFactsView facts={row.facts} /> : null}
       {row.replays.length
         ? (
           <div class="replays">
@@ -261,7 +289,11 @@ export const Scorecard: FC<{
                   {m.arm}: {m.verdict && !m.verdict.verdict
                     ? `not observable (${m.verdict.unobservable}): counted in no replay figure`
                     : m.blocked
-                    ? `would have blocked (${replayRulesText(m)})`
+                    ? (
+                      <>
+                        would have blocked (<ReplayRules row={row} m={m} stepItems={stepItems} />)
+                      </>
+                    )
                     : "would not have blocked"}
                 </li>
               ))}
@@ -281,6 +313,7 @@ export const Scorecard: FC<{
                 <li data-check={id}>
                   <code>{id}</code>{" "}
                   {info ? <span class="muted">({info.kind}, preventable: {info.preventable})</span> : null}
+                  {explanations.has(id) ? <div class="why">{explanations.get(id)}</div> : null}
                   <div>
                     {protectors.length
                       ? protectors.map((r) => {
@@ -316,6 +349,52 @@ export const Scorecard: FC<{
   );
 };
 
+const ENDING_LABEL: Record<NonNullable<Row["ending"]>, string> = {
+  stop: "the agent stopped",
+  api_error: "ended on an API error (StopFailure)",
+};
+
+/** The guard's facts from result.json: what a packet keeps of the guard in place of its ledgers. */
+export const GuardFactsView: FC<{ facts: GuardFacts }> = ({ facts: f }) => {
+  const short = (x: string | null) => x ? x.slice(0, 12) : "unknown";
+  const blocks = Object.entries(f.blocks_by_rule).sort((a, b) => b[1] - a[1]).map(([id, n]) => `${id} ${n}`);
+  const errors = Object.entries(f.api_errors).map(([kind, n]) => `${kind} ${n}`);
+  return (
+    <div class="guard-facts" id="guard-facts">
+      <h3>Guard facts (result.json)</h3>
+      <dl class="facts">
+        <dt>arm</dt>
+        <dd>{f.arm}</dd>
+        <dt>hooks</dt>
+        <dd>{f.hooks} ({f.hooks_reason})</dd>
+        <dt>guard</dt>
+        <dd title={`bundle sha256 ${f.guard.bundle_sha256 ?? "unknown"}`}>{short(f.guard.commit)}</dd>
+        <dt>rule set</dt>
+        <dd title={f.rules.ids.join(", ")}>{f.rules.ids.length} ids · {short(f.rules.digest)}</dd>
+        <dt>Claude Code</dt>
+        <dd>{f.claude_code ?? "unknown"}</dd>
+        <dt>coverage</dt>
+        <dd>{f.coverage ? `${f.coverage.covered} of ${f.coverage.calls} χ-World calls` : "no trajectory"}</dd>
+        <dt>plan</dt>
+        <dd>{f.plan_injected === null ? "—" : f.plan_injected ? "reached the model" : "never reached"}</dd>
+        <dt>blocks</dt>
+        <dd>{blocks.length ? blocks.join(", ") : "none"}</dd>
+        <dt>stop-gate holds</dt>
+        <dd>{f.stop_gate.holds}</dd>
+        <dt>fail-open</dt>
+        <dd>{f.fail_open}</dd>
+        <dt>ending</dt>
+        <dd>
+          {f.ending === "none" ? "none recorded" : ENDING_LABEL[f.ending]}
+          {errors.length ? ` (${errors.join(", ")})` : ""}
+        </dd>
+        <dt>call time</dt>
+        <dd>{f.tool_ms ? `median ${f.tool_ms.median} ms, p95 ${f.tool_ms.p95} ms` : "—"}</dd>
+      </dl>
+    </div>
+  );
+};
+
 const SOURCE_LABEL: Record<Row["source"], string> = {
   trial: "trial folder",
   live: "guard ledger, no trial folder yet",
@@ -348,7 +427,10 @@ export const TrialPage: FC<{
         )
         : row.guarded
         ? ""
+        : row.facts
+        ? " (guard facts in result.json, no ledger)"
         : " (no guard ledger)"}
+      {row.ending ? ` · ${ENDING_LABEL[row.ending]}` : ""}
       {row.seat ? ` · seat ${row.seat}` : ""} · {row.blocks} blocks · {row.shadows} shadow · {row.releases}
       {" "}
       releases

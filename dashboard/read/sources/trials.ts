@@ -1,6 +1,6 @@
-/** Source: the trial folders under the log roots: each one's result, scorecard, cost and arm. */
+/** Source: the trial folders under the log roots: each one's result, scorecard, cost and what it ran as. */
 import { readFileSync, statSync } from "node:fs";
-import { basename, join, relative, sep } from "node:path";
+import { join } from "node:path";
 import {
   packetName,
   packetOf,
@@ -10,17 +10,10 @@ import {
   type TrialSummary,
 } from "../../../lib/results/trials.ts";
 import { type Prices, type Recipe, trialCost } from "../../../lib/results/cost.ts";
+import type { GuardFacts } from "../../../lib/results/guard_facts.ts";
+import { readGuardFacts } from "../../../lib/results/guard_facts_reader.ts";
 import type { Outcome } from "../model.ts";
-
-const DOMAIN_DIRS = new Set(["pa_provider", "pa_um", "cm", "trials", "logs", "jobs"]);
-
-/** The arm a trial dir belongs to: the first path segment below its root that is not a domain or container. */
-export function armOfPath(root: string, dir: string): string {
-  const parts = relative(root, dir).split(sep).slice(0, -1).filter((p) =>
-    p && !DOMAIN_DIRS.has(p) && !/__(pa_|cm)/.test(p)
-  );
-  return parts[0] ?? (basename(root) || "trials");
-}
+import { type ArmClaim, claimOf, ranAsOf } from "../arms.ts";
 
 /** Reads a JSON file, or null when it is missing or invalid. */
 export function readJsonFile(path: string): unknown {
@@ -34,7 +27,10 @@ export function readJsonFile(path: string): unknown {
 /** A trial folder as the store knows it: its files, arm, summary, outcome, cost and failed checks. */
 export interface TrialInfo {
   ref: TrialRef;
+  /** Its arm's name, given by the store over all trials (read/arms.ts armNames). */
   arm: string;
+  /** What its arm is made of: its run and what it says it ran as. */
+  claim: ArmClaim;
   summary: TrialSummary;
   outcome: Outcome;
   cost: number | null;
@@ -44,6 +40,18 @@ export interface TrialInfo {
   packet: string;
   /** Epoch ms of the last write to the folder, trial.log or agent/ while it has no result; 0 once it has one. */
   touched: number;
+  /** The guard's facts in result.json (a packet's guarded trial), when valid. */
+  facts: GuardFacts | null;
+}
+
+/** result.json's guard facts when they are there and valid; a viewer shows what it can and never fails a scan. */
+function factsOf(raw: Record<string, unknown> | null, path: string): GuardFacts | null {
+  try {
+    const read = raw ? readGuardFacts(raw, path) : null;
+    return read && "facts" in read ? read.facts : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The latest modification time of a trial folder, its trial.log and its agent folder (0: none readable). */
@@ -59,10 +67,18 @@ function lastWritten(dir: string): number {
   return at;
 }
 
-/** What the store knows of one trial folder, read from its files. */
+/** A JSON object file, or null when it is missing, invalid or not an object. */
+function readObject(path: string): Record<string, unknown> | null {
+  const value = readJsonFile(path);
+  return value && typeof value === "object" && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : null;
+}
+
+/** What the store knows of one trial folder (below `root`, named by `--logs NAME=DIR`), read from its files. */
 export function readTrialInfo(
   ref: TrialRef,
-  arm: string,
+  root: { dir: string; name?: string },
   pricing: { recipe?: Recipe; prices?: Prices },
 ): TrialInfo {
   const summary = readTrial(ref);
@@ -74,10 +90,19 @@ export function readTrialInfo(
     : summary.passed
     ? "passed"
     : "failed";
-  const raw = summary.readable ? readJsonFile(ref.result) as Record<string, unknown> | null : null;
+  const raw = summary.readable ? readObject(ref.result) : null;
+  const facts = factsOf(raw, ref.result);
+  const ranAs = ranAsOf({
+    config: readObject(join(ref.dir, "config.json")),
+    harness: readObject(join(ref.dir, "agent", "fiable", "harness.json")),
+    result: raw,
+    facts,
+  });
+  const claim = claimOf(root, ref.dir, ranAs);
   return {
     ref,
-    arm,
+    arm: claim.run,
+    claim,
     summary,
     outcome,
     cost: summary.readable ? trialCost(summary, pricing.recipe ?? "B", pricing.prices ?? {}) : null,
@@ -85,6 +110,7 @@ export function readTrialInfo(
     synthetic: raw?.source === "fiable-samples",
     packet: packetName(packetOf(ref.dir)),
     touched: outcome === "running" ? lastWritten(ref.dir) : 0,
+    facts,
   };
 }
 

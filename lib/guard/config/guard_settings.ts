@@ -7,8 +7,7 @@ import { type Arm, ARMS, unknownArmNote } from "../engine/record.ts";
 import { type Bounds, DEFAULT_BOUNDS, type EngineConfig } from "../engine/decide.ts";
 import type { EventWord } from "../engine/hook.ts";
 import { RULES } from "../../../rules/mod.ts";
-import { host } from "../runtime/host.ts";
-import { lazy } from "../runtime/lazy.ts";
+import * as io from "../io.ts";
 import { ENV_REF } from "../engine/secrets.ts";
 
 /** The settings the guard runs with, after profile, environment and defaults. */
@@ -58,14 +57,14 @@ export function resolveSettings(profile: Profile, env: Record<string, string | u
  */
 export async function loadSettings(
   env: Record<string, string | undefined>,
-  warn: (line: string) => void = (line) => host.writeErr(`${line}\n`),
+  warn: (line: string) => void = (line) => io.writeErr(`${line}\n`),
 ): Promise<{ settings: GuardSettings; note?: string }> {
   let note: string | undefined;
   let profile = {};
   if (env.FIABLE_PROFILE) {
     try {
-      const { parseProfile } = await lazy<typeof import("./profile.ts")>("profile");
-      profile = await parseProfile(host.readText(env.FIABLE_PROFILE), env.FIABLE_PROFILE);
+      const { parseProfile } = await import("./profile.ts");
+      profile = await parseProfile(io.readText(env.FIABLE_PROFILE), env.FIABLE_PROFILE);
     } catch (err) {
       note = (err as Error).message;
     }

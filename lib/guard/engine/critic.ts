@@ -4,7 +4,8 @@
  * of lib/guard/engine/judges/ vote too, and an enforced one blocks on its own (protocol v2, docs/EVALUATION_PROTOCOL.md);
  * a shadow one is only recorded. Checklist blocks stand on their own (decide.ts).
  */
-import type { Evidence } from "./evidence.ts";
+import { type Evidence, heldHex } from "./evidence.ts";
+import { redactText } from "./secrets.ts";
 import { groundedIds } from "./facts.ts";
 import { extractIds, ID_SHAPES, normalizeId } from "./ids.ts";
 import type { RuleHit, Vote } from "./record.ts";
@@ -92,10 +93,12 @@ export function contractJudge(hits: RuleHit[]): Vote {
  */
 export function groundingJudge(call: Call, ev: Evidence): Vote {
   const grounded = groundedIds(ev);
+  const held = heldHex(ev);
   const unseen: string[] = [];
   for (const [key, raw] of entries(call.input)) {
     if (FREE_LABELS.has(key)) continue;
-    const value = raw.trim();
+    // Split after redaction: a key cut from its name (`ADAFRUIT_IO = <key>` into three) no longer looks like one.
+    const value = redactText(raw, held).trim();
     // A list written as text ("M54.41, M51.16") is checked item by item.
     const candidates = ID_KEY.test(key)
       ? value.split(/[,;]\s*|\s+/).filter((v) => v && v.length <= 64)

@@ -2,7 +2,7 @@
 import { type HookInput, type HookReply, parseResult, responseText } from "./hook.ts";
 import { allowReply, contextReply, denyReply, stopBlockReply } from "./hook.ts";
 import { type Arm, CAPS, capValue, type LedgerRecord, type RuleHit, type Vote } from "./record.ts";
-import { caseKeyOf, emptyEvidence, type Evidence, foldEvidence, signature } from "./evidence.ts";
+import { caseKeyOf, emptyEvidence, type Evidence, foldEvidence, heldHex, signature } from "./evidence.ts";
 import { isTerminal, normalizeToolName, shownName } from "./names.ts";
 import { renderMessage, type Rule } from "./rule.ts";
 import { closureMessage, openObligations } from "./closure.ts";
@@ -10,9 +10,9 @@ import { criticHits, judgeVotes, panel } from "./critic.ts";
 import { JUDGE_BUDGET } from "./judge.ts";
 import { judgeOf } from "./judges/mod.ts";
 import { type HandbookLookup, rolePlan } from "./plan.ts";
-import { extractIds } from "./ids.ts";
+import { extractIds, normalizeId } from "./ids.ts";
 import { detectPhase, detectSeat } from "./seat.ts";
-import { MAX_DEPTH, redactCapped, type RedactState, redactText } from "./secrets.ts";
+import { KEEP_HEX, MAX_DEPTH, redactCapped, type RedactState, redactText } from "./secrets.ts";
 import { RULES } from "../../../rules/mod.ts";
 
 /** A hook event, already parsed and reduced to what the engine needs. */
@@ -166,7 +166,8 @@ export function checkCall(
         id: rule.meta.id,
         checks: rule.meta.protects,
         // Messages quote the call's arguments: a secret the model pasted into one must not reach the ledger.
-        message: redactText(renderMessage(rule.meta.message, data)),
+        // Redacted as rendered, ids joined in (`case_id=<key>`), not value by value.
+        message: redactText(renderMessage(rule.meta.message, data), heldHex(ev)),
       });
     }
   }
@@ -213,16 +214,17 @@ function decidePre(
   const tool = normalizeToolName(event.tool);
   if (!tool) return { reply: allowReply(), record: null };
   // Redacted at the source: it is recorded, quoted by judges and part of the block-budget signature.
+  const held = heldHex(ev);
   const rawCase = caseKeyOf(event.input, ev.owners);
-  const caseKey = rawCase === null ? null : redactText(rawCase);
+  const caseKey = rawCase === null ? null : redactText(rawCase, held);
   const hits = checkCall(tool, event.input, ev, config.rules);
   const call = { tool, input: event.input };
   const all: Vote[] = [
     ...(isTerminal(tool, event.input) ? panel(call, ev, hits) : []),
     ...judgeVotes(call, ev, { recentText: event.recentText ?? [] }, ENFORCES[config.arm].critic),
   ];
-  const votes = all.length ? all.map((v) => ({ ...v, reason: redactText(v.reason) })) : undefined;
-  const criticHit = criticHits(all, call, ev).map((h) => ({ ...h, message: redactText(h.message) }));
+  const votes = all.length ? all.map((v) => ({ ...v, reason: redactText(v.reason, held) })) : undefined;
+  const criticHit = criticHits(all, call, ev).map((h) => ({ ...h, message: redactText(h.message, held) }));
   const record: LedgerRecord = {
     ...base(event, config, now),
     event: "pre",
@@ -230,7 +232,7 @@ function decidePre(
     tool,
     tool_use_id: event.toolUseId,
     case: caseKey,
-    input: redactCapped(event.input, CAPS.input),
+    input: redactCapped(event.input, CAPS.input, { deep: false, keep: held }),
     ...(event.agentId ? { agent_id: event.agentId } : {}),
     ...(votes ? { votes } : {}),
   };
@@ -262,7 +264,7 @@ function decidePre(
       record: { ...record, decision: "release", rules: enforced, note: "block budget spent; call released" },
     };
   }
-  const reason = denyReason(tool, within);
+  const reason = redactText(denyReason(tool, within), held);
   const note = unsure.length ? `${DEGRADED_NOTE}: ${unsure.map((h) => h.id).join(", ")}` : undefined;
   return {
     reply: denyReply(reason),
@@ -272,12 +274,20 @@ function decidePre(
 
 function decidePost(
   event: Extract<GuardEvent, { word: "post" | "post-fail" }>,
+  ev: Evidence | null,
   config: EngineConfig,
   now: string,
 ): Outcome {
   const tool = normalizeToolName(event.tool);
   if (!tool) return { reply: {}, record: null };
-  const cut: RedactState = { deep: false };
+  // The result is where ids come from: its own hex ids are kept. The arguments keep those the evidence holds
+  // (a command-mode post reads none, so there only those the result itself holds).
+  const raw = event.word === "post" ? responseText(event.response) : event.error;
+  const own = new Set(extractIds(raw));
+  const cut: RedactState = {
+    deep: false,
+    keep: (hex) => own.has(normalizeId(hex)) || (ev ? heldHex(ev)(hex) : false),
+  };
   const common = {
     ...base(event, config, now),
     decision: "record" as const,
@@ -287,19 +297,20 @@ function decidePost(
     ...(event.agentId ? { agent_id: event.agentId } : {}),
     ...durationOf(event.durationMs),
   };
+  const resultCut: RedactState = { deep: false, keep: KEEP_HEX };
   let record: LedgerRecord;
   if (event.word === "post-fail") {
-    const error = capValue(redactText(event.error), CAPS.text) as string;
+    const error = capValue(redactText(raw, KEEP_HEX), CAPS.text) as string;
     record = { ...common, event: "post-fail", error };
   } else {
-    const text = redactText(responseText(event.response));
+    const text = redactText(raw, KEEP_HEX);
     const parsed = parseResult(text);
     const result = parsed === undefined
       ? capValue(text, CAPS.result)
-      : redactCapped(parsed, CAPS.result, cut);
+      : redactCapped(parsed, CAPS.result, resultCut);
     record = { ...common, event: "post", result, ids: extractIds(text) };
   }
-  if (cut.deep) {
+  if (cut.deep || resultCut.deep) {
     record.degraded = true;
     record.note = `nesting deeper than ${MAX_DEPTH} levels was cut from the recorded call; evidence degraded`;
   }
@@ -342,9 +353,10 @@ function decideStop(
   const rec = { ...base(event, config, now), event: "stop" as const };
   if (event.subagent) return { reply: {}, record: { ...rec, decision: "allow", note: "subagent stop" } };
   const open = openObligations(ev);
-  const obligations = open.map((o) => `${o.id}: ${o.text}`);
+  const held = heldHex(ev);
+  const obligations = open.map((o) => redactText(`${o.id}: ${o.text}`, held));
   if (!open.length) return { reply: {}, record: { ...rec, decision: "allow" } };
-  const reason = closureMessage(open);
+  const reason = redactText(closureMessage(open), held);
   if (!ENFORCES[config.arm].gate || ev.degraded) {
     const note = ev.degraded
       ? "evidence degraded (a record was lost or cut): the stop gate recorded, not enforced"
@@ -382,7 +394,7 @@ function decideContext(
   const found = wantsPlan && config.handbook ? config.handbook({ prompt, seat, phase }) : undefined;
   const plan = wantsPlan ? rolePlan(seat, phase, { pages: found?.pages }) : "";
   // Ids come from the redacted prompt, so a key in the prompt never lands (upper-cased) in `ids`.
-  const redacted = isTaskPrompt ? redactText(prompt) : "";
+  const redacted = isTaskPrompt ? redactText(prompt, KEEP_HEX) : "";
   const rec: LedgerRecord = {
     ...base(event, config, now),
     event: event.word,
@@ -433,7 +445,7 @@ export function decideOn(
       return decidePre(event, ev ?? emptyEvidence(), config, now);
     case "post":
     case "post-fail":
-      return decidePost(event, config, now);
+      return decidePost(event, ev, config, now);
     case "stop":
       return decideStop(event, ev ?? emptyEvidence(), config, now);
     case "stop-fail":

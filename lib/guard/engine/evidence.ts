@@ -139,6 +139,11 @@ export function emptyEvidence(): Evidence {
   };
 }
 
+/** The bare hex ids the evidence holds (a result or the prompt showed them): kept where a record writes them. */
+export function heldHex(ev: Evidence): (hex: string) => boolean {
+  return (hex) => ev.seen.has(normalizeId(hex));
+}
+
 /** The ids in a call's arguments, as the agent wrote them (whole values and ids inside text). */
 export function inputIds(input: Record<string, unknown>): string[] {
   return extractIds(stringsIn(input).join("\n"));

@@ -5,7 +5,7 @@
 import { EVENTS, type EventWord } from "./hook.ts";
 import type { Arm, LedgerRecord } from "./record.ts";
 import { normalizeToolName } from "./names.ts";
-import { redactText } from "./secrets.ts";
+import { KEEP_HEX, redactText } from "./secrets.ts";
 import { extractIds } from "./ids.ts";
 import { topLevelString } from "./raw_json.ts";
 
@@ -51,6 +51,7 @@ export function failedRecord(
     text.length <= FAILED_SCAN.head + FAILED_SCAN.tail
       ? text
       : `${text.slice(0, FAILED_SCAN.head)}\n${text.slice(-FAILED_SCAN.tail)}`,
+    KEEP_HEX, // a result's or a prompt's text: its ids are evidence
   );
   record.degraded = true;
   record.ids = extractIds(scanned);

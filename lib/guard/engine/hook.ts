@@ -1,11 +1,11 @@
 /**
  * The Claude Code hook protocol: input shapes per event and the one JSON reply each event allows.
  *
- * The input check is written by hand, not with zod: it runs in every hook process, and under Deno resolving
- * an npm package at start-up costs more than the hook's own work (issue 20). It is the zod schema in
- * tests/support/hook_schema.ts, checked against it on thousands of generated inputs (tests/hook.ts): same
- * accept or refuse, same parsed input, same message (zod's `prettifyError` with its English locale).
+ * The input is checked with zod (`zod/mini`, the tree-shakeable build, so the Node bundle stays small), its
+ * refusals printed by zod's `prettifyError` in its English locale: each problem and the key it is at.
  */
+import * as z from "zod/mini";
+import en from "zod/locales/en";
 
 /** The guard's event words (CLI argument) and the `hook_event_name` each expects. */
 export const EVENTS = {
@@ -33,204 +33,85 @@ export function eventWordOf(hookEventName: string): EventWord | null {
   return null;
 }
 
-/** The fields every hook input carries. */
-interface BaseInput {
-  session_id: string;
-  transcript_path?: string;
-  cwd?: string;
-  agent_id?: string;
-}
+z.config(en());
+
+const Base = z.object({
+  session_id: z.string().check(z.minLength(1)),
+  hook_event_name: z.string(),
+  transcript_path: z.optional(z.string()),
+  cwd: z.optional(z.string()),
+  agent_id: z.optional(z.string()),
+});
+
 /** PreToolUse input. */
-export interface PreToolUseInput extends BaseInput {
-  hook_event_name: "PreToolUse";
-  tool_name: string;
-  tool_input: Record<string, unknown>;
-  tool_use_id: string;
-}
+const PreToolUseInput = z.extend(Base, {
+  hook_event_name: z.literal("PreToolUse"),
+  tool_name: z.string().check(z.minLength(1)),
+  tool_input: z.record(z.string(), z.unknown()),
+  tool_use_id: z._default(z.string(), ""),
+});
 /**
- * PostToolUse input: `tool_response` is a content-block array for MCP tools, but parsed defensively.
- * `duration_ms` is how long the call took (Claude Code 2.1.x); a value that is not a number is dropped.
+ * PostToolUse input: `tool_response` is a content-block array for MCP tools, but parse it defensively.
+ * `duration_ms` is how long the call took (Claude Code 2.1.x); a value that is not a number is dropped, never
+ * costing the record its evidence.
  */
-export interface PostToolUseInput extends BaseInput {
-  hook_event_name: "PostToolUse";
-  tool_name: string;
-  tool_input: Record<string, unknown>;
-  tool_response: unknown;
-  tool_use_id: string;
-  duration_ms?: number;
-}
+const PostToolUseInput = z.extend(Base, {
+  hook_event_name: z.literal("PostToolUse"),
+  tool_name: z.string().check(z.minLength(1)),
+  tool_input: z._default(z.record(z.string(), z.unknown()), {}),
+  tool_response: z.unknown(),
+  tool_use_id: z._default(z.string(), ""),
+  duration_ms: z.catch(z.optional(z.number()), undefined),
+});
 /** PostToolUseFailure input (an MCP result with isError, or a thrown tool). */
-export interface PostToolUseFailureInput extends BaseInput {
-  hook_event_name: "PostToolUseFailure";
-  tool_name: string;
-  tool_input: Record<string, unknown>;
-  tool_use_id: string;
-  error: string;
-  duration_ms?: number;
-}
+const PostToolUseFailureInput = z.extend(Base, {
+  hook_event_name: z.literal("PostToolUseFailure"),
+  tool_name: z.string().check(z.minLength(1)),
+  tool_input: z._default(z.record(z.string(), z.unknown()), {}),
+  tool_use_id: z._default(z.string(), ""),
+  error: z._default(z.string(), ""),
+  duration_ms: z.catch(z.optional(z.number()), undefined),
+});
 /** Stop / SubagentStop input. */
-export interface StopInput extends BaseInput {
-  hook_event_name: "Stop" | "SubagentStop";
-  stop_hook_active: boolean;
-  last_assistant_message?: string;
-}
+const StopInput = z.extend(Base, {
+  hook_event_name: z.enum(["Stop", "SubagentStop"]),
+  stop_hook_active: z._default(z.boolean(), false),
+  last_assistant_message: z.optional(z.string()),
+});
 /**
  * StopFailure input: the turn ended on an API error, not by the agent stopping (Claude Code runs it instead of
  * Stop, ignoring its output). `error` is the error's kind (`rate_limit`, `overloaded`, `server_error`,
  * `invalid_request`, `max_output_tokens`, … in 2.1.332), `error_details` the API's text.
  */
-export interface StopFailureInput extends BaseInput {
-  hook_event_name: "StopFailure";
-  error: string;
-  error_details?: string;
-  last_assistant_message?: string;
-}
+const StopFailureInput = z.extend(Base, {
+  hook_event_name: z.literal("StopFailure"),
+  error: z._default(z.string(), "unknown"),
+  error_details: z.optional(z.string()),
+  last_assistant_message: z.optional(z.string()),
+});
 /** UserPromptSubmit input. */
-export interface UserPromptSubmitInput extends BaseInput {
-  hook_event_name: "UserPromptSubmit";
-  prompt: string;
-}
+const UserPromptSubmitInput = z.extend(Base, {
+  hook_event_name: z.literal("UserPromptSubmit"),
+  prompt: z.string(),
+});
 /** SessionStart input. */
-export interface SessionStartInput extends BaseInput {
-  hook_event_name: "SessionStart";
-  source: string;
-}
-/** Any hook input the guard handles. */
-export type HookInput =
-  | PreToolUseInput
-  | PostToolUseInput
-  | PostToolUseFailureInput
-  | StopInput
-  | StopFailureInput
-  | UserPromptSubmitInput
-  | SessionStartInput;
-
-/**
- * One field's check: the value to keep (`undefined` leaves the key out unless `present` says to keep it), or
- * the messages refusing it.
- */
-type FieldCheck = (value: unknown) => { value: unknown; present?: boolean } | { messages: string[] };
-
-/** The type name zod's English messages use for a JSON value. */
-function typeName(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  if (typeof value === "number" && Number.isNaN(value)) return "NaN";
-  return typeof value;
-}
-
-const expected = (type: string, value: unknown) =>
-  `Invalid input: expected ${type}, received ${typeName(value)}`;
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-const refuse = (type: string, value: unknown) => ({ messages: [expected(type, value)] });
-
-const text: FieldCheck = (v) => typeof v === "string" ? { value: v } : refuse("string", v);
-/**
- * A string of at least one character. As zod's `minLength(1)` does, the length check also runs on a value
- * of the wrong type that has a `length` (an array, an object with a `length` key), adding its own message.
- */
-const nonEmptyText: FieldCheck = (v) => {
-  const messages = typeof v === "string" ? [] : [expected("string", v)];
-  const length = v === null || v === undefined ? undefined : (v as { length?: unknown }).length;
-  if (length !== undefined && !((length as number) >= 1)) {
-    messages.push(
-      Array.isArray(v)
-        ? "Too small: expected array to have >=1 items"
-        : typeof v === "string"
-        ? "Too small: expected string to have >=1 characters"
-        : "Too small: expected unknown to be >=1",
-    );
-  }
-  return messages.length ? { messages } : { value: v };
-};
-const optional = (check: FieldCheck): FieldCheck => (v) => v === undefined ? { value: undefined } : check(v);
-const withDefault = (check: FieldCheck, fallback: unknown): FieldCheck => (v) =>
-  v === undefined ? { value: fallback } : check(v);
-const record: FieldCheck = (v) => isRecord(v) ? { value: v } : refuse("record", v);
-const flag: FieldCheck = (v) => typeof v === "boolean" ? { value: v } : refuse("boolean", v);
-const required: FieldCheck = (v) => v === undefined ? refuse("nonoptional", v) : { value: v };
-const given: FieldCheck = (v) => ({ value: v });
-/**
- * A number, kept only when it is one (zod's `catch`, which keeps the key): a malformed measurement never costs
- * the record its evidence.
- */
-const measure: FieldCheck = (v) => ({
-  value: typeof v === "number" ? v : undefined,
-  present: v !== undefined,
+const SessionStartInput = z.extend(Base, {
+  hook_event_name: z.literal("SessionStart"),
+  source: z._default(z.string(), "startup"),
 });
 
-const BASE: Record<string, FieldCheck> = {
-  session_id: nonEmptyText,
-  hook_event_name: given,
-  transcript_path: optional(text),
-  cwd: optional(text),
-  agent_id: optional(text),
-};
-const TOOL_CALL = { tool_name: nonEmptyText, tool_input: withDefault(record, {}) };
-
-const STOP = { ...BASE, stop_hook_active: withDefault(flag, false), last_assistant_message: optional(text) };
-
-/** Each `hook_event_name`'s fields, in the order their problems are reported. */
-const SHAPES: Record<string, Record<string, FieldCheck>> = {
-  PreToolUse: { ...BASE, tool_name: nonEmptyText, tool_input: record, tool_use_id: withDefault(text, "") },
-  PostToolUse: {
-    ...BASE,
-    ...TOOL_CALL,
-    tool_response: required,
-    tool_use_id: withDefault(text, ""),
-    duration_ms: measure,
-  },
-  PostToolUseFailure: {
-    ...BASE,
-    ...TOOL_CALL,
-    tool_use_id: withDefault(text, ""),
-    error: withDefault(text, ""),
-    duration_ms: measure,
-  },
-  Stop: STOP,
-  SubagentStop: STOP,
-  StopFailure: {
-    ...BASE,
-    error: withDefault(text, "unknown"),
-    error_details: optional(text),
-    last_assistant_message: optional(text),
-  },
-  UserPromptSubmit: { ...BASE, prompt: text },
-  SessionStart: { ...BASE, source: withDefault(text, "startup") },
-};
-
-/** A problem with the input: zod's message and where it is (`""` for the input as a whole). */
-interface Issue {
-  message: string;
-  at: string;
-}
-
-/** Checks a parsed JSON value against the hook input shapes: the input (unknown keys dropped) or its issues. */
-export function checkHookInput(raw: unknown): { input: HookInput } | { issues: Issue[] } {
-  if (!isRecord(raw)) return { issues: [{ message: expected("object", raw), at: "" }] };
-  const event = raw.hook_event_name;
-  const shape = typeof event === "string" && Object.hasOwn(SHAPES, event) ? SHAPES[event] : undefined;
-  if (!shape) {
-    const names = Object.keys(SHAPES).map((name) => `'${name}'`).join(" | ");
-    return { issues: [{ message: `Invalid discriminator value. Expected ${names}`, at: "hook_event_name" }] };
-  }
-  const input: Record<string, unknown> = {};
-  const issues: Issue[] = [];
-  for (const [key, check] of Object.entries(shape)) {
-    const checked = check(raw[key]);
-    if ("messages" in checked) issues.push(...checked.messages.map((message) => ({ message, at: key })));
-    else if (checked.value !== undefined || checked.present) input[key] = checked.value;
-  }
-  return issues.length ? { issues } : { input: input as unknown as HookInput };
-}
-
-/** Issues as zod's `prettifyError` prints them: whole-input problems first, each `✖ message` then `→ at key`. */
-function prettyIssues(issues: Issue[]): string {
-  return [...issues].sort((a, b) => (a.at ? 1 : 0) - (b.at ? 1 : 0))
-    .flatMap((issue) => [`✖ ${issue.message}`, ...(issue.at ? [`  → at ${issue.at}`] : [])])
-    .join("\n");
-}
+/** Any hook input the guard handles. */
+const HookInput = z.discriminatedUnion("hook_event_name", [
+  PreToolUseInput,
+  PostToolUseInput,
+  PostToolUseFailureInput,
+  StopInput,
+  StopFailureInput,
+  UserPromptSubmitInput,
+  SessionStartInput,
+]);
+/** Any hook input the guard handles. */
+export type HookInput = z.infer<typeof HookInput>;
 
 /** The result of parsing raw stdin for an event: the input, or a readable reason it was refused. */
 export type ParsedInput = { ok: true; input: HookInput } | { ok: false; reason: string };
@@ -244,11 +125,11 @@ export function parseHookInput(text: string, expected: EventWord): ParsedInput {
   } catch (err) {
     return { ok: false, reason: `Cannot read the hook input: it is not JSON (${(err as Error).message}).` };
   }
-  const checked = checkHookInput(raw);
-  if ("issues" in checked) {
-    return { ok: false, reason: `Cannot read the hook input: ${prettyIssues(checked.issues)}` };
+  const checked = HookInput.safeParse(raw);
+  if (!checked.success) {
+    return { ok: false, reason: `Cannot read the hook input: ${z.prettifyError(checked.error)}` };
   }
-  const input = checked.input;
+  const input = checked.data;
   const word = eventWordOf(input.hook_event_name);
   if (word !== expected) {
     return {

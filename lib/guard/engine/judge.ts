@@ -7,7 +7,7 @@
  */
 import type { Evidence } from "./evidence.ts";
 import type { Seat } from "./seat.ts";
-import { redactText } from "./secrets.ts";
+import { KEEP_HEX, redactText } from "./secrets.ts";
 import type { Vote } from "./record.ts";
 import type { Call, ExampleEvidence } from "./rule.ts";
 
@@ -88,7 +88,8 @@ export function quote(text: string, at = 0): string {
   // Start a little before the span, but never so late that the quote comes out short.
   const start = Math.max(0, Math.min(at - 60, text.length - QUOTE_MAX));
   const cut = text.slice(start, start + QUOTE_MAX);
-  const body = redactText(cut).replace(/\s+/g, " ").replaceAll('"', "'").trim();
+  // Hex ids stay here: the reason this quote lands in is redacted again against the evidence's ids (decide.ts).
+  const body = redactText(cut, KEEP_HEX).replace(/\s+/g, " ").replaceAll('"', "'").trim();
   return `${start > 0 ? "…" : ""}${body}${start + cut.length < text.length ? "…" : ""}`;
 }
 

@@ -5,6 +5,7 @@
  */
 import {
   BASE64_RUN,
+  HEX_ALWAYS,
   HEX_TOKEN,
   isRandomBase64,
   KEYED_SHAPES,
@@ -76,25 +77,51 @@ function mapRuns(text: string, each: (run: string) => string): string {
   return kept === 0 ? text : out + text.slice(kept);
 }
 
-/** The kind of bare key a run of token characters is or holds (random base64, 40+ hex), or null. */
-function bareKeyKind(run: string): string | null {
+/**
+ * Which bare hex runs of 32 to 39 characters are ids to keep: those the session's evidence holds (a result or
+ * the task prompt showed them), since a hex key and a hex id look alike. A result or a prompt keeps all of its
+ * own (`KEEP_HEX`): it is where the evidence's ids come from.
+ */
+export type KeepHex = (hex: string) => boolean;
+/** Keeps every bare hex id: for the text of a result or the task prompt. */
+export const KEEP_HEX: KeepHex = () => true;
+const KEEP_NO_HEX: KeepHex = () => false;
+
+/** The kind of bare key a run of token characters is or holds (random base64, hex), or null. */
+function bareKeyKind(run: string, keep: KeepHex): string | null {
   if (!/\d/.test(run)) return null;
   if (BASE64_RUN.test(run) && isRandomBase64(run)) return "high-entropy token";
-  return run.length >= 40 && new RegExp(HEX_TOKEN.source).test(run) ? "hex token" : null;
+  for (const m of run.matchAll(HEX_TOKEN)) if (m[0].length >= HEX_ALWAYS || !keep(m[0])) return "hex token";
+  // A key glued to a name by `=` (`case_id=<key>` in a rule's message, `?k=<key>` in a URL), seen on its own.
+  if (run.includes("=")) {
+    for (const part of run.split(/=(?=[^=])/)) {
+      if (part !== run && part.length >= 32 && BASE64_RUN.test(part) && isRandomBase64(part)) {
+        return "glued token";
+      }
+    }
+  }
+  return null;
 }
 
-/** A run of token characters with its bare keys redacted. */
-function redactRun(run: string): string {
-  const kind = bareKeyKind(run);
+/** A run of token characters with its bare keys redacted (hex under 40 kept where `keep` says it is an id). */
+function redactRun(run: string, keep: KeepHex): string {
+  const kind = bareKeyKind(run, keep);
   if (kind === "high-entropy token") return run.endsWith(".") ? `${REDACTED}.` : REDACTED;
-  return kind ? run.replace(HEX_TOKEN, REDACTED) : run;
+  if (kind === "glued token") {
+    return run.split(/(=(?=[^=]))/).map((part) =>
+      part.length >= 32 && BASE64_RUN.test(part) && isRandomBase64(part) ? REDACTED : part
+    ).join("");
+  }
+  return kind
+    ? run.replace(HEX_TOKEN, (hex) => hex.length >= HEX_ALWAYS || !keep(hex) ? REDACTED : hex)
+    : run;
 }
 
-/** The kind of secret a value looks like, or null. */
-export function secretKind(value: string): string | null {
+/** The kind of secret a value looks like, or null (a bare hex id under 40 counts unless `keep` holds it). */
+export function secretKind(value: string, keep: KeepHex = KEEP_NO_HEX): string | null {
   let bare: string | null = null;
   const note = (run: string) => {
-    bare ??= bareKeyKind(run);
+    bare ??= bareKeyKind(run, keep);
     return run;
   };
   if (mapRuns(value, note) !== value) return "long token";
@@ -173,21 +200,30 @@ function replaceShape(text: string, shape: SecretShape): string {
 
 /**
  * The text with every credential-shaped substring replaced by `[redacted]` (PEM private keys whole, known
- * prefixes, passwords in URLs and in text, values after a credential's name, bare 40+ hex and random base64
- * keys), and the string values under secret-named keys of any JSON it holds (plain or escaped). Ids, file
- * names and paths are kept.
+ * prefixes, passwords in URLs and in text, values after a credential's or a vendor's name, bare hex and random
+ * base64 keys, alone or glued to a name by `=`), and the string values under secret-named keys of any JSON it
+ * holds (plain or escaped). Ids, file names and paths are kept, and a bare hex run of 32 to 39 characters
+ * where `keep` says the evidence holds it as an id (by default none is held). Run it on the final text: a
+ * message after its ids are joined into it, a reason after its messages.
  */
-export function redactText(text: string): string {
+export function redactText(text: string, keep: KeepHex = KEEP_NO_HEX): string {
   // The shortest shape is 5 characters (`pwd=x`); a shorter text can only hide a secret as a JSON value.
   if (text.length < 5 && !text.includes('"')) return text;
-  let out = replaceVendor(redactJsonKeys(mapRuns(redactPem(text), redactRun)), VENDOR_TOKENS);
+  let out = replaceVendor(
+    redactJsonKeys(mapRuns(redactPem(text), (run) => redactRun(run, keep))),
+    VENDOR_TOKENS,
+  );
   for (const shape of KEYED_SHAPES) out = replaceShape(out, shape);
   return out;
 }
 
-/** What `redact` reports besides the copy: whether it cut nesting deeper than `MAX_DEPTH`. */
+/**
+ * What `redact` reports besides the copy (whether it cut nesting deeper than `MAX_DEPTH`), and the bare hex
+ * ids it keeps (`keep`, none by default).
+ */
 export interface RedactState {
   deep: boolean;
+  keep?: KeepHex;
 }
 
 /**
@@ -198,7 +234,7 @@ export function redact(value: unknown, key = "", state: RedactState = { deep: fa
   if (typeof value === "string") {
     return DATA_SECRET_KEY.test(key) && value && !/^\$\{[A-Z0-9_]+\}$/.test(value)
       ? REDACTED
-      : redactText(value);
+      : redactText(value, state.keep);
   }
   if (!value || typeof value !== "object") return value;
   if (depth >= MAX_DEPTH) {
@@ -274,8 +310,8 @@ export function redactCapped(value: unknown, max: number, state: RedactState = {
   if (value === undefined) return undefined;
   if (typeof value === "string") {
     return value.length <= max
-      ? redactText(value)
-      : redactText(value.slice(0, max + MAX_TOKEN)).slice(0, max) +
+      ? redactText(value, state.keep)
+      : redactText(value.slice(0, max + MAX_TOKEN), state.keep).slice(0, max) +
         "…[truncated]";
   }
   // JSON.stringify recurses natively: past a few thousand levels it overflows (Node sooner than Deno), so a
@@ -285,5 +321,5 @@ export function redactCapped(value: unknown, max: number, state: RedactState = {
   if (json.length <= max) return redact(value, "", state);
   // Only the head is redacted: the margin covers a token that crosses the cut (a longer run is redacted whole).
   const head = json.slice(0, max + MAX_TOKEN);
-  return { _truncated: json.length, preview: redactText(head).slice(0, max) };
+  return { _truncated: json.length, preview: redactText(head, state.keep).slice(0, max) };
 }

@@ -32,9 +32,8 @@ import {
   storedCalls,
 } from "./checkpoint_format.ts";
 import { type Evidence, foldLedger, foldRecord, foldsToNothing } from "../engine/evidence.ts";
-import { host, joinPath } from "../runtime/host.ts";
-import { Digest, digest } from "./digest.ts";
-import { randomName } from "../runtime/host_api.ts";
+import * as io from "../io.ts";
+import { Digest, digest, DIGEST_NAME } from "./digest.ts";
 import { tryLock } from "./lock.ts";
 import {
   besideLedger,
@@ -53,13 +52,13 @@ import {
  * The checkpoint format and fold semantics. Bump it whenever `foldRecord` or `Evidence` changes: an older
  * checkpoint is then ignored (tests/checkpoint.ts fails on a change to the fold's sources until it is bumped).
  */
-export const FOLD_VERSION = 6;
+export const FOLD_VERSION = 7;
 
 /** Records folded from the ledger since the last checkpoint before command mode writes a new one. */
 export const CHECKPOINT_EVERY = 32;
 
 /** The name of `digest`'s algorithm, recorded in each header. */
-const HASH = "xx64";
+const HASH = DIGEST_NAME;
 
 /** Largest checkpoint header or state read (a larger one is ignored). */
 const MAX_PART = 256 * 1024 * 1024;
@@ -152,16 +151,16 @@ export function loadEvidence(dir: string, session: string, options: LoadOptions 
 function readPart(path: string): Uint8Array | null {
   let size: number;
   try {
-    size = host.fileSize(path);
+    size = io.fileSize(path);
   } catch {
     return null;
   }
-  return size > MAX_PART ? null : host.readBytes(path, 0, size);
+  return size > MAX_PART ? null : io.readBytes(path, 0, size);
 }
 
 /** The header and its first line, when its digest matches its text and it is this version's, for this session. */
 function readHeader(dir: string, session: string): { header: Header; line: string } | null {
-  const bytes = readPart(joinPath(dir, checkpointName(session)));
+  const bytes = readPart(io.joinPath(dir, checkpointName(session)));
   if (!bytes) return null;
   const at = bytes.indexOf(10);
   const line = decode(bytes.subarray(0, Math.max(0, at)));
@@ -174,7 +173,7 @@ function readHeader(dir: string, session: string): { header: Header; line: strin
 /** The first line of the session's header file, or null. */
 function headerLine(dir: string, session: string): string | null {
   try {
-    const bytes = host.readBytes(joinPath(dir, checkpointName(session)), 0, 64);
+    const bytes = io.readBytes(io.joinPath(dir, checkpointName(session)), 0, 128);
     const at = bytes.indexOf(10);
     return at < 0 ? null : decode(bytes.subarray(0, at));
   } catch {
@@ -198,7 +197,7 @@ function afterSpans(file: string, header: Header, size: number): Uint8Array | nu
   const after = new Uint8Array(size - header.bytes);
   let at = 0, span = 0, matches = true;
   let d = new Digest();
-  host.readChunks(file, 0, size, (chunk) => {
+  io.readChunks(file, 0, size, (chunk) => {
     let i = 0;
     while (i < chunk.length && span < spans.length) {
       const [end, expected] = spans[span];
@@ -222,7 +221,7 @@ function afterSpans(file: string, header: Header, size: number): Uint8Array | nu
 /** The digest of `bytes` bytes of a file from byte `start`, read a chunk at a time; throws when it is shorter. */
 function digestOf(path: string, start: number, bytes: number): string {
   const d = new Digest();
-  const read = host.readChunks(path, start, bytes, (chunk) => void d.update(chunk));
+  const read = io.readChunks(path, start, bytes, (chunk) => void d.update(chunk));
   if (read !== bytes) {
     throw new Error(`Cannot digest ${path}: ${read} of ${bytes} bytes from ${start} are there.`);
   }
@@ -233,16 +232,16 @@ function resume(dir: string, session: string, whole: boolean): LoadedEvidence | 
   const found = readHeader(dir, session);
   if (!found || !Number.isSafeInteger(found.header.bytes)) return null;
   const { header, line } = found;
-  const file = joinPath(dir, ledgerFileName(session));
-  const size = host.fileSize(file);
+  const file = io.joinPath(dir, ledgerFileName(session));
+  const size = io.fileSize(file);
   if (size < header.bytes || (!whole && size - header.bytes > LEDGER_READ.max)) return null;
   const tail = afterSpans(file, header, size);
   if (!tail) return null;
-  const stateBytes = readPart(joinPath(dir, header.state));
+  const stateBytes = readPart(io.joinPath(dir, header.state));
   if (!stateBytes || digest(stateBytes) !== header.stateDigest) return null;
   const state = stateInts(stateBytes);
-  const contents = joinPath(dir, header.contents);
-  const read = (start: number, n: number) => host.readBytes(contents, start, n);
+  const contents = io.joinPath(dir, header.contents);
+  const read = (start: number, n: number) => io.readBytes(contents, start, n);
   const { ev, restored } = decodeEvidence(header.ev, { state, read });
   const end = tail.lastIndexOf(10) + 1;
   const { records, corrupt } = sessionRecords(decode(tail.subarray(0, end)), session, foldsToNothing);
@@ -303,8 +302,8 @@ function writeLocked(
   loaded: { ev: Evidence; records: number; bytes: number; from?: Checkpoint },
 ): Checkpoint {
   const { ev, bytes } = loaded;
-  const file = joinPath(dir, ledgerFileName(session));
-  const headerPath = joinPath(dir, checkpointName(session));
+  const file = io.joinPath(dir, ledgerFileName(session));
+  const headerPath = io.joinPath(dir, checkpointName(session));
   // The header this one replaces (its files are kept for a reader that loaded it): the evidence's own while
   // the file still starts with its line, else read.
   let replaced: Header | null = null;
@@ -322,24 +321,24 @@ function writeLocked(
   if (from) {
     const last = from.header.ev.segments.at(-1);
     try {
-      at = host.fileSize(joinPath(dir, from.header.contents));
+      at = io.fileSize(io.joinPath(dir, from.header.contents));
       if (last && at < last.at + last.meta + last.text) from = undefined;
     } catch {
       from = undefined;
     }
   }
-  const contents = from ? from.header.contents : `${base(session)}.calls-${randomName()}.bin`;
+  const contents = from ? from.header.contents : `${base(session)}.calls-${io.randomName()}.bin`;
   if (!from) at = 0;
   const stored = from && { json: from.header.ev, state: from.state, index: from.index };
   const encoded = encodeEvidence(ev, { stored, at });
-  const contentsPath = joinPath(dir, contents);
-  if (from) host.append(contentsPath, encoded.contents);
-  else host.createNew(contentsPath, encoded.contents);
+  const contentsPath = io.joinPath(dir, contents);
+  if (from) io.append(contentsPath, encoded.contents);
+  else io.createNew(contentsPath, encoded.contents);
   const ledger = from ? [...from.header.ledger] : [];
   const folded = from ? from.header.bytes : 0;
   if (bytes > folded) ledger.push([bytes, digestOf(file, folded, bytes - folded)]);
-  const state = `${base(session)}.fold-${randomName()}.bin`;
-  host.createNew(joinPath(dir, state), encoded.state);
+  const state = `${base(session)}.fold-${io.randomName()}.bin`;
+  io.createNew(io.joinPath(dir, state), encoded.state);
   const header: Header = {
     v: FOLD_VERSION,
     session,
@@ -359,15 +358,15 @@ function writeLocked(
     const text = new Uint8Array(line.length + 1 + json.length);
     text.set(new TextEncoder().encode(`${line}\n`));
     text.set(json, line.length + 1);
-    host.writeWhole(headerPath, text);
+    io.writeWhole(headerPath, text);
   } catch (err) {
     // No header names them: the new state file (and a new contents file) would only take space.
-    for (const name of from ? [state] : [state, contents]) removeQuietly(joinPath(dir, name));
+    for (const name of from ? [state] : [state, contents]) removeQuietly(io.joinPath(dir, name));
     throw err;
   }
   removeUnnamed(dir, session, new Set([state, contents, replaced?.state, replaced?.contents]));
   const ints = stateInts(encoded.state);
-  const read = (start: number, n: number) => host.readBytes(contentsPath, start, n);
+  const read = (start: number, n: number) => io.readBytes(contentsPath, start, n);
   let restored = loaded.from?.restored;
   if (restored) restored.update(encoded.json, ints, read, contents !== loaded.from!.header.contents);
   else restored = new Restored(encoded.json, ints, read);
@@ -377,7 +376,7 @@ function writeLocked(
 /** Removes a file if it is there. */
 function removeQuietly(path: string): void {
   try {
-    host.removeFile(path);
+    io.removeFile(path);
   } catch {
     // Never written, or removed meanwhile.
   }
@@ -388,11 +387,11 @@ function removeUnnamed(dir: string, session: string, keep: Set<string | undefine
   const mine = checkpointFiles(session);
   let names: string[];
   try {
-    names = host.listDir(dir);
+    names = io.listDir(dir);
   } catch {
     return;
   }
-  for (const name of names) if (mine.test(name) && !keep.has(name)) removeQuietly(joinPath(dir, name));
+  for (const name of names) if (mine.test(name) && !keep.has(name)) removeQuietly(io.joinPath(dir, name));
 }
 
 /**

@@ -1,5 +1,5 @@
 /** The evidence ledger: one JSONL file per session, one record per hook event, append-only. */
-import { host, joinPath } from "../runtime/host.ts";
+import * as io from "../io.ts";
 import type { Arm, LedgerRecord } from "../engine/record.ts";
 
 /** A session id used as a file name as it is: safe characters, not starting with a dot, at most 120. */
@@ -40,8 +40,8 @@ export function legacyFileName(session: string): string {
  */
 export function appendRecord(dir: string, record: LedgerRecord): number {
   // Created `rw-r--r--` under Deno as under Node (Deno's default create mode ignores the umask).
-  host.makeDir(dir);
-  return host.appendLine(joinPath(dir, ledgerFileName(record.session)), JSON.stringify(record) + "\n");
+  io.makeDir(dir);
+  return io.appendLine(io.joinPath(dir, ledgerFileName(record.session)), JSON.stringify(record) + "\n");
 }
 
 /** The name of a file beside a session's ledger: the ledger's name with `suffix` for `.jsonl`. */
@@ -62,8 +62,8 @@ export function saveRecord(dir: string, record: LedgerRecord): number | null {
   try {
     return appendRecord(dir, record);
   } catch (err) {
-    host.writeErr(`fiable-guard: cannot write the ledger in ${dir}: ${(err as Error).message}\n`);
-    host.writeErr(JSON.stringify(record) + "\n");
+    io.writeErr(`fiable-guard: cannot write the ledger in ${dir}: ${(err as Error).message}\n`);
+    io.writeErr(JSON.stringify(record) + "\n");
     markLost(dir, record, (err as Error).message);
     return null;
   }
@@ -89,7 +89,7 @@ export function markLost(dir: string, record: LedgerRecord, why: string): void {
     // The ledger still cannot be written: the marker file instead.
   }
   try {
-    host.createNew(joinPath(dir, lostFileName(record.session)), "");
+    io.createNew(io.joinPath(dir, lostFileName(record.session)), "");
   } catch {
     // Already marked (EEXIST), or nothing can be created here.
   }
@@ -133,14 +133,14 @@ function readBounded(
   file: string,
   max: number,
 ): { head: string; tail: string; skipped: number; bytes: number | null } {
-  const size = host.fileSize(file);
-  const whole = (text: string) => (text === "" || text.endsWith("\n")) && host.fileSize(file) === size;
+  const size = io.fileSize(file);
+  const whole = (text: string) => (text === "" || text.endsWith("\n")) && io.fileSize(file) === size;
   if (size <= max) {
-    const head = host.readRange(file, 0, size);
+    const head = io.readRange(file, 0, size);
     return { head, tail: "", skipped: 0, bytes: whole(head) ? size : null };
   }
-  const headText = host.readRange(file, 0, LEDGER_READ.head);
-  const tailText = host.readRange(file, size - LEDGER_READ.tail, LEDGER_READ.tail);
+  const headText = io.readRange(file, 0, LEDGER_READ.head);
+  const tailText = io.readRange(file, size - LEDGER_READ.tail, LEDGER_READ.tail);
   return {
     head: headText.slice(0, headText.lastIndexOf("\n") + 1),
     tail: tailText.slice(tailText.indexOf("\n") + 1),
@@ -185,7 +185,7 @@ export interface ReadLedger extends ParsedLedger {
 /** True when a file is there (a missing file, or one that cannot be checked, is not). */
 function exists(file: string): boolean {
   try {
-    host.fileSize(file);
+    io.fileSize(file);
     return true;
   } catch {
     return false;
@@ -199,7 +199,7 @@ function exists(file: string): boolean {
 export function sessionFiles(dir: string, session: string): string[] {
   const name = ledgerFileName(session);
   const legacy = legacyFileName(session);
-  return legacy !== name && exists(joinPath(dir, legacy)) ? [legacy, name] : [name];
+  return legacy !== name && exists(io.joinPath(dir, legacy)) ? [legacy, name] : [name];
 }
 
 /**
@@ -226,7 +226,7 @@ export function readLedger(
     records.push(...parsed.records);
   };
   for (const file of files) {
-    const part = readIfAny(joinPath(dir, file), max);
+    const part = readIfAny(io.joinPath(dir, file), max);
     keep(part.head);
     if (part.skipped) {
       records.push(degradedMarker(
@@ -247,7 +247,7 @@ export function readLedger(
 
 /** True when a record of the session was lost and only the `.lost` file says so (`markLost`). */
 export function isLost(dir: string, session: string): boolean {
-  return exists(joinPath(dir, lostFileName(session)));
+  return exists(io.joinPath(dir, lostFileName(session)));
 }
 
 /** The note of the marker for lines that were not records. */

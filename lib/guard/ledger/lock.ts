@@ -8,8 +8,7 @@
  * the holder that still finds its own token there. One untouched for `STALE_MS` (a holder killed mid-hook) is
  * taken over.
  */
-import { host, joinPath } from "../runtime/host.ts";
-import { randomName } from "../runtime/host_api.ts";
+import * as io from "../io.ts";
 import { besideLedger } from "./ledger.ts";
 
 /** A lock older than this was left by a holder that died (a hook's whole budget is 1.5 s by default). */
@@ -25,19 +24,19 @@ export type LockResult = (() => void) | "busy" | "unavailable";
 
 /** Takes the session's lock if it is free (or stale), without waiting. */
 export function tryLock(dir: string, session: string): LockResult {
-  const path = joinPath(dir, lockFileName(session));
-  const token = randomName();
+  const path = io.joinPath(dir, lockFileName(session));
+  const token = io.randomName();
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      host.makeDir(dir);
-      host.createNew(path, token);
+      io.makeDir(dir);
+      io.createNew(path, token);
       return () => release(path, token);
     } catch (err) {
       if ((err as { code?: string }).code !== "EEXIST") return "unavailable";
     }
     try {
-      if (Date.now() - host.modifiedAt(path) < STALE_MS) return "busy";
-      host.removeFile(path);
+      if (Date.now() - io.modifiedAt(path) < STALE_MS) return "busy";
+      io.removeFile(path);
     } catch {
       // Released meanwhile: try again.
     }
@@ -51,14 +50,14 @@ export async function lockLedger(dir: string, session: string, waitMs: number): 
   for (;;) {
     const held = tryLock(dir, session);
     if (held !== "busy" || Date.now() >= end) return held;
-    await host.sleep(2);
+    await io.sleep(2);
   }
 }
 
 /** Removes the lock when it still holds `token` (a holder taken over as stale must not remove the new one's). */
 function release(path: string, token: string): void {
   try {
-    if (new TextDecoder().decode(host.readBytes(path, 0, 64)) === token) host.removeFile(path);
+    if (new TextDecoder().decode(io.readBytes(path, 0, 64)) === token) io.removeFile(path);
   } catch {
     // Gone already.
   }

@@ -9,7 +9,7 @@ import { Buffer } from "node:buffer";
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { closeSync, constants, linkSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { host } from "../runtime/host.ts";
+import * as io from "../io.ts";
 
 /** The key file, in the ledger dir. */
 export const KEY_FILE = "guard.key";
@@ -20,7 +20,7 @@ const CHALLENGE = /^[0-9a-f]{16,128}$/;
 /** The key in the ledger dir: a regular file of 64 hex digits, never read through a link; else null. */
 export function readKey(ledgerDir: string): string | null {
   try {
-    const text = new TextDecoder().decode(host.readBytes(join(ledgerDir, KEY_FILE), 0, 80)).trim();
+    const text = new TextDecoder().decode(io.readBytes(join(ledgerDir, KEY_FILE), 0, 80)).trim();
     return KEY.test(text) ? text : null;
   } catch {
     return null;

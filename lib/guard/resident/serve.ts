@@ -112,10 +112,26 @@ export async function serve(options: ServeOptions): Promise<void> {
     ...memoryMb(),
   });
   const queues = new Map<string, Promise<unknown>>();
+  /** The sweep's work, one session's per tick: hook events that arrive meanwhile are answered in between. */
+  let ticks = Promise.resolve();
+  const oneATick = (work: () => void) => {
+    ticks = ticks.then(() =>
+      new Promise<void>((resolve) =>
+        setImmediate(() => {
+          try {
+            work();
+          } catch {
+            // A checkpoint or release that fails leaves the session as it was; never the guard's end.
+          }
+          resolve();
+        })
+      )
+    );
+  };
   const collect = fullCollection();
   let collectedAt = 0;
   const sweep = setInterval(() => {
-    store.sweep();
+    store.sweep(oneATick);
     const now = Date.now();
     if (collect && now - collectedAt >= COLLECT_EVERY_MS && process.memoryUsage().heapUsed > PRESSURE_BYTES) {
       collectedAt = now;

@@ -72,10 +72,14 @@ export async function bringUp(options: UpOptions): Promise<UpResult> {
   let health: Health | null = found.health;
   let reused = false;
   let note: string | undefined;
+  // Why the hooks are what they are, as one word harness.json keeps (the trial's facts publish it).
+  let reason: "answered" | "reused" | "foreign" | "no_answer" = "answered";
   if (found.ours) {
     reused = true;
+    reason = "reused";
     note = `reused the resident guard (pid ${health!.pid ?? "?"})`;
   } else if (health) {
+    reason = "foreign";
     note = `port ${port} answers, but not as this trial's guard (${
       foreign(health, expected)
     }); command hooks`;
@@ -93,6 +97,7 @@ export async function bringUp(options: UpOptions): Promise<UpResult> {
     if (!health) {
       stopResident(started.pid);
       rmSync(join(ledgerDir, PID_FILE), { force: true });
+      reason = "no_answer";
       note = `the resident guard did not answer on port ${port}; command hooks`;
     }
   }
@@ -104,6 +109,7 @@ export async function bringUp(options: UpOptions): Promise<UpResult> {
   const harness: Record<string, unknown> = {
     arm,
     hooks,
+    hooks_reason: reason,
     port,
     servers,
     ...(options.claudeVersion ? { claude_version: options.claudeVersion } : {}),

@@ -2,16 +2,14 @@
  * Warming the resident guard's decision path once it listens (issue 20: a session's first event ≤ 20 ms).
  * A fresh process runs the restore and the rules as cold code: the first 10k-record session it restores
  * from a checkpoint took ≈ 27 ms, the same restore after another one ≈ 12 ms. So the guard folds, encodes,
- * restores and decides a session made of every rule's examples, in memory, and digests a few chunks of the size
- * a ledger is checked in (lib/guard/ledger/checkpoint.ts), a few steps per tick so a hook event that arrives
- * meanwhile waits for one step at most.
+ * restores and decides a session made of every rule's examples, in memory, a few steps per tick so a hook event
+ * that arrives meanwhile waits for one step at most. (The checkpoint's digest is node:crypto's SHA-256, native
+ * code that needs no warming.)
  *
  * Nothing here touches a file, a ledger or a real session's evidence; it decides on its own evidence and
  * throws the outcomes away. Any error ends the warm-up and is reported to the caller, never to a session.
  */
 import { decodeEvidence, encodeEvidence, stateInts } from "../ledger/checkpoint_format.ts";
-import { digest } from "../ledger/digest.ts";
-import { READ_CHUNK } from "../runtime/host_api.ts";
 import { decideOn, type EngineConfig, type GuardEvent } from "../engine/decide.ts";
 import { emptyEvidence, type Evidence, foldRecord } from "../engine/evidence.ts";
 import type { Arm, LedgerRecord } from "../engine/record.ts";
@@ -58,10 +56,9 @@ function warmEvents(): GuardEvent[] {
   return events;
 }
 
-/** Records folded, and events decided, per step; chunks digested (one a step). */
+/** Records folded, and events decided, per step. */
 const FOLD_STEP = 128;
 const DECIDE_STEP = 2;
-const DIGEST_STEPS = 4;
 
 /** What the warm-up did: its steps, the time from start to end and the longest step, or the error that ended it. */
 export interface WarmReport {
@@ -86,10 +83,6 @@ function warmSteps(config: EngineConfig, repeat: number): (() => void)[] {
       for (const r of records.slice(i, i + FOLD_STEP)) foldRecord(folded, r);
     });
   }
-  // The digest's loop over a chunk the size a session's ledger is checked in: cold, a 10k-record session's
-  // 8 MB took ≈ 10 ms to check under Node, compiled ≈ 2 ms.
-  const chunk = new Uint8Array(READ_CHUNK);
-  for (let i = 0; i < DIGEST_STEPS; i++) work.push(() => void digest(chunk));
   work.push(() => (encoded = encodeEvidence(folded)));
   work.push(() => {
     const { json, state, contents } = encoded!;

@@ -1,8 +1,8 @@
 /**
- * The hook path's file I/O under both hosts (lib/guard/runtime/): in the ledger dir nothing is written or read
- * through a symbolic link, files are created exclusively under unpredictable temp names, and an append never
- * joins a half line (issue 32). The Node host runs here under Deno's node:fs, which honours O_NOFOLLOW only
- * without permission flags (under `--deny-run` it follows the link), so this suite is not in the quick tier;
+ * The guard's file I/O (lib/guard/io.ts): in the ledger dir nothing is written or read through a symbolic link
+ * or at anything but a regular file (a FIFO never blocks), files are created exclusively under unpredictable
+ * temp names, and an append never joins a half line (issue 32). Deno's node:fs honours O_NOFOLLOW only without
+ * permission flags (under `--deny-run` it follows the link), so this suite is not in the quick tier;
  * tests/hostile_ledger.ts holds the real Node bundle to the same refusals.
  */
 import { suite } from "uvu";
@@ -10,9 +10,9 @@ import * as assert from "uvu/assert";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { denoHost } from "../lib/guard/runtime/host_deno.ts";
-import { nodeHost } from "../lib/guard/runtime/host_node.ts";
-import type { Host } from "../lib/guard/runtime/host_api.ts";
+import process from "node:process";
+import * as io from "../lib/guard/io.ts";
+import { Digest, digest } from "../lib/guard/ledger/digest.ts";
 
 const fresh = () => mkdtempSync(join(tmpdir(), "fiable-host-"));
 
@@ -27,14 +27,10 @@ function refused(run: () => unknown, code: string): void {
   assert.unreachable(`not refused (${code})`);
 }
 
-for (
-  const [name, host, pid] of [["deno", denoHost(), Deno.pid], ["node", nodeHost(), process.pid]] as [
-    string,
-    Host,
-    number,
-  ][]
-) {
-  const s = suite(`host (${name})`);
+{
+  const host = io;
+  const pid = process.pid;
+  const s = suite("io");
 
   s("appendLine creates a file 0644, appends whole lines, and starts a new line after a half one", () => {
     const file = join(fresh(), "a.jsonl");
@@ -68,6 +64,20 @@ for (
     assert.is(host.readTail(join(dir, "link"), 3), "ret");
     assert.is(host.readRange(join(dir, "target"), 2, 3), "cre");
   });
+
+  s(
+    "every read refuses a FIFO at once, never waiting for a writer (a transcript, a ledger, a settings file)",
+    () => {
+      const dir = fresh();
+      const fifo = join(dir, "fifo.jsonl");
+      new Deno.Command("mkfifo", { args: [fifo] }).outputSync();
+      refused(() => host.readTail(fifo, 10), "EFTYPE");
+      refused(() => host.readRange(fifo, 0, 10), "EFTYPE");
+      refused(() => host.readText(fifo), "EFTYPE");
+      refused(() => host.readChunks(fifo, 0, 10, () => {}), "EFTYPE");
+      refused(() => host.appendLine(fifo, "x\n"), "EFTYPE");
+    },
+  );
 
   s("writeWhole never writes through a link at the temp name a pid made predictable", () => {
     const dir = fresh();
@@ -105,6 +115,27 @@ for (
     symlinkSync(join(dir, "nowhere"), join(dir, "b.lock"));
     refused(() => host.createNew(join(dir, "b.lock"), "u"), "EEXIST");
     assert.not.ok(existsSync(join(dir, "nowhere")));
+  });
+
+  s(`readChunks hands over a range in order, stops when told, refuses a link`, () => {
+    const dir = mkdtempSync(join(tmpdir(), "fiable-io-"));
+    const file = join(dir, "ledger.jsonl");
+    const data = Uint8Array.from({ length: io.READ_CHUNK * 2 + 100 }, (_, i) => (i * 2654435761) >>> 24);
+    writeFileSync(file, data);
+    const d = new Digest();
+    const sizes: number[] = [];
+    const read = host.readChunks(file, 50, data.length, (chunk) => {
+      sizes.push(chunk.length);
+      d.update(chunk);
+    });
+    assert.is(read, data.length - 50, "fewer at the file's end");
+    assert.equal(sizes, [io.READ_CHUNK, io.READ_CHUNK, 50]);
+    assert.is(d.finish(), digest(data.subarray(50)));
+    let calls = 0;
+    assert.is(host.readChunks(file, 0, data.length, () => ++calls < 2), io.READ_CHUNK * 2);
+    assert.is(calls, 2, "stopped once each returned false");
+    symlinkSync(file, join(dir, "link.jsonl"));
+    assert.throws(() => host.readChunks(join(dir, "link.jsonl"), 0, 10, () => {}), /ELOOP|link/);
   });
 
   s.run();
