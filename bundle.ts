@@ -105,7 +105,7 @@ export async function bundleGuard(out = DEFAULT_BUNDLE): Promise<string> {
 /** One module of `deno info --json`, with the dependencies that carry code. */
 export interface GraphModule {
   specifier: string;
-  dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
+  dependencies?: { specifier?: string; code?: { specifier: string }; isDynamic?: boolean }[];
 }
 
 /**

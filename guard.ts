@@ -10,7 +10,7 @@
  * and the http server load only for a subcommand, through a literal `import()` (the Node bundle evaluates
  * them only then).
  */
-import { isEventWord, neutralReply } from "./lib/guard/engine/hook.ts";
+import { isEventWord, neutralReply } from "./lib/guard/engine/events.ts";
 import * as io from "./lib/guard/io.ts";
 
 /** Entry: `guard.ts <event>`, `guard.ts serve --port N`, `guard.ts up …` or `guard.ts settings …`. */
@@ -21,6 +21,14 @@ export async function main(args: string[]): Promise<number> {
     try {
       command = await import("./lib/guard/command.ts");
     } catch (err) {
+      // A fresh clone under Deno: its npm packages (zod) are not installed yet. Install them and answer from a
+      // second run, which reads the same stdin (lib/packages.ts); the Node bundle carries them and never comes here.
+      const packages = await import("./lib/packages.ts");
+      if (packages.missingNpm(err) && !packages.rerun()) {
+        const done = await packages.rerunInstalled(import.meta.url);
+        if ("code" in done) return done.code;
+        io.writeErr(`${done.refused}\n`);
+      }
       // Command mode itself did not load (a broken install): still the one neutral answer, never a failed hook.
       io.writeOut(JSON.stringify(neutralReply(word)) + "\n");
       io.writeErr(`fiable-guard: cannot load command mode (${(err as Error).message}); allowed\n`);

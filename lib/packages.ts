@@ -44,7 +44,7 @@ export function missingPackages(root = ROOT): string[] {
 }
 
 /** Whether an error is Deno's "no such npm package in node_modules". */
-function missingNpm(err: unknown): boolean {
+export function missingNpm(err: unknown): boolean {
   return /Could not find a matching package for 'npm:/.test(String((err as Error)?.message ?? err));
 }
 
@@ -61,46 +61,47 @@ async function loadsAnyway(): Promise<boolean> {
   }
 }
 
+function granted(name: Deno.PermissionName): boolean {
+  return Deno.permissions.querySync({ name }).state === "granted";
+}
+
+/** True in the process `rerunInstalled` started: its install did not help, so Deno's own error stands. */
+export function rerun(): boolean {
+  return granted("env") && Deno.env.get(RERUN_ENV) === "1";
+}
+
 /**
- * Returns when this checkout's npm packages load; otherwise installs them (`deno install`) and runs the entry
- * at `entry` again with the same arguments, exiting with its code. Never returns after a refusal.
+ * Installs this checkout's npm packages (`deno install`, one line on stderr) and runs the entry at `entry`
+ * again with the same arguments, stdin and output, for its exit code; or, when this run may not (it lacks
+ * `-A`) or the install fails, the one line that says what to run instead.
  */
-export async function ensurePackages(entry: string | URL, root = ROOT): Promise<void> {
-  const granted = (name: Deno.PermissionName) => Deno.permissions.querySync({ name }).state === "granted";
-  if (granted("env") && Deno.env.get(RERUN_ENV) === "1") return;
-  let missing: string[];
-  try {
-    missing = missingPackages(root);
-  } catch {
-    return; // no deno.json to read: Deno's own resolution decides
-  }
-  if (!missing.length || await loadsAnyway()) return;
+export async function rerunInstalled(
+  entry: string | URL,
+  root = ROOT,
+): Promise<{ code: number } | { refused: string }> {
   const name = basename(fileURLToPath(entry));
-  const refuse = (why: string) => {
-    console.error(
-      `Cannot run ${name}: ${why}. Run \`deno install\` in ${root} once, then the same command again.`,
-    );
-    Deno.exit(1);
-  };
+  const refused = (why: string) => ({
+    refused: `Cannot run ${name}: ${why}. Run \`deno install\` in ${root} once, then the same command again.`,
+  });
   if (!(["read", "write", "net", "env", "run", "sys", "ffi"] as const).every(granted)) {
-    refuse(
-      `this checkout's npm packages are not installed (${missing.slice(0, 3).join(", ")}${
-        missing.length > 3 ? ", …" : ""
-      }) and a run without -A may not install them`,
+    return refused(
+      "this checkout's npm packages are not installed and a run without -A may not install them",
     );
   }
   console.error(`${name}: installing this checkout's npm packages once (deno install) …`);
   const install = await new Deno.Command(Deno.execPath(), {
     args: ["install", "-q"],
     cwd: root,
+    env: { NO_COLOR: "1" },
     stdin: "null",
     stdout: "null",
     stderr: "piped",
   }).output();
   if (!install.success) {
     const last = new TextDecoder().decode(install.stderr).trim().split("\n").pop() ?? "";
-    // deno-lint-ignore no-control-regex
-    refuse(`\`deno install\` failed (${last.replace(/\x1b\[[0-9;]*m/g, "") || `exit ${install.code}`})`);
+    return refused(
+      `\`deno install\` failed (${last || `exit ${install.code}`})`,
+    );
   }
   const again = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", fileURLToPath(entry), ...Deno.args],
@@ -109,5 +110,23 @@ export async function ensurePackages(entry: string | URL, root = ROOT): Promise<
     stdout: "inherit",
     stderr: "inherit",
   }).spawn().status;
-  Deno.exit(again.code);
+  return { code: again.code };
+}
+
+/**
+ * Returns when this checkout's npm packages load; otherwise installs them and runs the entry at `entry` again
+ * (`rerunInstalled`), exiting with its code, or prints the one command to run and exits 1.
+ */
+export async function ensurePackages(entry: string | URL, root = ROOT): Promise<void> {
+  if (rerun()) return;
+  let missing: string[];
+  try {
+    missing = missingPackages(root);
+  } catch {
+    return; // no deno.json to read: Deno's own resolution decides
+  }
+  if (!missing.length || await loadsAnyway()) return;
+  const done = await rerunInstalled(entry, root);
+  if ("refused" in done) console.error(done.refused);
+  Deno.exit("code" in done ? done.code : 1);
 }

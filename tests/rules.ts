@@ -4,6 +4,7 @@ import * as assert from "uvu/assert";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { RULES } from "../rules/mod.ts";
+import { rule as guardUntouched } from "../rules/guard_untouched.ts";
 import { CHECKS } from "../rules/catalog/checks.ts";
 import { TOOLS } from "../rules/catalog/tools.ts";
 import { evidenceOf, renderMessage, type Rule } from "../lib/guard/engine/rule.ts";
@@ -115,3 +116,23 @@ catalog("inCatalog matches exact IDs and <…> pattern rows only", () => {
 });
 
 catalog.run();
+
+// GUARD-01 is no contract rule (it guards the guard): its own examples, against the places each names.
+const guard = suite(guardUntouched.meta.id);
+for (const c of guardUntouched.valid) {
+  guard(`passes: ${c.name}`, () => assert.is(guardUntouched.check(c.call, c.places), null));
+}
+for (const c of guardUntouched.invalid) {
+  guard(`fires: ${c.name}`, () => assert.equal(guardUntouched.check(c.call, c.places), c.data));
+}
+guard("examples on its own tools only; message reads Cannot …: state. next step.", () => {
+  for (const c of [...guardUntouched.valid, ...guardUntouched.invalid]) {
+    assert.ok(guardUntouched.meta.tools.includes(c.call.tool), c.call.tool);
+  }
+  for (const c of guardUntouched.invalid) {
+    assert.not.match(renderMessage(guardUntouched.meta.message, c.data), /\{\w+\}/);
+  }
+  assert.match(guardUntouched.meta.message, /^Cannot [^:]+: .+\. .+\.$/s);
+  assert.is(`${guardUntouched.meta.name.replaceAll("-", "_")}.ts`, "guard_untouched.ts");
+});
+guard.run();

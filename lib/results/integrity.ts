@@ -8,6 +8,7 @@
  */
 import { ARMS, type LedgerRecord, UNKNOWN_ARM } from "../guard/engine/record.ts";
 import { ENFORCES } from "../guard/engine/decide.ts";
+import { WRITING_TOOLS } from "../../rules/guard_untouched.ts";
 import type { WorldCall } from "./tool_counts.ts";
 import type { GuardFacts } from "./guard_facts.ts";
 import { callsDigest } from "./calls_digest.ts";
@@ -33,6 +34,8 @@ export interface TrialFacts {
   config: Record<string, unknown> | null;
   /** result.json's `agent_info.name`. */
   agentName: string | null;
+  /** result.json's `agent_info.version` (Claude Code's version for fiable-cc and claude-code trials). */
+  agentVersion?: string | null;
   /** agent/fiable/harness.json, parsed; null when absent or unreadable. */
   harness: Record<string, unknown> | null;
   harnessPath: string;
@@ -103,6 +106,9 @@ export interface TrialIntegrity {
   kind: TrialKind;
   /** result.json's agent_info.name. */
   agent: string | null;
+  /** result.json's agent_info.version, and the version the trial's config pins (agent kwarg `version`). */
+  claude_version: string | null;
+  pinned_version: string | null;
   arm: string | null;
   /** Where the arm came from (`config.json agent.kwargs.arm`, `harness.json`, `ledger`). */
   arm_source: string | null;
@@ -260,7 +266,10 @@ export function guardCoverage(all: WorldCall[], records: readonly LedgerRecord[]
   // A call Claude Code refused before any hook ran owes the guard nothing.
   const calls = all.filter((c) => !c.refused);
   const withIds = calls.some((c) => c.id);
-  const pres = pair(calls, records.filter((r) => r.event === "pre"), withIds, () => true);
+  // A pre on Claude Code's own tools (GUARD-01's refusals) covers no χ-World call and is no orphan.
+  const own = new Set<string>(WRITING_TOOLS);
+  const worldPres = records.filter((r) => r.event === "pre" && !own.has(r.tool ?? ""));
+  const pres = pair(calls, worldPres, withIds, () => true);
   const postDue = (i: number) =>
     pres.matched[i] !== null && pres.matched[i]!.decision !== "deny" && calls[i].answered;
   const posts = pair(
@@ -373,9 +382,18 @@ export function trialIntegrity(f: TrialFacts): TrialIntegrity {
     );
   }
   const kind: TrialKind = !fiable ? "unguarded" : arm === "stock" ? "stock" : "guarded";
+  const kwargVersion = obj(obj(f.config?.agent)?.kwargs)?.version;
+  const pinned = typeof kwargVersion === "string" && kwargVersion.trim() ? kwargVersion.trim() : null;
+  if (pinned && f.agentVersion && f.agentVersion !== pinned) {
+    problems.push(
+      `Cannot trust ${f.dir} as arm ${arm ?? "unknown"}: it ran Claude Code ${f.agentVersion} ` +
+        `(result.json agent_info.version), and its arm pins ${pinned} (config.json agent.kwargs.version). ` +
+        "Arms compare only on one CLI: re-run it with the pinned version (install experiments writes it).",
+    );
+  }
   // A packet keeps result.json and drops the ledgers: the guard's facts there are the evidence then.
   if (!hookRecords.length && !guardRecords.length && f.guardFacts) {
-    return factsIntegrity(f, f.guardFacts, { kind, arm, armSource, problems });
+    return factsIntegrity(f, f.guardFacts, { kind, arm, armSource, pinned, problems });
   }
   if (!hookRecords.length && kind === "guarded" && f.guardFactsProblem) problems.push(f.guardFactsProblem);
   const handlers = f.settings?.handlers ?? 0;
@@ -450,6 +468,8 @@ export function trialIntegrity(f: TrialFacts): TrialIntegrity {
     dir: f.dir,
     kind,
     agent: f.agentName,
+    claude_version: f.agentVersion ?? null,
+    pinned_version: pinned,
     arm,
     arm_source: armSource,
     hooks,
@@ -489,7 +509,13 @@ function stockHooked(f: TrialFacts, what: string): string {
 function factsIntegrity(
   f: TrialFacts,
   facts: GuardFacts,
-  at: { kind: TrialKind; arm: string | null; armSource: string | null; problems: string[] },
+  at: {
+    kind: TrialKind;
+    arm: string | null;
+    armSource: string | null;
+    pinned: string | null;
+    problems: string[];
+  },
 ): TrialIntegrity {
   const { kind, arm, problems } = at;
   const where = `${f.dir}/result.json's guard facts`;
@@ -553,6 +579,8 @@ function factsIntegrity(
     dir: f.dir,
     kind,
     agent: f.agentName,
+    claude_version: f.agentVersion ?? null,
+    pinned_version: at.pinned,
     arm,
     arm_source: at.armSource,
     hooks: facts.hooks,

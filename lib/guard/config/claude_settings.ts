@@ -3,6 +3,7 @@
  * container (install.ts), the end-to-end tests and `guard.ts settings`, so all three are identical.
  */
 import type { Arm } from "../engine/record.ts";
+import { WRITING_TOOLS } from "../../../rules/guard_untouched.ts";
 
 /** How hooks reach the guard: a resident http server, or one process per event. */
 export type HookMode = "http" | "command";
@@ -119,6 +120,13 @@ function residentPort(opts: HookSettingsOptions): number {
   return opts.port;
 }
 
+/**
+ * Claude Code's own tools that can write a file, matched exactly: their PreToolUse goes to the guard too, so
+ * GUARD-01 can refuse a call that writes the guard's state (`rules/guard_untouched.ts`); the guard passes
+ * every other call of theirs silently, and records none.
+ */
+export const OWN_TOOLS_MATCHER = `^(?:${WRITING_TOOLS.join("|")})$`;
+
 /** The settings object: every guard hook, or none at all for the stock arm. */
 export function hookSettings(opts: HookSettingsOptions): { hooks?: Record<string, unknown[]> } {
   if (opts.arm === "stock") return {};
@@ -127,6 +135,7 @@ export function hookSettings(opts: HookSettingsOptions): { hooks?: Record<string
   for (const [event, word, tool] of WIRING) {
     hooks[event] = [{ ...(tool ? { matcher } : {}), hooks: [handler(opts, word)] }];
   }
+  hooks.PreToolUse.push({ matcher: OWN_TOOLS_MATCHER, hooks: [handler(opts, "pre")] });
   return { hooks };
 }
 

@@ -4,7 +4,9 @@
  */
 import type { Profile } from "./profile.ts";
 import { type Arm, ARMS, unknownArmNote } from "../engine/record.ts";
-import { type Bounds, DEFAULT_BOUNDS, type EngineConfig } from "../engine/decide.ts";
+import { type Bounds, DEFAULT_BOUNDS, type EngineConfig, TRIAL_PLACES } from "../engine/decide.ts";
+import type { GuardPlaces } from "../../../rules/guard_untouched.ts";
+import { resolvePath } from "../engine/shell_writes.ts";
 import type { EventWord } from "../engine/hook.ts";
 import { RULES } from "../../../rules/mod.ts";
 import * as io from "../io.ts";
@@ -21,6 +23,33 @@ export interface GuardSettings {
   ledgerDir: string;
   liveUrl?: string;
   liveToken?: string;
+  /** What GUARD-01 keeps out of the agent's tool calls: this guard's folder, hook settings and port. */
+  places: GuardPlaces;
+}
+
+/**
+ * The guard's places from its settings and environment: its ledger folder and the trial's, the hook settings in
+ * `$CLAUDE_CONFIG_DIR` and the trial's, and `FIABLE_GUARD_PORT`.
+ */
+export function guardPlaces(
+  ledgerDir: string,
+  env: Record<string, string | undefined>,
+  cwd = env.PWD ?? "/",
+): GuardPlaces {
+  const ledger = resolvePath(ledgerDir, { cwd }) ?? ledgerDir;
+  const config = env.CLAUDE_CONFIG_DIR ? resolvePath(env.CLAUDE_CONFIG_DIR, { cwd }) ?? undefined : undefined;
+  const port = Number(env.FIABLE_GUARD_PORT);
+  return {
+    dirs: [...new Set([ledger, ...TRIAL_PLACES.dirs])],
+    files: [...new Set([...(config ? [`${config}/settings.json`] : []), ...TRIAL_PLACES.files])],
+    ports: Number.isInteger(port) && port > 0 ? [port] : [],
+    env: {
+      ...TRIAL_PLACES.env,
+      FIABLE_LEDGER_DIR: ledger,
+      ...(config ? { CLAUDE_CONFIG_DIR: config } : {}),
+      ...(env.HOME ? { HOME: env.HOME } : {}),
+    },
+  };
 }
 
 function expand(value: string | undefined, env: Record<string, string | undefined>): string | undefined {
@@ -32,6 +61,7 @@ function expand(value: string | undefined, env: Record<string, string | undefine
 /** Resolves settings: environment (`FIABLE_CC_ARM`, `FIABLE_LEDGER_DIR`, `FIABLE_LIVE_*`) over profile over defaults. */
 export function resolveSettings(profile: Profile, env: Record<string, string | undefined>): GuardSettings {
   const armWord = env.FIABLE_CC_ARM ?? profile.arm ?? "checklist";
+  const ledgerDir = env.FIABLE_LEDGER_DIR ?? profile.ledger_dir ?? ".fiable/ledger";
   const known = (ARMS as readonly string[]).includes(armWord);
   return {
     arm: known ? armWord as Arm : "shadow",
@@ -43,9 +73,10 @@ export function resolveSettings(profile: Profile, env: Record<string, string | u
     decisionMs: profile.budgets?.decision_ms ?? 1500,
     rules: profile.rules?.enabled,
     disabled: profile.rules?.disabled ?? [],
-    ledgerDir: env.FIABLE_LEDGER_DIR ?? profile.ledger_dir ?? ".fiable/ledger",
+    ledgerDir,
     liveUrl: env.FIABLE_LIVE_URL ?? expand(profile.live_url, env),
     liveToken: env.FIABLE_LIVE_TOKEN ?? expand(profile.live_token, env),
+    places: guardPlaces(ledgerDir, env),
   };
 }
 
@@ -96,5 +127,5 @@ export function engineConfig(settings: GuardSettings): EngineConfig {
   const rules = settings.disabled.length || settings.rules
     ? ids.filter((id) => !settings.disabled.includes(id))
     : undefined;
-  return { arm: settings.arm, bounds: settings.bounds, rules };
+  return { arm: settings.arm, bounds: settings.bounds, rules, places: settings.places };
 }

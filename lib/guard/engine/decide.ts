@@ -1,6 +1,14 @@
 /** The guard engine: one pure decision per hook event, from the event, the session's ledger and the config. */
-import { type HookInput, type HookReply, parseResult, responseText } from "./hook.ts";
-import { allowReply, contextReply, denyReply, stopBlockReply } from "./hook.ts";
+import type { HookInput } from "./hook.ts";
+import {
+  allowReply,
+  contextReply,
+  denyReply,
+  type HookReply,
+  parseResult,
+  responseText,
+  stopBlockReply,
+} from "./events.ts";
 import { type Arm, CAPS, capValue, type LedgerRecord, type RuleHit, type Vote } from "./record.ts";
 import { caseKeyOf, emptyEvidence, type Evidence, foldEvidence, heldHex, signature } from "./evidence.ts";
 import { isTerminal, normalizeToolName, shownName } from "./names.ts";
@@ -14,6 +22,7 @@ import { extractIds, normalizeId } from "./ids.ts";
 import { detectPhase, detectSeat } from "./seat.ts";
 import { KEEP_HEX, MAX_DEPTH, redactCapped, type RedactState, redactText } from "./secrets.ts";
 import { RULES } from "../../../rules/mod.ts";
+import { type GuardPlaces, rule as GUARD_UNTOUCHED } from "../../../rules/guard_untouched.ts";
 
 /** A hook event, already parsed and reduced to what the engine needs. */
 export type GuardEvent =
@@ -26,6 +35,8 @@ export type GuardEvent =
     agentId?: string;
     /** The agent's last text messages before the call (best effort, for the critic's judges); never recorded. */
     recentText?: string[];
+    /** Claude Code's working directory, where a relative path in a Bash command starts. */
+    cwd?: string;
   }
   | {
     word: "post";
@@ -64,6 +75,7 @@ export function toGuardEvent(input: HookInput): GuardEvent {
         input: input.tool_input,
         toolUseId: input.tool_use_id,
         agentId: input.agent_id,
+        ...(input.cwd ? { cwd: input.cwd } : {}),
       };
     case "PostToolUse":
       return {
@@ -115,7 +127,17 @@ export interface EngineConfig {
   rules?: string[];
   /** Finds handbook pages for the plan (it does its own I/O and fails open); no pages when absent. */
   handbook?: HandbookLookup;
+  /** The guard's own folders, settings files and ports (GUARD-01); the trial's defaults when absent. */
+  places?: GuardPlaces;
 }
+
+/** The guard's places in a trial: `/logs/agent/fiable` and `$CLAUDE_CONFIG_DIR/settings.json` as Harbor sets them. */
+export const TRIAL_PLACES: GuardPlaces = {
+  dirs: ["/logs/agent/fiable"],
+  files: ["/logs/agent/sessions/settings.json"],
+  ports: [],
+  env: { FIABLE_LEDGER_DIR: "/logs/agent/fiable", CLAUDE_CONFIG_DIR: "/logs/agent/sessions" },
+};
 
 /** The default bounds: 2 blocks per signature, 3 stop blocks. */
 export const DEFAULT_BOUNDS: Bounds = { blockBudget: 2, stopBlocks: 3 };
@@ -212,7 +234,7 @@ function decidePre(
   now: string,
 ): Outcome {
   const tool = normalizeToolName(event.tool);
-  if (!tool) return { reply: allowReply(), record: null };
+  if (!tool) return decideOwnTool(event, ev, config, now);
   // Redacted at the source: it is recorded, quoted by judges and part of the block-budget signature.
   const held = heldHex(ev);
   const rawCase = caseKeyOf(event.input, ev.owners);
@@ -270,6 +292,46 @@ function decidePre(
     reply: denyReply(reason),
     record: { ...record, decision: "deny", rules: within, reason, ...(note ? { note } : {}) },
   };
+}
+
+/**
+ * A pre on one of Claude Code's own tools: only GUARD-01 looks at it (a call that writes or deletes the guard's
+ * state, writes its hook settings or calls its port), and only a call it refuses is recorded; every other tool
+ * passes silently. Denied in the arms that block, recorded as shadow in the others, with no block budget.
+ */
+function decideOwnTool(
+  event: Extract<GuardEvent, { word: "pre" }>,
+  ev: Evidence,
+  config: EngineConfig,
+  now: string,
+): Outcome {
+  if (!GUARD_UNTOUCHED.meta.tools.includes(event.tool)) return { reply: allowReply(), record: null };
+  const places = config.places ?? TRIAL_PLACES;
+  const data = GUARD_UNTOUCHED.check(
+    { tool: event.tool, input: event.input },
+    { ...places, cwd: event.cwd ?? places.cwd },
+  );
+  if (!data) return { reply: allowReply(), record: null };
+  const held = heldHex(ev);
+  const hit: RuleHit = {
+    id: GUARD_UNTOUCHED.meta.id,
+    checks: [],
+    message: redactText(renderMessage(GUARD_UNTOUCHED.meta.message, data), held),
+  };
+  const record: LedgerRecord = {
+    ...base(event, config, now),
+    event: "pre",
+    decision: "shadow",
+    tool: event.tool,
+    tool_use_id: event.toolUseId,
+    case: null,
+    input: redactCapped(event.input, CAPS.input, { deep: false, keep: held }),
+    ...(event.agentId ? { agent_id: event.agentId } : {}),
+    rules: [hit],
+  };
+  if (!ENFORCES[config.arm].rules) return { reply: allowReply(), record };
+  const reason = redactText(denyReason(event.tool, [hit]), held);
+  return { reply: denyReply(reason), record: { ...record, decision: "deny", reason } };
 }
 
 function decidePost(

@@ -58,6 +58,8 @@ export interface BedOptions {
   timeoutMs?: number;
   /** The Claude Code version (default: the bed's, `CLAUDE_CODE_VERSION`). */
   claudeVersion?: string;
+  /** The guard's ledger folder (default: one in the run's temp folder, removed after it). */
+  ledgerDir?: string;
 }
 
 /** What one run produced. */
@@ -142,7 +144,7 @@ export function readAllLedgers(dir: string): { records: LedgerRecord[]; corrupt:
 export async function runBed(options: BedOptions): Promise<BedRun> {
   const bundle = await testBundle();
   const tmp = mkdtempSync(join(tmpdir(), "fiable-e2e-"));
-  const ledgerDir = join(tmp, "ledger");
+  const ledgerDir = options.ledgerDir ?? join(tmp, "ledger");
   writeFileSync(join(tmp, "profile.yaml"), budgetProfile(options.budgets ?? {}));
   const guardEnv: Record<string, string> = { FIABLE_PROFILE: join(tmp, "profile.yaml") };
   if (options.fault) {
