@@ -2,6 +2,7 @@
 import type { Child, FC } from "hono/jsx";
 import type { Matrix } from "./model.ts";
 import { Refreshed } from "../../ui/layout.tsx";
+import { Name } from "../../ui/format.tsx";
 
 /** The task × arm matrix: `<table id="matrix">`, cells passes/attempts linking to their trials. */
 export const MatrixTable: FC<{ matrix: Matrix }> = ({ matrix }) => {
@@ -27,7 +28,9 @@ export const MatrixTable: FC<{ matrix: Matrix }> = ({ matrix }) => {
           }
           out.push(
             <tr>
-              <td class="task">{row.task}</td>
+              <td class="task">
+                <Name text={row.task} />
+              </td>
               {row.cells.map((c, i) =>
                 c
                   ? (
