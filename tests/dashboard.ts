@@ -19,6 +19,12 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs, serve } from "../dashboard/server.tsx";
+import {
+  dashboardCommand,
+  DEFAULT_EXPERIMENT,
+  experimentFiles,
+  RUN_SCRIPT,
+} from "../lib/install/experiments.ts";
 import { createApp } from "../dashboard/app.tsx";
 import { loadPrices } from "../dashboard/read/prices.ts";
 import { hostName, isLoopback } from "../lib/guard/resident/access.ts";
@@ -1732,6 +1738,29 @@ cli("a taken default port moves to a free one; a taken --port is refused in one 
     busy.close();
   }
 });
+
+cli(
+  "run.sh says how to follow the pilot and the ablation on the dashboard, in commands it takes",
+  async () => {
+    const script = new TextDecoder().decode(
+      (await experimentFiles(DEFAULT_EXPERIMENT)).find((f) => f.path === RUN_SCRIPT)!.bytes,
+    );
+    for (const stage of ["pilot", "full"] as const) {
+      const command = dashboardCommand(stage, "$cb");
+      assert.match(script, command);
+      const checkout = join(dir, "checkout");
+      const args = command.replaceAll("$cb", checkout).split(" ").slice(
+        command.split(" ").indexOf("dashboard") + 1,
+      );
+      for (const a of args.filter((x) => x.startsWith(checkout))) mkdirSync(a, { recursive: true });
+      const parsed = parseArgs(args);
+      assert.is(parsed.control, "stock");
+      assert.equal(parsed.logs, [
+        join(checkout, stage === "pilot" ? "logs/experiments/fiable-pilot" : "logs/experiments/fiable"),
+      ]);
+    }
+  },
+);
 
 cli("parses sources, port, host, token, recipe, prices and experiments", () => {
   const a = parseArgs(

@@ -529,6 +529,7 @@ ${runOrder(opts, true).map((r) => `  run ${r.path}`).join("\n")}
     exit 0
   fi
 ${say(wrap(notes.prediction), "  ")}
+  echo "Follow the pilot on the dashboard: cd $fiable && ${dashboardCommand("pilot", "$cb")}"
 ${spend("pilot", trials.pilot, c.pilot, c.first)}
 ${pilot.map((r) => `  run ${r.path}`).join("\n")}
   verify ${pilot.map((r) => `"$cb/${r.trials}"`).join(" ")}
@@ -571,11 +572,24 @@ if [ "$yes" = 0 ]; then
   fi
 fi
 
+echo "Follow the ablation on the dashboard: cd $fiable && ${dashboardCommand("full", "$cb")}"
 ${runs}
 
 echo "Ablation done and verified. Aggregate from the fiable-agent checkout:"
 echo "  cd $fiable && ${aggregateCommand(opts, "$cb")}"
 `;
+}
+
+/**
+ * The dashboard command that follows a stage as it runs (`pilot`, or `full` for the ablation), from the
+ * fiable-agent checkout, `cb` being the chi-bench checkout: the stage's trials, its configs for the Live page's
+ * expected totals, and stock as the control.
+ */
+export function dashboardCommand(stage: "pilot" | "full", cb: string): string {
+  const [trials, configs] = stage === "pilot"
+    ? [PILOT_TRIALS_ROOT, PILOT_DIR]
+    : [TRIALS_ROOT, EXPERIMENTS_DIR];
+  return `${DENO} task dashboard --logs ${cb}/${trials} --experiments ${cb}/${configs} --control stock`;
 }
 
 /**
