@@ -16,7 +16,7 @@ import {
   jsonlBelow,
   type TrialRead,
 } from "./lib/results/aggregate.ts";
-import { comparisonsCsv, toCsv, toMarkdown } from "./lib/results/aggregate_report.ts";
+import { comparisonsCsv, terminalLines, toCsv, toMarkdown } from "./lib/results/aggregate_report.ts";
 import { type Pair, REGISTERED, registeredAmong } from "./lib/results/protocol.ts";
 import { PILOT, VERDICT_FILE } from "./lib/results/pilot.ts";
 import {
@@ -69,8 +69,8 @@ export const CLI: CommandSpec = {
       type: "string",
       value: "A:B",
       multiple: true,
-      description: "also compare arm A against arm B (repeatable); the overall McNemar p-values of all " +
-        "comparisons are Holm-adjusted together",
+      description: "also compare arm A against arm B; the overall McNemar p-values of all comparisons are " +
+        "Holm-adjusted together",
     },
     pilot: {
       type: "boolean",
@@ -97,6 +97,7 @@ export const CLI: CommandSpec = {
       description: "chi-bench prices.yaml",
     },
     out: { type: "string", value: "DIR", defaultNote: "results/<arm names>/", description: "output dir" },
+    "no-out": { type: "boolean", description: "write nothing; print the tables and comparisons only" },
     iters: { type: "string", value: "N", default: "1000", description: "bootstrap iterations" },
     seed: { type: "string", value: "N", default: "0", description: "bootstrap seed" },
     workers: {
@@ -128,6 +129,8 @@ export interface AggregateArgs {
   recipe: Recipe;
   prices: string;
   out?: string;
+  /** --no-out: write nothing. */
+  noOut: boolean;
   iters: number;
   seed: number;
   toolCalls: boolean;
@@ -233,6 +236,9 @@ function aggregateArgs(p: Parsed): AggregateArgs {
   const prices = p.given("prices") ? p.string("prices")! : join(ROOT, "data", "prices.yaml");
   if (!existsSync(prices)) throw p.error(`--prices ${prices} does not exist. Use a prices.yaml file.`);
   const out = p.string("out");
+  if (p.flag("no-out") && out !== undefined) {
+    throw p.error("--no-out writes nothing, so --out means nothing with it. Drop one of them.");
+  }
   if (out !== undefined && existsSync(out) && !statSync(out).isDirectory()) {
     throw p.error(`--out ${out} is a file. Use a directory.`);
   }
@@ -244,6 +250,7 @@ function aggregateArgs(p: Parsed): AggregateArgs {
     recipe: recipe as Recipe,
     prices,
     out,
+    noOut: p.flag("no-out"),
     iters,
     seed,
     toolCalls: !p.flag("no-tool-calls"),
@@ -339,10 +346,14 @@ async function run(parsed: AggregateArgs): Promise<number> {
     );
     return 2;
   }
-  const dir = parsed.out ?? join("results", parsed.arms.map((a) => a.name).join("-vs-").slice(0, 100));
-  for (const path of writeOutputs(dir, result)) console.log(path);
-  console.log(columnarLine(await columnar.write(dir, parsed.arms)));
-  if (result.pilot) console.log(`Pilot verdict: ${result.pilot.verdict}. ${result.pilot.reason}`);
+  for (const line of terminalLines(result)) console.log(line);
+  if (result.pilot) console.log(`\nPilot verdict: ${result.pilot.verdict}. ${result.pilot.reason}`);
+  if (!parsed.noOut) {
+    const dir = parsed.out ?? join("results", parsed.arms.map((a) => a.name).join("-vs-").slice(0, 100));
+    console.log("");
+    for (const path of writeOutputs(dir, result)) console.log(path);
+    console.log(columnarLine(await columnar.write(dir, parsed.arms)));
+  }
   for (const p of result.problems) {
     console.error(`${isWarning(p) ? `warning (${p.kind}): ` : ""}[${p.arm}] ${p.message}`);
   }

@@ -21,7 +21,6 @@ import { applyPlan } from "./lib/install/apply.ts";
 import { diskFs, fsIsDir, fsLinkOf, fsReader, inside, type InstallFs } from "./lib/install/fs.ts";
 import { AGENTS_DIR, type AssetKey, HARNESSES } from "./lib/install/harnesses.ts";
 import {
-  DATASET_VERSION_FILE,
   runEnv,
   SLUG,
   submissionFile,
@@ -34,7 +33,10 @@ import { MANIFEST, type Manifest, parseManifest, STATE_DIR } from "./lib/install
 import { planLeftState, planUninstall, planWrites } from "./lib/install/plan.ts";
 import { renderPlan } from "./lib/install/render.ts";
 import {
+  DATASET_VERSION,
+  DATASET_VERSION_FILE,
   DEFAULT_EXPERIMENT,
+  type Domain,
   DOMAINS,
   experimentFiles,
   type ExperimentOptions,
@@ -43,8 +45,12 @@ import {
   PILOT_DOMAIN,
   PREREGISTERED_ARMS,
   RUN_SCRIPT,
+  type RunNotes,
+  stageTrials,
+  wrap,
 } from "./lib/install/experiments.ts";
 import {
+  costPhrase,
   estimateCost,
   estimateLines,
   pickReference,
@@ -53,6 +59,7 @@ import {
   type ReferenceTable,
 } from "./lib/install/estimate.ts";
 import { parsePrices, type Prices } from "./lib/results/cost.ts";
+import { type PilotPrediction, predictionParagraph } from "./lib/install/prediction.ts";
 import { findTrials, readTrial } from "./lib/results/trials.ts";
 import { CliError, type CommandSpec, helpText, parse, wantsHelp } from "./lib/cli.ts";
 import { bundleAgent, bundleGuard, DEFAULT_AGENT_BUNDLE, DEFAULT_BUNDLE } from "./bundle.ts";
@@ -103,10 +110,11 @@ export const INSTALL_CLI: CommandSpec = {
 export const EXPERIMENTS_CLI: CommandSpec = {
   name: "install experiments",
   summary:
-    "Prints the cost estimate, then (dry run unless `--apply`) writes the ablation configs (4 arms × 3 " +
-    "domains × 3 attempts), their smoke slices, the provider pilot (stock vs critic, every provider task) and " +
-    "the staged `run.sh` (smoke → verify → pilot → verify → go / no-go → full ablation).",
-  usage: ["deno task install experiments --chi-bench DIR [--apply]"],
+    "Prints the cost of each stage and what replay predicts for the pilot, then (dry run unless `--apply`) " +
+    "writes the ablation configs (4 arms × 3 domains × 3 attempts, one pinned Claude Code), their smoke " +
+    "slices, the provider pilot (stock vs critic, every provider task) and the staged `run.sh` (no stage: " +
+    "the list; each stage checks its prerequisites and prints its spend; `full` only after a go, confirmed).",
+  usage: ["deno task install experiments --chi-bench DIR [options] [--apply]"],
   options: {
     "chi-bench": {
       type: "string",
@@ -137,13 +145,20 @@ export const EXPERIMENTS_CLI: CommandSpec = {
       type: "string",
       value: "docker|modal",
       default: DEFAULT_EXPERIMENT.environment,
-      description: "where Harbor runs the trials",
+      description: "where Harbor runs every stage's trials (smoke, pilot and ablation alike)",
     },
     "claude-version": {
       type: "string",
       value: "X.Y.Z",
-      defaultNote: "the harness's pinned version",
-      description: "the Claude Code CLI version in every arm",
+      default: DEFAULT_EXPERIMENT.claudeVersion,
+      description: "the Claude Code version every arm installs (the default: the newest the project's " +
+        "end-to-end tests cover)",
+    },
+    "dataset-version": {
+      type: "string",
+      value: "REV",
+      defaultNote: `the checkout's ${DATASET_VERSION_FILE}, else ${DATASET_VERSION}`,
+      description: "the dataset revision the configs are written for (run.sh refuses other data)",
     },
     "pilot-attempts": {
       type: "string",
@@ -210,8 +225,9 @@ export const SUBMISSION_CLI: CommandSpec = {
     "claude-version": {
       type: "string",
       value: "X.Y.Z",
-      defaultNote: "the image's",
-      description: "the Claude Code version to pin (the run's FIABLE_CC_CLAUDE_VERSION)",
+      default: DEFAULT_EXPERIMENT.claudeVersion,
+      description: "the Claude Code version to pin (the run's FIABLE_CC_CLAUDE_VERSION), as install " +
+        "experiments pins it in every arm",
     },
     attempts: {
       type: "string",
@@ -434,6 +450,15 @@ export function experimentOptions(flags: Record<string, string | true>): Experim
     }
     opts.claudeVersion = flags["--claude-version"];
   }
+  const dataset = flags["--dataset-version"];
+  if (typeof dataset === "string") {
+    if (!/^[\w.-]+$/.test(dataset)) {
+      throw new InstallRefusal(
+        `Cannot ${action}: --dataset-version "${dataset}" is not a revision tag. Use e.g. ${DATASET_VERSION}.`,
+      );
+    }
+    opts.datasetVersion = dataset;
+  }
   const pilotAttempts = flags["--pilot-attempts"];
   if (typeof pilotAttempts === "string") {
     if (!/^[1-9]\d*$/.test(pilotAttempts)) {
@@ -497,6 +522,11 @@ function loadReference(
   return { reference, why: "--reference names it", table };
 }
 
+/** The pilot prediction shipped in data/ (scripts/pilot_prediction.ts makes it from the real packets). */
+function loadPrediction(): PilotPrediction {
+  return JSON.parse(readFileSync(join(ROOT, "data", "pilot_prediction.json"), "utf8")) as PilotPrediction;
+}
+
 async function experiments(args: string[], fs: InstallFs): Promise<number> {
   const flags = parseFlags(args, EXPERIMENTS_CLI);
   const opts = experimentOptions(flags);
@@ -512,6 +542,8 @@ async function experiments(args: string[], fs: InstallFs): Promise<number> {
         `every arm would fail to start. Run ${register} first, then this command again.`,
     );
   }
+  const onDisk = readText(read, DATASET_VERSION_FILE)?.trim();
+  if (flags["--dataset-version"] === undefined && onDisk) opts.datasetVersion = onDisk;
   const pricesPath = typeof flags["--prices"] === "string"
     ? resolve(flags["--prices"])
     : join(ROOT, "data", "prices.yaml");
@@ -532,8 +564,11 @@ async function experiments(args: string[], fs: InstallFs): Promise<number> {
     tasks,
     pilot: { arms: PILOT_ARMS, domain: PILOT_DOMAIN, attempts: opts.pilotAttempts },
   };
+  const cost = estimateCost(plan, ref, prices, ref.table.published, {
+    tokensFirst: flags["--reference"] !== undefined,
+  });
   const estimate = estimateLines(
-    estimateCost(plan, ref, prices, ref.table.published),
+    cost,
     plan,
     typeof flags["--prices"] === "string" ? basename(pricesPath) : "fiable-agent data/prices.yaml",
   );
@@ -542,8 +577,40 @@ async function experiments(args: string[], fs: InstallFs): Promise<number> {
       `  (${V1_TASKS} tasks assumed for ${assumed.join(", ")}: no task folders in the checkout yet)`,
     );
   }
-  for (const line of estimate) console.log(line);
-  console.log("");
+  const trials = stageTrials(opts, tasks as Record<Domain, number>);
+  const phrase = (c: typeof cost.smoke | null) => c && cost.price ? costPhrase(c, cost) : "≈ unknown";
+  const notes: RunNotes = {
+    estimate,
+    costs: {
+      smoke: phrase(cost.smoke),
+      pilot: phrase(cost.pilot),
+      first: phrase(cost.first),
+      full: phrase(cost.full),
+    },
+    prediction: predictionParagraph(loadPrediction(), {
+      model: opts.model,
+      attempts: opts.pilotAttempts,
+      trials: trials.pilot,
+    }),
+  };
+  const pinned = opts.claudeVersion === DEFAULT_EXPERIMENT.claudeVersion
+    ? "the newest the project's end-to-end tests cover; --claude-version V to choose another"
+    : "--claude-version";
+  console.log(
+    [
+      ...estimate,
+      "",
+      ...wrap(
+        `Every arm installs Claude Code ${opts.claudeVersion} (${pinned}; agent kwarg version, which Harbor ` +
+          `installs exactly), runs on ${opts.environment} in every stage, and is written for the data at ` +
+          `${opts.datasetVersion} (${DATASET_VERSION_FILE}); verify flags a trial whose CLI differs from its ` +
+          "arm's pin.",
+      ),
+      "",
+      ...wrap(notes.prediction),
+      "",
+    ].join("\n"),
+  );
   if (!registered) {
     console.log(
       `Note: ${HARNESSES[0].name} is not in ${REGISTRY} yet; --apply refuses until you run ${register}.`,
@@ -551,7 +618,7 @@ async function experiments(args: string[], fs: InstallFs): Promise<number> {
   }
   const writes = planWrites(
     read,
-    await experimentFiles(opts, estimate),
+    await experimentFiles(opts, notes, tasks as Record<Domain, number>),
     readManifest(fs, dir),
     isDir,
     fsLinkOf(fs, dir),
@@ -570,22 +637,31 @@ async function experiments(args: string[], fs: InstallFs): Promise<number> {
     }
     applyPlan(fs, dir, writes, `${RESUME} (or install.ts --uninstall removes what it wrote)`);
   }
+  const script = `FIABLE_AGENT_DIR=${ROOT} sh ${join(dir, RUN_SCRIPT)}`;
   console.log(
     [
       "",
-      "Run it staged: smoke, verify, the pilot, verify, its go / no-go verdict (it stops when verify fails, " +
-      "and before the full ablation unless the verdict is go or you pass --force):",
-      `  FIABLE_AGENT_DIR=${ROOT} sh ${join(dir, RUN_SCRIPT)} pilot   # up to the verdict`,
-      `  FIABLE_AGENT_DIR=${ROOT} sh ${join(dir, RUN_SCRIPT)} full    # the full ablation, on go`,
-      `Run order, commands by hand and the aggregate command: ${join(dir, EXPERIMENTS_DIR, "README.md")}`,
+      "Run it staged; each stage first checks uv and chi-bench's environment, " +
+      `${opts.environment === "modal" ? "a Modal token" : "Docker"}, the task data, an API key, fiable-cc ` +
+      "and Harbor 0.20, and spends nothing when one is missing:",
+      `  ${script}             # the stages, their trials and cost; runs nothing`,
+      `  ${script} pilot       # the first spend: smoke, then the pilot, ${trials.first} trials ${notes.costs.first}`,
+      `  ${script} full --yes  # the full ablation, ${trials.full} trials, only after a go`,
+      `Commands by hand and the aggregate command: ${join(dir, EXPERIMENTS_DIR, "README.md")}`,
     ].join("\n"),
   );
   const missing = Object.values(DOMAINS).filter((d) => !isDir(`data/${d}/tasks`));
   if (missing.length) {
     console.log(
-      `Note: ${
-        missing.map((d) => `data/${d}/tasks`).join(", ")
-      } not found; fetch the dataset (chi-bench README).`,
+      `Note: ${missing.map((d) => `data/${d}/tasks`).join(", ")} not found; run.sh refuses until you fetch ` +
+        `the dataset (uv run cb data download --revision ${opts.datasetVersion}).`,
+    );
+  } else if (onDisk !== opts.datasetVersion) {
+    console.log(
+      `Note: ${DATASET_VERSION_FILE} ${
+        onDisk ? `records ${onDisk}` : "is missing"
+      }; run.sh refuses until it ` +
+        `records ${opts.datasetVersion} (uv run cb data download --revision ${opts.datasetVersion}).`,
     );
   }
   return 0;

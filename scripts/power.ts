@@ -22,7 +22,7 @@ import { findTrials, readTrial, type TrialSummary } from "../lib/results/trials.
 import { mcnemarExact, prng, type TaskOutcome } from "../lib/results/stats.ts";
 import { taskOutcomes } from "../lib/results/aggregate.ts";
 import { DEFAULT_EXPERIMENT, PILOT_ARMS, PILOT_DOMAIN } from "../lib/install/experiments.ts";
-import { estimateCost, headline, pickReference, type ReferenceTable } from "../lib/install/estimate.ts";
+import { estimateCost, pickReference, type ReferenceTable } from "../lib/install/estimate.ts";
 import { parsePrices } from "../lib/results/cost.ts";
 
 const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..");
@@ -382,7 +382,7 @@ export function pilotRuns(sets: string[] = PACKET_SETS): {
 export async function pilotCost(
   attempts: number,
   tasks: number,
-): Promise<{ trials: number; high: number | null; low: number | null }> {
+): Promise<{ trials: number; usd: number | null; second: number | null; basis: string; also: string }> {
   const prices = await parsePrices(readFileSync(join(ROOT, "data", "prices.yaml"), "utf8"));
   const table = JSON.parse(
     readFileSync(join(ROOT, "data", "reference_tokens.json"), "utf8"),
@@ -396,15 +396,21 @@ export async function pilotCost(
     pilot: { arms: PILOT_DESIGN.arms, domain: PILOT_DESIGN.domain, attempts },
   };
   const e = estimateCost(plan, pickReference(table, model, prices), prices, table.published);
-  const { high, low } = headline(e.pilot!);
-  return { trials: e.pilot!.trials, high, low };
+  return {
+    trials: e.pilot!.trials,
+    usd: e.pilot!.usd,
+    second: e.pilot!.second,
+    basis: e.basis.source,
+    also: e.second?.name ?? "none",
+  };
 }
 
 /** One row of the pilot's table. */
 export interface PilotRow {
   attempts: number;
   trials: number;
-  cost: { high: number | null; low: number | null };
+  /** On install experiments' basis, and the second estimate beside it. */
+  cost: { usd: number | null; second: number | null; basis: string; also: string };
   boot: { shift: number | null; rescue: number | null };
   mcnemar: { shift: number | null; rescue: number | null };
   /** The chance of a go when critic changes nothing (the bootstrap rule at no effect). */
@@ -422,7 +428,7 @@ export async function pilotRows(p: number[]): Promise<PilotRow[]> {
     out.push({
       attempts: k,
       trials: cost.trials,
-      cost: { high: cost.high, low: cost.low },
+      cost: { usd: cost.usd, second: cost.second, basis: cost.basis, also: cost.also },
       boot: {
         shift: minimumDetectableOrNull(bootShift, 6),
         rescue: minimumDetectableOrNull(curve(rescue, "bootstrap"), 1),
@@ -473,20 +479,21 @@ export async function pilotSectionBody(
     "a task passes when at least half its attempts passed). " +
     `${DESIGN.sims} simulated pilots per point (seed ${DESIGN.simSeed}); minimum detectable difference (MDE) at ` +
     "80% power, in provider pass@1 points. Cost: the estimator and reference of `install experiments` at " +
-    `${DEFAULT_EXPERIMENT.model}, the higher estimate first.`,
+    `${DEFAULT_EXPERIMENT.model}: ${one.cost.basis}, and in brackets ${one.cost.also}.`,
     "",
-    "| attempts per task | trials (stock, critic) | cost (higher; lower) | MDE, go rule, log-odds shift | " +
+    `| attempts per task | trials (stock, critic) | cost (${one.cost.also}) |` +
+    " MDE, go rule, log-odds shift | " +
     "MDE, go rule, rescue a share of failures | MDE, McNemar, log-odds shift | MDE, McNemar, rescue | go at no effect |",
     "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...rows.map((r) =>
-      `| ${r.attempts} | ${r.trials} | ${money(r.cost.high)} (${money(r.cost.low)}) | ${
+      `| ${r.attempts} | ${r.trials} | ${money(r.cost.usd)} (${money(r.cost.second)}) | ${
         mde(r.boot.shift)
       } | ` +
       `${mde(r.boot.rescue)} | ${mde(r.mcnemar.shift)} | ${mde(r.mcnemar.rescue)} | ` +
       `${(100 * r.falseGo).toFixed(1)}% |`
     ),
     "",
-    `With one attempt (${one.trials} trials, about ${money(one.cost.high)}) the pilot says go with 80% ` +
+    `With one attempt (${one.trials} trials, about ${money(one.cost.usd)}) the pilot says go with 80% ` +
     `probability when the full guard raises provider pass@1 by about ${
       mde(Math.max(one.boot.shift ?? 1, one.boot.rescue ?? 1))
     } points or more over stock's ${(100 * base).toFixed(1)}%, and with ${

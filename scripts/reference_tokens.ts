@@ -22,13 +22,18 @@ export const PACKET_SETS = [
 /** The generated file. */
 export const OUTPUT = join(ROOT, "data", "reference_tokens.json");
 
-/** Published same-model figures the packets here do not hold (cited). */
+/**
+ * Published same-model figures the packets here do not hold (cited): the mean_cost_usd column of the packet's
+ * results.csv, overall and per domain (actava-ai/leaderboard
+ * benchmarks/chi-bench/submissions/2026-07-24-opus-5-claude-code/results.csv).
+ */
 const PUBLISHED: ReferenceTable["published"] = [{
   id: "2026-07-24-opus-5-claude-code",
   agent: "claude-code",
   model: "anthropic/claude-opus-5",
   mean_cost_usd: 4.790005273,
-  source: "actava-ai/leaderboard, recipe B overall",
+  domains: { pa_provider: 3.44516798, pa_um: 4.3660177, cm: 6.55883014 },
+  source: "actava-ai/leaderboard results.csv, recipe B",
 }];
 
 function round(r: Reference): Reference {

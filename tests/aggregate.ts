@@ -16,7 +16,8 @@ import { quietly } from "./support/quiet.ts";
 import { connect, sqlString } from "../lib/results/columnar.ts";
 import { parseLedger } from "../lib/guard/ledger/ledger.ts";
 import { findTrials } from "../lib/results/trials.ts";
-import { type FakeTrial, tempDir, writeArm } from "./support/trial_dirs.ts";
+import { captured } from "./support/captured.ts";
+import { type FakeTrial, tempDir, writeArm, writeGuardedTrial } from "./support/trial_dirs.ts";
 import { mcnemarExact } from "../lib/results/stats.ts";
 import { REGISTERED } from "../lib/results/protocol.ts";
 import padjust from "@stdlib/stats-padjust";
@@ -277,11 +278,16 @@ s(
     assert.match(md, /Holm-adjusted across checklist:stock, plan:stock, critic:checklist/);
     assert.match(
       md,
-      /^\| H1 checklist − stock \| overall \| 8 \| [^|]+ \| \w+ \| 0\.219 \| 0\.656 \| half \| 5 \| 1 \| ok \|$/m,
+      /^\| H1 checklist − stock \| overall \| 8 \| [^|]+ \| \w+ \| 0\.219 \| 0\.656 \| half \| 5 \| 1 \| \*\*not comparable\*\* \(below\): not the guard's effect \|$/m,
     );
     assert.match(
       md,
-      /^\| H3 critic − checklist \| overall \| 8 \| \+33\.3 pts \[[^|]+\] \| \w+ \| 0\.500 \| 1\.00 \| half \| 2 \| 0 \| ok \|$/m,
+      /^\| H3 critic − checklist \| overall \| 8 \| \+33\.3 pts \[[^|]+\] \| \w+ \| 0\.500 \| 1\.00 \| half \| 2 \| 0 \| \*\*not comparable\*\* \(below\): not the guard's effect \|$/m,
+    );
+    // Hand-made trials of no guard, read without their trajectories: named arms, but not shown to be them.
+    assert.match(
+      md,
+      /^- H1 checklist − stock: how arm checklist ran was not checked \(--no-tool-calls\), so it is not known to be the checklist arm; how arm stock ran/m,
     );
     const csv = parseCsv(readFileSync(join(out, "comparisons.csv"), "utf8"));
     assert.equal(csv.filter((r) => r.domain === "overall").map((r) => [r.id, r.correction]), [
@@ -291,6 +297,46 @@ s(
     ]);
   },
 );
+
+s("on the terminal: the overall table and every comparison; --no-out writes nothing", async () => {
+  const stock = arm(attemptsOf(PROVIDER, 1, () => 0));
+  const other = arm(attemptsOf(PROVIDER, 1, (i) => (i < 3 ? 1 : 0)));
+  const cwd = Deno.cwd();
+  const here = tempDir();
+  made.push(here);
+  Deno.chdir(here);
+  try {
+    const run = await captured(main, [
+      "--arm",
+      `a=${stock}`,
+      "--arm",
+      `b=${other}`,
+      "--control",
+      "a",
+      "--no-out",
+    ]);
+    assert.is(run.code, 0, run.err);
+    const lines = run.out.split("\n");
+    assert.equal(lines.slice(0, 4).map((l) => l.replace(/ +/g, " ")), [
+      "Overall (recipe B; unreadable trials count as failures until fixed):",
+      "arm tasks trials pass@1 [95% CI] cost/trial unscored unreadable",
+      // Sonnet 5's recipe B on the fake tokens: (200k × 3 + 10k × 15 + 800k × 0.3) / 1e6 = $0.99.
+      "a 4 4 0.0% [0.0%, 0.0%] $0.99 0 0",
+      "b 4 4 75.0% [25.0%, 100.0%] $0.99 0 0",
+    ]);
+    assert.match(
+      run.out,
+      /^ {2}b − a on overall: \+75\.0 pts \[[^\]]+\] over 4 tasks, \w+; McNemar p 0\.250 \(3 gained, 0 lost\)$/m,
+    );
+    assert.not.ok(existsSync(join(here, "results")), "--no-out wrote nothing");
+    assert.throws(
+      () => parseArgs(["--arm", `a=${stock}`, "--no-out", "--out", here]),
+      /--no-out writes nothing/,
+    );
+  } finally {
+    Deno.chdir(cwd);
+  }
+});
 
 s("--compare adds pairs to --control's; an unknown arm or a pair that is not A:B is refused", () => {
   const root = tempDir();
@@ -320,13 +366,30 @@ s("the registered comparisons are the protocol's hypothesis table, and it names 
   );
 });
 
+/** A fiable-cc arm in Harbor's layout: the provider tasks, passing the first `passes`, guarded unless stock. */
+function fiableArm(name: string, passes: number): string {
+  const root = tempDir();
+  made.push(root);
+  PROVIDER.forEach(([task], i) =>
+    writeGuardedTrial(root, {
+      arm: name,
+      calls: [{ tool: "chart.get_patient_chart" }],
+      domain: "pa_provider",
+      task,
+      id: `P${i}`,
+      reward: i < passes ? 1 : 0,
+    })
+  );
+  return root;
+}
+
 s(
   "--pilot: critic − stock on the provider tasks and the pre-stated verdict, written as one word",
   async () => {
     const out = tempDir();
     made.push(out);
-    const stock = arm(attemptsOf(PROVIDER, 1, () => 0));
-    const critic = arm(attemptsOf([...PROVIDER, ...CM], 1, () => 1));
+    const stock = fiableArm("stock", 0);
+    const critic = fiableArm("critic", 4);
     const args = ["--arm", `stock=${stock}`, "--arm", `critic=${critic}`, "--out", out, "--iters", "100"];
     assert.is(await main([...args, "--pilot"]), 0);
     assert.is(readFileSync(join(out, "pilot_verdict.txt"), "utf8"), "go\n");
@@ -339,6 +402,15 @@ s(
       () => parseArgs(["--arm", `stock=${stock}`, "--pilot"]),
       /--pilot needs arms stock and critic; critic is missing/,
     );
+    // The same outcomes from other harnesses' trials labelled stock and critic: no result, and why.
+    const labelled = ["--arm", `stock=${arm(attemptsOf(PROVIDER, 1, () => 0))}`];
+    labelled.push("--arm", `critic=${arm(attemptsOf(PROVIDER, 1, () => 1))}`, "--out", out, "--iters", "100");
+    assert.is(await main([...labelled, "--pilot"]), 0);
+    assert.is(readFileSync(join(out, "pilot_verdict.txt"), "utf8"), "no-result\n");
+    assert.match(
+      readFileSync(join(out, "summary.md"), "utf8"),
+      /\*\*no-result\*\*: critic − stock on pa_provider is not the guard's effect: arm critic did not run as critic: its trials ran as unguarded claude-code; arm stock did not run as stock: its trials ran as unguarded claude-code\./,
+    );
   },
 );
 
@@ -350,6 +422,7 @@ const PAIR = {
   gained: [],
   lost: [],
   both: 0,
+  not_comparable: [],
 };
 const VERDICTS: [string, Partial<Comparison>, string][] = [
   ["above 0: go", { n_shared: 25, diff: 0.4, lo: 0.2, hi: 0.6, decision: "improves", marked: [] }, "go"],
@@ -369,6 +442,18 @@ const VERDICTS: [string, Partial<Comparison>, string][] = [
     "no-result",
   ],
   ["no shared task: no result", { n_shared: 0, decision: null, marked: [] }, "no-result"],
+  [
+    "arms that differ by more than the guard: no result",
+    {
+      n_shared: 25,
+      lo: 0.2,
+      hi: 0.6,
+      decision: "improves",
+      marked: [],
+      not_comparable: ["the model differs"],
+    },
+    "no-result",
+  ],
 ];
 for (const [name, c, want] of VERDICTS) {
   s(`the pilot's rule: ${name}`, () => {
@@ -376,21 +461,36 @@ for (const [name, c, want] of VERDICTS) {
   });
 }
 
-s("bad input is listed with its path and counted, and recipes B and C differ on unscored trials", () => {
-  const trials: FakeTrial[] = [
-    { task: "pa_t001_a_triage_payer", reward: 1 },
-    { task: "pa_t002_b_triage_payer", reward: null, exception: "AgentTimeoutError" },
-    { task: "pa_t003_c_triage_payer", result: "{oops" },
-    { task: "pa_t004_d_triage_payer", reward: 1, scorecardReward: 0 },
-  ];
-  const dir = arm(trials);
-  const b = aggregateArms([{ name: "x", roots: [dir] }], { prices: PRICES }).rows[0];
-  assert.equal([b.n_trials, b.n_unscored, b.n_unreadable, b.n_problems, b.pass_at_1], [2, 1, 1, 3, 1]);
-  assert.equal(b.exceptions, { AgentTimeoutError: 1 });
-  const c = aggregateArms([{ name: "x", roots: [dir] }], { recipe: "C", prices: PRICES });
-  assert.equal([c.rows[0].n_trials, c.rows[0].pass_at_1], [3, 2 / 3]);
-  assert.is(c.problems.length, 3);
-  assert.ok(c.problems.every((p) => p.path.startsWith(dir)));
+s(
+  "bad input is listed and counted (an unreadable trial as a failure); recipes B and C differ on unscored",
+  () => {
+    const trials: FakeTrial[] = [
+      { task: "pa_t001_a_triage_payer", reward: 1 },
+      { task: "pa_t002_b_triage_payer", reward: null, exception: "AgentTimeoutError" },
+      { task: "pa_t003_c_triage_payer", result: "{oops" },
+      { task: "pa_t004_d_triage_payer", reward: 1, scorecardReward: 0 },
+    ];
+    const dir = arm(trials);
+    const b = aggregateArms([{ name: "x", roots: [dir] }], { prices: PRICES }).rows[0];
+    // The unreadable trial counts as a failure of its task, never dropped from the denominator.
+    assert.equal([b.n_trials, b.n_unscored, b.n_unreadable, b.n_problems, b.pass_at_1], [3, 1, 1, 3, 2 / 3]);
+    assert.equal(b.exceptions, { AgentTimeoutError: 1 });
+    const c = aggregateArms([{ name: "x", roots: [dir] }], { recipe: "C", prices: PRICES });
+    assert.equal([c.rows[0].n_trials, c.rows[0].pass_at_1], [4, 2 / 4]);
+    assert.is(c.problems.length, 3);
+    assert.ok(c.problems.every((p) => p.path.startsWith(dir)));
+  },
+);
+
+s("an unreadable attempt is one more failed attempt of its task (named from its folder's prefix)", () => {
+  const task = "pa_t008_t008_o002_p01_new_referral_provider";
+  const dir = arm([
+    { task, domain: "pa_provider", reward: 1, id: "A1" },
+    { task, domain: "pa_provider", result: '{"task_name": "actava-ai/pa_t0', id: "A2" },
+  ]);
+  const row = aggregateArms([{ name: "x", roots: [dir] }], { prices: PRICES }).rows[0];
+  assert.equal([row.n_tasks, row.n_trials, row.n_unreadable, row.pass_at_1], [1, 2, 1, 0.5]);
+  assert.equal(row.tasks, [{ task, n: 2, c: 1 }]);
 });
 
 s("an unpriced model's cost is unknown under B, never 0, and named", () => {

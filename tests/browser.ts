@@ -23,6 +23,7 @@ import {
   writeBigLedgerTrial,
   writeFixture,
   writeManyTrials,
+  writeStagedRun,
 } from "./support/dashboard_fixture.ts";
 import { writeTrials } from "./support/atif_fixture.ts";
 
@@ -70,6 +71,13 @@ const c = serve(
   { scanMs: 500, tailMs: 100, figureWaitMs: 60_000 },
 );
 const d = serve({ logs: [join(dir, "big")], results: [], port: 0, host: "127.0.0.1" }, { scanMs: 500 });
+// F: the staged run's trees, smoke and pilot with two arms each (four arms).
+const staged = serve({
+  logs: [writeStagedRun(join(dir, "staged"), { smoke: ["stock", "critic"], pilot: ["stock", "critic"] })],
+  results: [],
+  port: 0,
+  host: "127.0.0.1",
+}, { figureWaitMs: 60_000 });
 // E: a tree nothing writes to, rescanned every 300 ms.
 const still = writeManyTrials(join(dir, "static"), 24);
 const e = serve({ logs: [still], results: [], port: 0, host: "127.0.0.1", control: "stock" }, {
@@ -108,7 +116,7 @@ const t = suite("dashboard in Chromium");
 
 t.after(async () => {
   await browser.close();
-  for (const s of [a, b, c, d, e]) await s.server.shutdown();
+  for (const s of [a, b, c, d, e, staged]) await s.server.shutdown();
   rmSync(dir, { recursive: true, force: true });
   rmSync(profile, { recursive: true, force: true });
 });
@@ -634,6 +642,29 @@ t(
     assert.is(await page.evaluate(() => (globalThis as { __marker?: number }).__marker), 1, "no reload");
     assert.ok(heard.includes("/changes 200"), heard.join(", "));
     page.off("response", listen);
+  },
+);
+
+t(
+  "four arms fit a 1440 px window: the Checks table scrolls in its box, names wrap between their parts",
+  async () => {
+    await staged.scanned;
+    await page.setViewportSize({ width: 1440, height: 900 });
+    try {
+      for (const path of ["/checks", "/trials", "/"]) {
+        await open(`${base(staged)}${path}`, "main table");
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(width <= 1440, `${path} is ${width} px wide`);
+      }
+      await open(`${base(staged)}/checks`, "#checks");
+      assert.equal(
+        (await page.locator("#checks th.arm").allInnerTexts()).slice(0, 4).map((x) => x.replace(/\s+/g, "")),
+        ["fiable-pilot·critic", "fiable-pilot·stock", "fiable-smoke·critic", "fiable-smoke·stock"],
+      );
+      await shot("checks-four-arms");
+    } finally {
+      await page.setViewportSize({ width: 1360, height: 900 });
+    }
   },
 );
 

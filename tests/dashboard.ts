@@ -19,6 +19,12 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs, serve } from "../dashboard/server.tsx";
+import {
+  dashboardCommand,
+  DEFAULT_EXPERIMENT,
+  experimentFiles,
+  RUN_SCRIPT,
+} from "../lib/install/experiments.ts";
 import { createApp } from "../dashboard/app.tsx";
 import { loadPrices } from "../dashboard/read/prices.ts";
 import { hostName, isLoopback } from "../lib/guard/resident/access.ts";
@@ -47,7 +53,8 @@ import {
   ledgerTranscript,
   scriptArgs,
 } from "../dashboard/read/transcript.ts";
-import { niceTicks, overlaps, placeLabels } from "../dashboard/pages/arms/charts.tsx";
+import { armColor, COLORS, niceTicks, overlaps, placeLabels } from "../dashboard/pages/arms/charts.tsx";
+import { attemptLabel, Name } from "../dashboard/ui/format.tsx";
 import { aggregateArms } from "../lib/results/aggregate.ts";
 import { toMarkdown } from "../lib/results/aggregate_report.ts";
 import { findTrials } from "../lib/results/trials.ts";
@@ -113,7 +120,8 @@ function inert(html: string): void {
 }
 
 function text(html: string): string {
-  return html.replace(/<[^>]+>/g, " ").replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">")
+  return html.replace(/<wbr\/?>/g, "").replace(/<[^>]+>/g, " ").replace(/&amp;/g, "&").replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
     .replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/\s+/g, " ");
 }
 
@@ -238,6 +246,10 @@ arms("--control is honoured: against checklist, stock's difference is the opposi
   assert.match(html, `${(stock.diff! * 100).toFixed(1)} pts`);
   const { app: bad } = createApp({ logs: [fx.logs], results: [] }, { control: "nosuch", ...WAIT });
   assert.match(text((await get("/", undefined, bad)).text), 'Cannot compare against --control "nosuch"');
+  // The Matrix names the unknown arm too, not "no control arm".
+  const matrixText = text((await get("/matrix", undefined, bad)).text);
+  assert.match(matrixText, 'Cannot compare against --control "nosuch": no such arm here. Use one of');
+  assert.not.match(matrixText, "No control arm");
 });
 
 arms(
@@ -706,6 +718,20 @@ ledgerPage(
 ledgerPage.run();
 
 const rulesPage = suite("dashboard rules");
+
+rulesPage(
+  "every count of a rule's fires opens exactly the trials it counts, guarded or replayed",
+  async () => {
+    const html = (await get("/rules")).text;
+    const links = [...html.matchAll(/<a href="(\/trials\?rule=[^"]+&amp;by=[^"]+)">(\d+)<\/a>/g)];
+    assert.ok(links.some((l) => l[1].includes("by=guard")), "guarded counts are links");
+    assert.ok(links.some((l) => /by=(checklist|critic)/.test(l[1])), "replayed counts are links");
+    for (const [, href, n] of links) {
+      const page = (await get(`${href.replaceAll("&amp;", "&")}&size=500`)).text;
+      assert.is((page.match(/class="trial-link"/g) ?? []).length, Number(n), href);
+    }
+  },
+);
 
 rulesPage("fired rules by fires in failed, then in time, then in passed; the rest folded away", async () => {
   const html = (await get("/rules")).text;
@@ -1326,6 +1352,62 @@ live.run();
 
 const words = suite("dashboard words");
 
+words("names wrap only between their parts; the Trials table names a trial by its attempt", async () => {
+  const name = (text: string) => (Name({ text }) as { toString(): string | Promise<string> }).toString();
+  assert.is(await name("md.signed_off"), "md.<wbr>signed_<wbr>off");
+  assert.is(await name("Hx7aB2c"), "Hx7aB2c");
+  assert.is(
+    attemptLabel("cm_afib_moderate_anxious_001__Hx7aB2c", "cm_afib_moderate_anxious_001"),
+    "…__Hx7aB2c",
+  );
+  assert.is(
+    attemptLabel("pa_t008_t008_o002_p01_new_referr__4LTVnzH", "pa_t008_t008_o002_p01_new_referral_provider"),
+    "…__4LTVnzH",
+  );
+  assert.is(attemptLabel("live-session-1", "live-session-1"), "live-session-1");
+  const html = (await get("/trials")).text;
+  assert.not.match(html, "word-break:break-all");
+  assert.match(html, /class="trial-link" title="[^"]+__[^"]+">…__/);
+});
+
+words("an unpriced model's cost says so, with how to price it, never $0 or a bare dash", async () => {
+  const { app: unpriced } = createApp({ logs: [fx.logs], results: [] }, { prices: {}, ...WAIT });
+  const html = (await get("/trials", undefined, unpriced)).text;
+  assert.match(
+    html,
+    /class="muted unpriced" title="No price for [^"]+ in the prices \(data\/prices.yaml, or --prices FILE\)/,
+  );
+  const row = rows().find((r) => r.source === "trial" && r.outcome !== "running")!;
+  assert.match((await get(`/trials/${row.id}`, undefined, unpriced)).text, 'class="muted unpriced"');
+});
+
+words(
+  "plain filter labels; /search has its own box; the Handbook page names where the handbook comes from",
+  async () => {
+    const form = text((await get("/trials")).text);
+    for (
+      const label of [
+        "trial or task",
+        "rule fired",
+        "a replayed block for the failed check came",
+        "replayed as",
+        "a replay would have blocked it",
+      ]
+    ) {
+      assert.match(form, label);
+    }
+    assert.not.match(form, "block for it ");
+    const search = (await get("/search")).text;
+    assert.match(search, /<form action="\/search"[^>]*id="search-page"/);
+    assert.match(text(search), "Finds trials by part of a task name");
+    const hits = (await get("/search?q=afib&hits=page", hx)).text;
+    assert.ok(hits.startsWith('<ul id="search-hits"'), hits.slice(0, 40));
+    const book = text((await get("/handbook")).text);
+    assert.match(book, "actava/managed-care-operations-handbook");
+    assert.match(book, "/workspace/skills/managed-care-operations-handbook");
+  },
+);
+
 words("no page points to files outside the repository", async () => {
   const paths = ["/", "/matrix", "/trials", "/rules", "/live", "/search?q=afib", "/handbook"];
   for (const r of rows().slice(0, 12)) paths.push(`/trials/${r.id}`, `/trials/${r.id}/ledger`);
@@ -1595,6 +1677,12 @@ security.run();
 
 const charts = suite("dashboard charts");
 
+charts("every one of 60 arms has its own colour, Tableau 10's first", () => {
+  const colors = Array.from({ length: 60 }, (_, i) => armColor(i));
+  assert.is(new Set(colors).size, 60);
+  assert.equal(colors.slice(0, 10), COLORS);
+});
+
 charts("ticks are round and cover the maximum", () => {
   assert.equal(niceTicks(0.58), [0, 0.2, 0.4, 0.6]);
   assert.equal(niceTicks(4.79), [0, 1, 2, 3, 4, 5]);
@@ -1650,6 +1738,29 @@ cli("a taken default port moves to a free one; a taken --port is refused in one 
     busy.close();
   }
 });
+
+cli(
+  "run.sh says how to follow the pilot and the ablation on the dashboard, in commands it takes",
+  async () => {
+    const script = new TextDecoder().decode(
+      (await experimentFiles(DEFAULT_EXPERIMENT)).find((f) => f.path === RUN_SCRIPT)!.bytes,
+    );
+    for (const stage of ["pilot", "full"] as const) {
+      const command = dashboardCommand(stage, "$cb");
+      assert.match(script, command);
+      const checkout = join(dir, "checkout");
+      const args = command.replaceAll("$cb", checkout).split(" ").slice(
+        command.split(" ").indexOf("dashboard") + 1,
+      );
+      for (const a of args.filter((x) => x.startsWith(checkout))) mkdirSync(a, { recursive: true });
+      const parsed = parseArgs(args);
+      assert.is(parsed.control, "stock");
+      assert.equal(parsed.logs, [
+        join(checkout, stage === "pilot" ? "logs/experiments/fiable-pilot" : "logs/experiments/fiable"),
+      ]);
+    }
+  },
+);
 
 cli("parses sources, port, host, token, recipe, prices and experiments", () => {
   const a = parseArgs(
@@ -1720,7 +1831,7 @@ handbook(
 
 handbook("without --handbook, the page says how to configure it", async () => {
   const { app: bare } = createApp({ logs: [fx.logs], results: [] });
-  assert.match(await (await bare.request("/handbook?q=x")).text(), "start the dashboard with --handbook DIR");
+  assert.match(await (await bare.request("/handbook?q=x")).text(), "start the dashboard with --handbook ");
 });
 
 handbook("a missing handbook folder is reported, and a hostile query is escaped", async () => {

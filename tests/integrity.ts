@@ -16,7 +16,8 @@ import { writeSamples } from "../lib/samples/trials.ts";
 import { main } from "../verify.ts";
 import { main as aggregateMain } from "../aggregate.ts";
 import { unknownArmNote } from "../lib/guard/engine/record.ts";
-import { type GuardedTrialOptions, tempDir, writeGuardedTrial } from "./support/trial_dirs.ts";
+import { captured } from "./support/captured.ts";
+import { type GuardedTrialOptions, tempDir, writeArm, writeGuardedTrial } from "./support/trial_dirs.ts";
 
 const s = suite("integrity");
 const made: string[] = [];
@@ -42,23 +43,6 @@ function trial(o: Partial<GuardedTrialOptions> & { arm: string }) {
   const root = fresh();
   const dir = writeGuardedTrial(root, { calls: SIX, ...o });
   return { root, dir, t: verifyTrees([root]).arms[0].trials[0] };
-}
-
-/** Runs an entry's main in-process: its exit code and what it printed. */
-async function captured(
-  main: (args: string[]) => Promise<number>,
-  args: string[],
-): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [], err: string[] = [];
-  const { log, error } = console;
-  console.log = (...a: unknown[]) => out.push(a.join(" "));
-  console.error = (...a: unknown[]) => err.push(a.join(" "));
-  try {
-    return { code: await main(args), out: out.join("\n"), err: err.join("\n") };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
 }
 
 /** verify.ts in-process. */
@@ -227,9 +211,30 @@ for (const [name, options, verdict, coverage, says, code] of CASES) {
       const line = run.out.split("\n").find((l) => says.test(l));
       assert.ok(line, `no line matching ${says} in:\n${run.out}`);
       assert.ok(line!.startsWith("FAIL ") && line!.includes(dir), line);
-    } else assert.ok(run.out.endsWith("no guard-integrity problem."), run.out);
+    } else {
+      assert.match(
+        run.out,
+        options.arm === "stock"
+          ? /verify: 0 guarded trials: nothing to prove; 1 stock trial ran without hooks\.$/
+          : /no guard-integrity problem\.$/,
+      );
+    }
   });
 }
+
+s(
+  "trials of other harnesses only: 0 guarded trials, nothing to prove (not 'no guard-integrity problem')",
+  async () => {
+    const root = writeArm([{ task: "cm_a", domain: "cm" }, { task: "cm_b", domain: "cm", reward: 0 }]);
+    made.push(root);
+    const run = await verify([root]);
+    assert.is(run.code, 0, run.out);
+    assert.match(
+      run.out,
+      /\nverify: 0 guarded trials: nothing to prove; 2 trials read, none run with the guard\.$/,
+    );
+  },
+);
 
 s("a fail-open pre record without a tool_use_id is matched by order, and counted as an error", () => {
   const error = {

@@ -236,7 +236,15 @@ page(
 page("a run with no result.json that stopped writing: stalled, neither live nor done", async () => {
   const running = dirname(dirname(dirname(month.runningLedger)));
   const hourAgo = new Date(Date.now() - 60 * MIN);
-  for (const p of [month.runningLedger, join(running, "trial.log"), join(running, "agent"), running]) {
+  for (
+    const p of [
+      month.runningLedger,
+      join(running, "trial.log"),
+      join(running, "config.json"),
+      join(running, "agent"),
+      running,
+    ]
+  ) {
     utimesSync(p, hourAgo, hourAgo);
   }
   const text = await live(month.logs, [month.configs]);

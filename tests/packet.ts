@@ -4,7 +4,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { findPackets, packetProblemsUnder, parseResultsCsv } from "../lib/results/packet.ts";
 import { parsePrices } from "../lib/results/cost.ts";
@@ -80,6 +80,45 @@ s("an unpriced model's cost of 0 is unknown, not 0", () => {
     problems(root)[0],
     /acme\/mystery-1 has no price in the prices file, so their cost is unknown, not 0/,
   );
+});
+
+s("a truncated result.json in a real packet: counted as a failure, and the cross-check says so", () => {
+  const src = join(import.meta.dirname!, "..", "..", "shared", "leaderboard", "2026-07-24-gpt-5-6-sol-codex");
+  if (!existsSync(join(src, "results.csv"))) return console.warn(`skipped: ${src} absent`);
+  const root = tempDir("fiable-packet-");
+  made.push(root);
+  const dir = join(root, "2026-07-24-gpt-5-6-sol-codex");
+  // Only what the cross-check reads: results.csv and each trial's result.json.
+  cpSync(src, dir, { recursive: true, filter: (p) => !/trajectory|\/agent$|\/verifier$/.test(p) });
+  const trials = findTrials([root]).map(readTrial);
+  assert.equal(packetProblemsUnder([root], trials, PRICES), [], "the copy agrees with its results.csv");
+  const breaks = (passed: boolean) => {
+    const t = trials.find((x) => x.domain === "pa_provider" && x.passed === passed)!;
+    const path = join(t.ref.dir, "result.json");
+    const text = readFileSync(path, "utf8");
+    writeFileSync(path, text.slice(0, text.length / 2));
+    const got = problems(root).filter((m) => m.includes("pass_at_1"));
+    writeFileSync(path, text);
+    return { got, path };
+  };
+  // A failed trial's result.json cut short: the readable folders disagree, the unreadable one explains it.
+  const failed = breaks(false);
+  assert.is(failed.got.length, 2, failed.got.join("\n"));
+  for (const m of failed.got) {
+    assert.match(
+      m,
+      /^Cannot check \S+results\.csv's pass_at_1 \S+ for (pa_provider|overall): 1 of its trial folders cannot be read/,
+    );
+    assert.ok(m.includes(failed.path));
+    assert.match(
+      m,
+      /counting the unreadable ones as failures gives \S+, the published figure\. Fix or remove/,
+    );
+    assert.not.match(m, /Cannot trust/);
+  }
+  // A passing one: counted as a failure it no longer gives the published figure, and the message says that too.
+  const passed = breaks(true);
+  assert.ok(passed.got.every((m) => !m.includes("the published figure") && m.startsWith("Cannot check")));
 });
 
 s("parseResultsCsv reads quoted cells; findPackets finds packets below a root", () => {

@@ -44,18 +44,32 @@ writeTrial(root, {
   scorecardReward: 0,
 });
 
-// A trial that crashed before Harbor wrote result.json: only trial.log and exception.txt.
+// A trial that crashed before Harbor wrote result.json: the config.json it writes at the start, trial.log and
+// exception.txt.
 const early = join(root, "loose", "pa_t015_t015_o001_p01_triage_payer__early");
 mkdirSync(early, { recursive: true });
+writeFileSync(
+  join(early, "config.json"),
+  JSON.stringify({ task: { path: "x" }, trial_name: "pa_t015__early" }),
+);
 writeFileSync(join(early, "trial.log"), "");
 writeFileSync(join(early, "exception.txt"), "EnvironmentStartTimeoutError");
+
+// Not trials: a source tree with a verifier/ folder (chi-bench's src/chi_bench), another tool's config.json.
+mkdirSync(join(root, "src", "chi_bench", "verifier", "stages"), { recursive: true });
+writeFileSync(join(root, "src", "chi_bench", "verifier", "stages", "provider.py"), "");
+writeFileSync(join(root, "src", "chi_bench", "config.json"), JSON.stringify({ name: "x" }));
 
 const refs = findTrials([root]);
 const byId = (id: string) => refs.find((r) => r.name.endsWith(`__${id}`))!;
 
-s("finds every trial once, not the job dir", () => {
+s("finds every trial once, not the job dir, not a source tree with a verifier/ folder", () => {
   assert.is(refs.length, 7);
   assert.not.ok(refs.some((r) => r.dir === job));
+  assert.not.ok(
+    refs.some((r) => r.dir.includes(join("src", "chi_bench"))),
+    refs.map((r) => r.dir).join("\n"),
+  );
 });
 
 s("a root that is itself a trial dir is found", () => {

@@ -24,6 +24,8 @@ s.after(() => rmSync(root, { recursive: true, force: true }));
 const deep = (level: number, names = "abcdefghij") => names.slice(0, level).split("").join("/");
 
 /** The tree: a file per path (its folders made), each name saying what it crosses. */
+/** A Harbor trial's config.json, as it writes one when the trial starts. */
+const TRIAL_CONFIG = JSON.stringify({ task: { path: "tasks/x" }, trial_name: "x__AbCdEfG" });
 const FILES: Record<string, string> = {
   "aggregate.json": '{"rows":[]}',
   [`${deep(1)}/aggregate.json`]: '{"rows":[]}',
@@ -57,15 +59,15 @@ const FILES: Record<string, string> = {
   ".hidden/decisions.parquet": "",
   "v1.2/results.csv": "",
   "v1.2/decisions.parquet": "",
-  "t/one/trial.log": "",
+  "t/one/config.json": TRIAL_CONFIG,
   "t/two/result.json": "{}",
-  [`${deep(9)}/trial.log`]: "",
-  [`${deep(10, "klmnopqrst")}/trial.log`]: "",
-  "sessions/s1/trial.log": "",
-  "setup/trial.log": "",
-  "artifacts/trial.log": "",
-  ".hidden/t/trial.log": "",
-  "v1.2/t/trial.log": "",
+  [`${deep(9)}/config.json`]: TRIAL_CONFIG,
+  [`${deep(10, "klmnopqrst")}/config.json`]: TRIAL_CONFIG,
+  "sessions/s1/config.json": TRIAL_CONFIG,
+  "setup/config.json": TRIAL_CONFIG,
+  "artifacts/config.json": TRIAL_CONFIG,
+  ".hidden/t/config.json": TRIAL_CONFIG,
+  "v1.2/t/config.json": TRIAL_CONFIG,
 };
 for (const [path, text] of Object.entries(FILES)) {
   mkdirSync(dirname(join(root, path)), { recursive: true });
@@ -150,7 +152,7 @@ s("a WalkCache reuses a folder unchanged since it was seen, and reads one that c
   const tree = join(root, "cached");
   for (const t of ["arm/t1", "arm/t2"]) {
     mkdirSync(join(tree, t), { recursive: true });
-    writeFileSync(join(tree, t, "trial.log"), "");
+    writeFileSync(join(tree, t, "config.json"), TRIAL_CONFIG);
   }
   const old = new Date(Date.now() - 60_000);
   const age = (dir: string) => utimesSync(dir, old, old);
@@ -160,7 +162,7 @@ s("a WalkCache reuses a folder unchanged since it was seen, and reads one that c
   assert.equal(found(), ["cached/arm/t1", "cached/arm/t2"]);
   // A new trial whose parent keeps its old modification time: only a fresh listing would find it.
   mkdirSync(join(tree, "arm/t3"));
-  writeFileSync(join(tree, "arm/t3/trial.log"), "");
+  writeFileSync(join(tree, "arm/t3/config.json"), TRIAL_CONFIG);
   age(join(tree, "arm"));
   assert.equal(found(), ["cached/arm/t1", "cached/arm/t2"], "the unchanged folder's listing was reused");
   assert.equal(rel(walkTrialDirs([tree])), ["cached/arm/t1", "cached/arm/t2", "cached/arm/t3"]);

@@ -23,7 +23,7 @@ th a.sort{color:inherit;text-decoration:none}td.num{text-align:right;white-space
 .ev .text{white-space:pre-wrap;margin:.2rem 0}.call{border:1px solid #e5e7eb;border-radius:.3rem;padding:.25rem .4rem;margin:.3rem 0}
 .call.call-deny{border:2px solid #dc2626}.call.call-release{border:2px solid #7c3aed}.call.call-shadow,.call.would-deny{border:2px dashed #d97706}
 .guard.gd-deny{background:#fee2e2}.guard.gd-release{background:#ede9fe}.guard.gd-shadow{background:#fef3c7}.guard.gd-error{background:#fee2e2}
-#scorecard code{word-break:break-all}.failed-checks{padding-left:1rem}.failed-checks li{margin:.4rem 0}.steps a{margin-right:.4rem}
+#scorecard code{overflow-wrap:normal}.failed-checks{padding-left:1rem}.failed-checks li{margin:.4rem 0}.steps a{margin-right:.4rem}
 .arg{margin-left:.5rem;font-size:12px;background:#f3f4f6;padding:0 .3rem;border-radius:.2rem}.arg .k{color:#6b7280}
 .guard{margin:.2rem 0;padding:.2rem .4rem;border-radius:.2rem}.guard.would{background:#fffbeb;border:1px dashed #d97706}
 .metrics{color:#6b7280;font-size:12px}.step{font-weight:600;font-size:12px}
@@ -40,12 +40,13 @@ form#filters{margin:.5rem 0}form#filters label{margin-right:1rem}.would{color:#9
 .legend .cell{padding:0 .3rem}.cell.gained{outline:2px solid #059669}.cell.lost{outline:2px solid #dc2626}
 #matrix tr.group th{background:#f3f4f6}#matrix td.task{font-family:monospace;font-size:12px}
 .bar{display:inline-block;width:8rem;height:.6rem;background:#e5e7eb;margin-left:.5rem;vertical-align:middle}.bar span{display:block;height:100%;background:#4c78a8}
-#trials td{font-size:13px}#trials td:first-child{max-width:19rem;word-break:break-all}#trials td.task{max-width:13rem;word-break:break-all;font-size:12px;color:#4b5563}
+#trials td{font-size:13px}#trials td:first-child{max-width:19rem}#trials td.task{max-width:13rem;font-size:12px;color:#4b5563}
 #trials td:nth-child(10),#trials td:nth-child(11){max-width:12rem;font-size:12px}
-#trials td.checks{max-width:15rem;min-width:8rem}.failed-ids code{word-break:break-all;font-size:11px}.ledger-link{display:block;font-size:11px}
+#trials td.checks{max-width:15rem;min-width:8rem}.failed-ids code{font-size:11px}.ledger-link{display:block;font-size:11px}
 #decisions a.active{font-weight:700;text-decoration:none;color:inherit}#checks td{vertical-align:top}#checks td.doom{max-width:16rem;font-size:12px;word-break:break-word}#checks td.timing{white-space:nowrap;font-size:13px}#checks td.checks{min-width:13rem}
 #alignment tr.args-differ td.call-cell{background:#fefce8}.badge.args{background:#fde68a;margin-top:.2rem}
 .argdiff{list-style:none;margin:.2rem 0 0;padding:0;font-size:12px}.argdiff .k{color:#6b7280;font-family:monospace}
+.scroll{overflow-x:auto;max-width:100%}#checks th.arm{max-width:7rem;font-size:12px}
 .guard-ok{margin-left:.6rem;font-size:12px;color:#047857}
 dl.facts{display:grid;grid-template-columns:auto 1fr;gap:.1rem .6rem}dl.facts dt{color:#6b7280}
 .overlays a.active,.overlays a.active{font-weight:700}

@@ -54,3 +54,37 @@ export const Decision: FC<{ value: unknown }> = ({ value }) => (
 export function fireCell(r: FireCounts): string {
   return `${r.fires_failed} (${r.in_time} / ${r.too_late}) / ${r.fires_passed}`;
 }
+
+/**
+ * A name (a trial's, a task's, a check id) that wraps only after a `_`, `.`, `-` or `/`, never inside a word:
+ * `cm_afib_moderate…` breaks between its parts, `md.signed_off` after its stage.
+ */
+export const Name: FC<{ text: string }> = ({ text }) => (
+  // deno-lint-ignore jsx-key -- hono's JSX renders a key as an attribute; the parts never reorder.
+  <>{text.split(/(?<=[_./-])(?![_./-])/).flatMap((part, i) => (i ? [<wbr />, part] : [part]))}</>
+);
+
+/**
+ * How the Trials table names a trial beside its task: its attempt suffix (`…__Hx7aB2c`) when its name is its
+ * task's (cut at 32 characters, as Harbor names trials) and that suffix; else the whole name.
+ */
+export function attemptLabel(name: string, task: string): string {
+  const at = name.lastIndexOf("__");
+  return at > 0 && task.startsWith(name.slice(0, at)) ? `…${name.slice(at)}` : name;
+}
+
+/** A trial's cost, or why there is none: still running, or its model has no price (never shown as $0). */
+export const Cost: FC<{ value: number | null; model: string | null; known: boolean; digits?: number }> = (
+  { value, model, known, digits },
+) =>
+  value !== null ? <>{usd(value, digits)}</> : !known ? <>—</> : (
+    <span
+      class="muted unpriced"
+      title={`No price for ${
+        model ?? "its model (result.json names none)"
+      } in the prices (data/prices.yaml, ` +
+        "or --prices FILE): its cost is unknown, never $0. Add the model's price and pass --prices FILE."}
+    >
+      unpriced
+    </span>
+  );

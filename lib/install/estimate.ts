@@ -26,12 +26,14 @@ export interface Reference {
   domains: Record<string, ReferenceDomain>;
 }
 
-/** A published mean cost per trial for a model, cited. */
+/** A published mean cost per trial for a model, overall and per domain, cited. */
 export interface Published {
   id: string;
   agent: string;
   model: string;
   mean_cost_usd: number;
+  /** The packet's results.csv mean_cost_usd per domain (the pilot is priced at its provider rate). */
+  domains: Record<string, number>;
   source: string;
 }
 
@@ -53,25 +55,38 @@ export interface EstimatePlan {
   pilot?: { arms: string[]; domain: string; attempts: number };
 }
 
-/** One stage's trials and its two estimates: the reference's tokens, and the published mean cost per trial. */
-export interface StageCost {
-  trials: number;
-  /** The reference's tokens at the model's prices; null when unknown. */
-  usd: number | null;
-  /** trials × the published mean cost per trial of the model's Claude Code packet; null without one. */
-  published: number | null;
+/** One way to price a trial: a cost per trial per domain (null: unknown), its name and where it comes from. */
+export interface Basis {
+  kind: "published" | "tokens";
+  /** How a line names it: "the published rate" or "the reference's tokens". */
+  name: string;
+  /** Where its figures come from, in a sentence's words. */
+  source: string;
+  perTrial: Record<string, number | null>;
 }
 
-/** The estimate and its basis, ready to print. */
+/** One stage's trials (per domain) and its cost on each basis; null when unknown. */
+export interface StageCost {
+  trials: number;
+  perDomain: Record<string, number>;
+  /** On the estimate's basis. */
+  usd: number | null;
+  /** On the second basis; null when there is none or it is unknown. */
+  second: number | null;
+}
+
+/** The estimate: its basis and the second one beside it, and every stage priced on both. */
 export interface CostEstimate {
   reference: Reference;
   why: string;
   price: Price | null;
-  perTrial: Record<string, number | null>;
-  pilot: StageCost | null;
+  basis: Basis;
+  second: Basis | null;
   smoke: StageCost;
+  pilot: StageCost | null;
   full: StageCost;
-  published: Published | null;
+  /** What `run.sh pilot` spends in all: the smoke run, then the pilot. */
+  first: StageCost | null;
 }
 
 /**
@@ -123,8 +138,8 @@ export function pickReference(
   if (!near) throw new Error("Cannot estimate the cost: the reference table has no Claude Code packet.");
   return {
     reference: near,
-    why: `no Claude Code packet of ${model} is at hand; ${near.id} is the most recent priced Claude Code ` +
-      `packet of the same vendor (same harness and tasks), its tokens priced at ${model}'s rates`,
+    why: `no Claude Code packet of ${model} has its trials at hand; ${near.id} is the most recent priced ` +
+      `Claude Code packet of the same vendor whose trials are (same harness and tasks)`,
   };
 }
 
@@ -132,78 +147,107 @@ function cost(d: ReferenceDomain, p: Price): number {
   return ((d.input - d.cache) * p.input + d.output * p.output + d.cache * p.cache) / 1e6;
 }
 
-/** The smoke and full-run cost of a plan from a reference's token use at the plan model's prices. */
+/** A stage's trials per domain priced on a basis: null when any domain it runs is unknown. */
+function priced(perDomain: Record<string, number>, basis: Basis | null): number | null {
+  if (!basis) return null;
+  let usd = 0;
+  for (const [domain, n] of Object.entries(perDomain)) {
+    const rate = basis.perTrial[domain];
+    if (n && (rate === null || rate === undefined)) return null;
+    usd += n * (rate ?? 0);
+  }
+  return usd;
+}
+
+function stage(perDomain: Record<string, number>, basis: Basis, second: Basis | null): StageCost {
+  const trials = Object.values(perDomain).reduce((a, b) => a + b, 0);
+  return { trials, perDomain, usd: priced(perDomain, basis), second: priced(perDomain, second) };
+}
+
+function sum(a: StageCost, b: StageCost): StageCost {
+  const add = (x: number | null, y: number | null) => x === null || y === null ? null : x + y;
+  const perDomain = { ...a.perDomain };
+  for (const [d, n] of Object.entries(b.perDomain)) perDomain[d] = (perDomain[d] ?? 0) + n;
+  return { trials: a.trials + b.trials, perDomain, usd: add(a.usd, b.usd), second: add(a.second, b.second) };
+}
+
+/**
+ * Every stage's cost on one basis, with the second beside it. The basis is the published per-domain cost of
+ * the model's own Claude Code packet when there is one (the pilot at its provider rate), else the reference's
+ * tokens at the model's prices; `--reference` (`tokensFirst`) makes the reference's tokens the basis.
+ */
 export function estimateCost(
   plan: EstimatePlan,
   ref: { reference: Reference; why: string },
   prices: Prices,
   published: Published[] = [],
+  opts: { tokensFirst?: boolean } = {},
 ): CostEstimate {
   const price = Object.hasOwn(prices, plan.model) ? prices[plan.model] : null;
-  const perTrial: Record<string, number | null> = {};
-  for (const domain of Object.keys(plan.tasks)) {
-    const d = ref.reference.domains[domain];
-    perTrial[domain] = price && d ? cost(d, price) : null;
-  }
-  const rate = published.find((p) => p.model === plan.model && p.agent === "claude-code") ?? null;
-  const sum = (trialsOf: (domain: string) => number): StageCost => {
-    let usd: number | null = 0, trials = 0;
-    for (const domain of Object.keys(plan.tasks)) {
-      const n = trialsOf(domain);
-      if (!n) continue;
-      trials += n;
-      usd = usd === null || perTrial[domain] === null ? null : usd + n * perTrial[domain]!;
-    }
-    return { trials, usd: price ? usd : null, published: rate ? rate.mean_cost_usd * trials : null };
+  const domains = Object.keys(plan.tasks);
+  const tokens: Basis = {
+    kind: "tokens",
+    name: "the reference's tokens",
+    source: `mean token use per trial in ${ref.reference.source} (recipe B) at ${plan.model}'s prices, ` +
+      `because ${ref.why}`,
+    perTrial: Object.fromEntries(domains.map((domain) => {
+      const d = ref.reference.domains[domain];
+      return [domain, price && d ? cost(d, price) : null];
+    })),
   };
+  const rate = published.find((p) => p.model === plan.model && p.agent === "claude-code");
+  const rates: Basis | null = rate
+    ? {
+      kind: "published",
+      name: "the published rate",
+      source: `the mean cost per trial the ${rate.id} packet publishes per domain (${rate.source}), ` +
+        "the same model and harness",
+      perTrial: Object.fromEntries(domains.map((d) => [d, rate.domains[d] ?? null])),
+    }
+    : null;
+  const [basis, second] = rates && !opts.tokensFirst ? [rates, tokens] : [tokens, rates];
+  const perDomain = (n: (domain: string) => number) => Object.fromEntries(domains.map((d) => [d, n(d)]));
   const pilot = plan.pilot;
+  const smoke = stage(perDomain(() => plan.arms), basis, second);
+  const pilotCost = pilot
+    ? stage(
+      perDomain((d) => d === pilot.domain ? pilot.arms.length * plan.tasks[d] * pilot.attempts : 0),
+      basis,
+      second,
+    )
+    : null;
   return {
     ...ref,
     price,
-    perTrial,
-    pilot: pilot
-      ? sum((domain) => domain === pilot.domain ? pilot.arms.length * plan.tasks[domain] * pilot.attempts : 0)
-      : null,
-    smoke: sum(() => plan.arms),
-    full: sum((domain) => plan.arms * plan.tasks[domain] * plan.attempts),
-    published: rate,
+    basis,
+    second,
+    smoke,
+    pilot: pilotCost,
+    full: stage(perDomain((d) => plan.arms * plan.tasks[d] * plan.attempts), basis, second),
+    first: pilotCost ? sum(smoke, pilotCost) : null,
   };
 }
 
-/** The headline of a stage: the higher of its two estimates, then the lower (null when unknown). */
-export function headline(
-  c: StageCost,
-): { high: number | null; low: number | null; highIs: "tokens" | "published" } {
-  if (c.usd === null || c.published === null) {
-    return { high: c.usd ?? c.published, low: null, highIs: c.usd === null ? "published" : "tokens" };
-  }
-  return c.published >= c.usd
-    ? { high: c.published, low: c.usd, highIs: "published" }
-    : { high: c.usd, low: c.published, highIs: "tokens" };
+/** Whole dollars with thousands separators, or "unknown" (never $0 for a missing price). */
+export function usd(value: number | null): string {
+  return value === null ? "unknown" : `$${Math.round(value).toLocaleString("en-US")}`;
 }
 
-function usd(value: number): string {
-  return `$${Math.round(value).toLocaleString("en-US")}`;
+/** A stage's cost as one phrase: the basis figure, the second in brackets with its name. */
+export function costPhrase(c: StageCost, e: CostEstimate): string {
+  const second = e.second ? ` (${e.second.name}: ${usd(c.second)})` : "";
+  return `≈ ${usd(c.usd)}${second}`;
 }
 
-const BASIS = { tokens: "from the reference's tokens", published: "at the published rate" } as const;
-
-function stageLine(name: string, c: StageCost, what: string): string {
-  const h = headline(c);
-  if (h.high === null) return `  ${name} ${c.trials} trials (${what}) ≈ unknown`;
-  const other = h.highIs === "tokens" ? "published" : "tokens";
-  const low = h.low !== null
-    ? `; ≈ ${usd(h.low)} ${BASIS[other]}`
-    : c.usd === null
-    ? `; unknown ${BASIS.tokens}`
-    : "";
-  return `  ${name} ${c.trials} trials (${what}) ≈ ${usd(h.high)} ${BASIS[h.highIs]}${low}`;
+function perTrialText(b: Basis): string {
+  return Object.entries(b.perTrial).map(([d, c]) => `${d} ${c === null ? "unknown" : `$${c.toFixed(2)}`}`)
+    .join(", ");
 }
 
 /**
- * The estimate as lines for the terminal and for the run script's header: per stage the higher of the two
- * estimates first (the published packet's mean cost per trial, or the reference's tokens at the model's
- * prices), then the lower, then the basis of each.
+ * The estimate as lines for the terminal, the run script and the experiments README: the basis and the second
+ * estimate with their per-domain rates, then each stage in the order run.sh runs them with the first command's
+ * total (smoke + pilot), one basis per figure.
  */
 export function estimateLines(e: CostEstimate, plan: EstimatePlan, pricesName: string): string[] {
   const total = Object.values(plan.tasks).reduce((a, b) => a + b, 0);
@@ -215,46 +259,42 @@ export function estimateLines(e: CostEstimate, plan: EstimatePlan, pricesName: s
     ];
   }
   const p = e.price;
-  const missing = Object.keys(plan.tasks).filter((d) => !e.reference.domains[d]);
   const lines = [
     `Cost estimate, before anything runs: ${plan.model} at $${p.input}/$${p.output}/$${p.cache} per 1M input/` +
-    `output/cache-read tokens (${pricesName}); each stage's higher estimate first.`,
+    `output/cache-read tokens (${pricesName}).`,
+    `  basis, ${e.basis.name}: ${e.basis.source}; per trial: ${perTrialText(e.basis)}.`,
   ];
-  if (e.pilot && plan.pilot) {
+  if (e.second) {
+    lines.push(`  beside it, ${e.second.name}: ${e.second.source}; per trial: ${perTrialText(e.second)}.`);
+  }
+  lines.push(
+    `  smoke: ${e.smoke.trials} trials (${plan.arms} arms × ${domains} domains × 1 task × 1 attempt) ` +
+      costPhrase(e.smoke, e),
+  );
+  if (e.pilot && plan.pilot && e.first) {
     const tasks = plan.tasks[plan.pilot.domain];
     const attempts = `${plan.pilot.attempts} attempt${plan.pilot.attempts === 1 ? "" : "s"}`;
     lines.push(
-      stageLine(
-        "pilot:",
-        e.pilot,
-        `${plan.pilot.arms.join(" vs ")} × ${tasks} ${plan.pilot.domain} tasks × ${attempts}`,
-      ),
+      `  pilot: ${e.pilot.trials} trials (${plan.pilot.arms.join(" vs ")} × ${tasks} ${plan.pilot.domain} ` +
+        `tasks × ${attempts}) ${costPhrase(e.pilot, e)}`,
+      `  run.sh pilot runs the smoke run, then the pilot: ${e.first.trials} trials ${
+        costPhrase(e.first, e)
+      } ` +
+        "in all, the first spend.",
     );
   }
   lines.push(
-    stageLine("smoke:", e.smoke, `${plan.arms} arms × ${domains} domains × 1 task × 1 attempt`),
-    stageLine("full: ", e.full, `${plan.arms} arms × ${total} tasks × ${plan.attempts} attempts`),
+    `  full:  ${e.full.trials} trials (${plan.arms} arms × ${total} tasks × ${plan.attempts} attempts) ` +
+      `${costPhrase(e.full, e)}, only when named after a go.`,
+    "  Guarded arms can cost more than these (blocked calls and stop-gate rounds add turns).",
   );
-  if (e.published) {
-    lines.push(
-      `  published rate: the ${e.published.id} packet's $${e.published.mean_cost_usd.toFixed(2)} per trial ` +
-        `(${e.published.source}), the same model and harness. Guarded arms can cost more (blocked calls and ` +
-        "stop-gate rounds add turns); budget for the higher figure.",
-    );
-  }
-  lines.push(
-    `  reference's tokens: mean token use per trial in ${e.reference.source} (recipe B), because ${e.why}; ` +
-      `per trial: ${
-        Object.entries(e.perTrial).map(([d, c]) => `${d} ${c === null ? "unknown" : `$${c.toFixed(2)}`}`)
-          .join(", ")
-      }.`,
-  );
+  const missing = Object.keys(plan.tasks).filter((d) => !e.reference.domains[d]);
   if (missing.length) {
     lines.push(
-      `  unknown for ${
-        missing.join(", ")
-      }: the reference has no trials with token counts there, so the cost ` +
-        "is unknown, not $0. Pass --reference with trials that record tokens.",
+      `  ${e.reference.id} has no trials with token counts for ${missing.join(", ")}, so ` +
+        `${e.basis.kind === "tokens" ? "the estimate" : "the reference's tokens"} there ${
+          missing.length > 1 ? "are" : "is"
+        } unknown, not $0. Pass --reference with trials that record tokens.`,
     );
   }
   return lines;

@@ -3,13 +3,17 @@
  * one file per arm × domain, every arm in its own trials_dir (chi-bench's aggregator would merge arms that
  * share a model), identical model, timeouts, attempts and concurrency across arms; the smoke slices (one
  * task per domain per arm, one attempt), the pilot (stock vs critic on every provider task) and the run
- * script that stages smoke → verify → pilot → verify → go / no-go → full ablation.
+ * script whose stages each check the prerequisites, say what they spend, and run: smoke → verify; pilot (smoke
+ * first) → verify → go / no-go; full ablation only when named, after a go, confirmed.
  * Protocol: docs/EVALUATION_PROTOCOL.md.
  */
 import type { Arm } from "../guard/engine/record.ts";
 import type { Desired } from "./plan.ts";
 import { registeredAmong } from "../results/protocol.ts";
 import { VERDICT_FILE } from "../results/pilot.ts";
+import { PINNED_CLAUDE_CODE } from "./claude_code.ts";
+import { REGISTRY } from "./checkout.ts";
+import { AGENTS_DIR, HARNESSES } from "./harnesses.ts";
 
 /** Benchmark domains and their chi-bench data folders. */
 export const DOMAINS = {
@@ -43,6 +47,10 @@ export const PILOT_DOMAIN: Domain = "pa_provider";
 export const RUN_SCRIPT = `${EXPERIMENTS_DIR}/run.sh`;
 /** The Deno the run script runs fiable-agent's verify with (the project's pinned runtime). */
 export const DENO = "npx -y deno@2.9.6";
+/** The dataset revision the packets, the published rates and the replay figures come from. */
+export const DATASET_VERSION = "chi-bench-v1.0.0";
+/** Where chi-bench records the dataset revision on disk (`cb data download` writes it). */
+export const DATASET_VERSION_FILE = "data/.chi-bench-version";
 
 /** Knobs shared by every arm. */
 export interface ExperimentOptions {
@@ -53,8 +61,13 @@ export interface ExperimentOptions {
   maxRetries: number;
   agentTimeoutMultiplier: number;
   environment: "docker" | "modal";
-  /** Pin the Claude Code version (agent kwarg `version`); default: whatever the image baked in. */
-  claudeVersion?: string;
+  /**
+   * The Claude Code version every arm installs (agent kwarg `version`: Harbor installs exactly it, whatever the
+   * image baked in); default the newest the project's end-to-end matrix covers (lib/install/claude_code.ts).
+   */
+  claudeVersion: string;
+  /** The dataset revision the configs are written for; run.sh refuses data whose data/.chi-bench-version differs. */
+  datasetVersion: string;
   /** Attempts per task in the pilot (the protocol's pilot runs 1). */
   pilotAttempts: number;
 }
@@ -68,6 +81,8 @@ export const DEFAULT_EXPERIMENT: ExperimentOptions = {
   maxRetries: 2,
   agentTimeoutMultiplier: 2,
   environment: "docker",
+  claudeVersion: PINNED_CLAUDE_CODE,
+  datasetVersion: DATASET_VERSION,
   pilotAttempts: 1,
 };
 
@@ -87,7 +102,7 @@ export function experimentConfig(arm: Arm, domain: Domain, opts: ExperimentOptio
     agent_timeout_multiplier: opts.agentTimeoutMultiplier,
     trials_dir: `${TRIALS_ROOT}/${arm}/${domain}`,
     job_name: `fiable-${arm}-${domain}`,
-    agent_kwargs: { arm, ...(opts.claudeVersion ? { version: opts.claudeVersion } : {}) },
+    agent_kwargs: { arm, version: opts.claudeVersion },
   };
 }
 
@@ -161,43 +176,137 @@ function aggregateCommand(opts: ExperimentOptions, cb: string): string {
   return `${DENO} task aggregate ${arms} ${compare}`;
 }
 
-function index(opts: ExperimentOptions, estimate: string[]): string {
+/** What each stage costs, as phrases ("≈ $57 (the reference's tokens: $42)"), from the cost estimate. */
+export interface StageCosts {
+  smoke: string;
+  pilot: string;
+  /** smoke + pilot: what `run.sh pilot` spends in all. */
+  first: string;
+  full: string;
+}
+
+/** What install.ts computed before writing: the estimate's lines, each stage's cost, the pilot prediction. */
+export interface RunNotes {
+  estimate: string[];
+  costs: StageCosts;
+  prediction: string;
+}
+
+const UNKNOWN: RunNotes = {
+  estimate: [],
+  costs: { smoke: "≈ unknown", pilot: "≈ unknown", first: "≈ unknown", full: "≈ unknown" },
+  prediction: "",
+};
+
+/** `text` in lines of at most `width` characters (words are never split), each starting with `prefix`. */
+export function wrap(text: string, width = 110, prefix = ""): string[] {
+  const out: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && prefix.length + line.length + 1 + word.length > width) {
+      out.push(prefix + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) out.push(prefix + line);
+  return out;
+}
+
+/** The number of trials of each stage. */
+export function stageTrials(opts: ExperimentOptions, tasks: Record<Domain, number>) {
+  const smoke = opts.arms.length * Object.keys(DOMAINS).length;
+  const pilot = PILOT_ARMS.length * tasks[PILOT_DOMAIN] * opts.pilotAttempts;
+  const full = opts.arms.length * Object.values(tasks).reduce((a, b) => a + b, 0) * opts.nAttempts;
+  return { smoke, pilot, first: smoke + pilot, full };
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** The stage listing `run.sh` prints with no stage (and the README shows): trials and cost, nothing run. */
+function stageListing(
+  opts: ExperimentOptions,
+  notes: RunNotes,
+  trials: ReturnType<typeof stageTrials>,
+): string[] {
+  const c = notes.costs;
+  const row = (name: string, n: number, cost: string, what: string) =>
+    `  ${name.padEnd(6)}${String(n).padStart(4)} trials  ${cost}: ${what}`;
+  return [
+    `Stages (model ${opts.model}, Claude Code ${opts.claudeVersion} in every arm, ${opts.environment}, data ` +
+    `${opts.datasetVersion}); nothing runs until you name one:`,
+    row(
+      "smoke",
+      trials.smoke,
+      c.smoke,
+      "one task per domain per arm, one attempt; verify, with each trial's hook mode",
+    ),
+    row(
+      "pilot",
+      trials.pilot,
+      c.pilot,
+      `${PILOT_ARMS.join(" vs ")} on every ${PILOT_DOMAIN} task, ${plural(opts.pilotAttempts, "attempt")}; ` +
+        `it runs the smoke stage first: ${trials.first} trials ${c.first} in all; verify, the go / no-go verdict`,
+    ),
+    row(
+      "full",
+      trials.full,
+      c.full,
+      "the ablation, only after a go (or --force), with --yes or a typed confirmation",
+    ),
+    "  check      the prerequisites only (every stage checks them first and spends nothing when one is missing)",
+  ];
+}
+
+function index(opts: ExperimentOptions, notes: RunNotes, trials: ReturnType<typeof stageTrials>): string {
   const smoke = runOrder(opts, true).map((r) => `uv run cb experiment run -f ${r.path}`).join("\n");
   const full = runOrder(opts).map((r) => `uv run cb experiment run -f ${r.path}`).join("\n");
   const verifySmoke = runOrder(opts, true).map((r) => `<chi-bench>/${trialsDir(r.arm, r.domain, true)}`)
     .join(" ");
   const pilot = pilotOrder();
-  const attempts = `${opts.pilotAttempts} attempt${opts.pilotAttempts === 1 ? "" : "s"}`;
+  const attempts = plural(opts.pilotAttempts, "attempt");
   return `# fiable-cc ablation (pre-registered)
 
 Written by fiable-agent \`install.ts experiments\` before any result exists; the protocol (hypotheses,
 arms, metrics, tests, the pilot's go / no-go rule) is fiable-agent's docs/EVALUATION_PROTOCOL.md. Every file
-here shares model \`${opts.model}\`, concurrency ${opts.concurrency}, max_retries ${opts.maxRetries} and
-agent_timeout_multiplier ${opts.agentTimeoutMultiplier}; only \`agent_kwargs.arm\`, the attempts and the
+here shares model \`${opts.model}\`, Claude Code ${opts.claudeVersion} (agent kwarg \`version\`: Harbor installs
+exactly it in every arm), environment \`${opts.environment}\`, concurrency ${opts.concurrency}, max_retries
+${opts.maxRetries} and agent_timeout_multiplier ${opts.agentTimeoutMultiplier}, and is written for the data at
+\`${opts.datasetVersion}\` (\`${DATASET_VERSION_FILE}\`); only \`agent_kwargs.arm\`, the attempts and the
 trials/job names differ. \`smoke/\` holds the ablation's configs with one task per domain and one attempt;
 \`pilot/\` holds ${PILOT_ARMS.join(" and ")} on every ${PILOT_DOMAIN} task with ${attempts}; the ablation
 runs ${opts.nAttempts} attempts. Each has its own trials dirs.
 
-${estimate.join("\n")}
+${notes.estimate.join("\n")}
+
+${wrap(notes.prediction).join("\n")}
 
 ## The staged run
 
-\`run.sh\` runs the smoke configs and verifies them with fiable-agent's \`deno task verify\` (every guarded
-trial has a ledger and full guard coverage, stock has no hooks); then the pilot, its verify, and its
-aggregate with the go / no-go verdict; then, only on **go** (or with \`--force\`), the full ablation domain
-by domain with the arms interleaved, verifying each domain before the next. It stops at the first failed
-verify (exit 1) and before the full ablation on a no-go (exit 3); a rerun resumes (Harbor keeps the finished
-trials of a job). From anywhere:
-
-\`\`\`sh
-FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT} pilot    # smoke, verify, pilot, verify, verdict
-FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT}          # the same, then the full ablation on go
-FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT} full     # verify smoke, the full ablation on go
-FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT} smoke    # the smoke run and its verify only
+\`\`\`
+${stageListing(opts, notes, trials).join("\n")}
 \`\`\`
 
-\`--force\` runs the full ablation whatever the pilot said. \`FIABLE_AGENT_DIR\` defaults to
-\`../fiable-agent\` beside this chi-bench checkout.
+\`run.sh\` with no stage prints that list and runs nothing. Every stage first checks what it needs (uv and
+chi-bench's environment, Docker or a Modal token, the task data at \`${opts.datasetVersion}\`, an API key in the
+environment or \`.env\`, fiable-cc registered, Harbor 0.20.x) and stops with one line per missing item and
+exit 2, spending nothing; then it prints what it will spend and the running total before its first trial. The
+smoke stage's verify gives each trial's hook mode (\`http\`, or the \`command\` fallback) and stops the run when
+a guarded trial did not provably run the guard; the pilot prints what replay predicts before its first trial;
+\`full\` runs only when named, after a **go** (or with \`--force\`), and only with \`--yes\` or \`yes\` typed on
+a terminal. A rerun resumes (Harbor keeps the finished trials of a job). From anywhere:
+
+\`\`\`sh
+FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT}            # the stages, their trials and cost
+FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT} check      # the prerequisites only
+FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT} pilot      # smoke, verify, pilot, verify, verdict
+FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT} full --yes # on go: verify smoke, the full ablation
+\`\`\`
+
+Exit codes: 0 done (pilot: the verdict is go), 1 a verify or the pilot's aggregate failed, 2 bad usage or a
+missing prerequisite, 3 stopped before the full ablation by the pilot's verdict, 4 the full ablation not
+confirmed. \`FIABLE_AGENT_DIR\` defaults to \`../fiable-agent\` beside this chi-bench checkout.
 
 ## By hand
 
@@ -205,7 +314,7 @@ From the chi-bench root, the smoke run, then its verify from the fiable-agent ch
 
 \`\`\`sh
 ${smoke}
-${DENO} task verify ${verifySmoke}
+${DENO} task verify --trials ${verifySmoke}
 \`\`\`
 
 The pilot, its verify and its verdict (\`${VERDICT_FILE}\` holds one word: go, no-go or no-result):
@@ -230,74 +339,162 @@ ${aggregateCommand(opts, "<chi-bench>")}
 `;
 }
 
+/** A heredoc that prints `lines` verbatim (no expansion: costs hold `$`, the prediction holds quotes). */
+function say(lines: string[], indent = ""): string {
+  return [`${indent}cat <<'TEXT'`, ...lines, "TEXT"].join("\n");
+}
+
+/** The preflight: one line per missing prerequisite with its fix, then exit 2; nothing spent. */
+function preflight(opts: ExperimentOptions): string {
+  const folders = Object.values(DOMAINS);
+  const env = opts.environment === "modal"
+    ? `if [ -z "\${MODAL_TOKEN_ID:-}" ] || [ -z "\${MODAL_TOKEN_SECRET:-}" ]; then
+    modal_config=\${MODAL_CONFIG_PATH:-$HOME/.modal.toml}
+    if ! grep -q '^ *token_id *=' "$modal_config" 2>/dev/null; then
+      missing "Cannot reach Modal: no Modal token (MODAL_TOKEN_ID and MODAL_TOKEN_SECRET are unset and $modal_config has no token_id). Run \\\`uv run modal token new\\\` in $cb, or set both variables."
+    elif [ -n "\${MODAL_PROFILE:-}" ] && ! grep -q "^\\\\[$MODAL_PROFILE\\\\]" "$modal_config"; then
+      missing "Cannot reach Modal: profile $MODAL_PROFILE (MODAL_PROFILE) is not in $modal_config. Run \\\`uv run modal profile list\\\` and set MODAL_PROFILE to one of them."
+    fi
+  fi`
+    : `if ! command -v docker >/dev/null 2>&1; then
+    missing "Cannot reach Docker: docker is not on the PATH. Install Docker, or write the experiments for Modal (install experiments --environment modal)."
+  elif ! docker info >/dev/null 2>&1; then
+    missing "Cannot reach Docker: \\\`docker info\\\` failed (is the daemon running, and may this user use it?). Start Docker, or write the experiments for Modal (install experiments --environment modal)."
+  fi`;
+  return `# One line per missing prerequisite, with its fix; exit 2 before anything is spent.
+preflight() {
+  lacking=0
+  missing() {
+    echo "$1" >&2
+    lacking=$((lacking + 1))
+  }
+  if [ ! -f "$fiable/verify.ts" ]; then
+    missing "Cannot verify trials: $fiable is not a fiable-agent checkout (no verify.ts). Set FIABLE_AGENT_DIR to yours."
+  fi
+  if ! command -v npx >/dev/null 2>&1; then
+    missing "Cannot run fiable-agent's verify: npx is not on the PATH. Install Node >= 20 (it brings npx)."
+  fi
+  if ! command -v uv >/dev/null 2>&1; then
+    missing "Cannot run chi-bench: uv is not on the PATH. Install it (https://docs.astral.sh/uv/), then run \\\`uv sync --extra dev\\\` in $cb."
+  elif ! uv run cb --help >/dev/null 2>&1; then
+    missing "Cannot run chi-bench: \\\`uv run cb --help\\\` failed in $cb. Run \\\`uv sync --extra dev\\\` there."
+  else
+    harbor=$(uv run python -c 'import importlib.metadata as m; print(m.version("harbor"))' 2>/dev/null || echo none)
+    case "$harbor" in
+      0.20.*) ;;
+      *) missing "Cannot run fiable-cc: chi-bench's environment has Harbor $harbor, and fiable-cc is written for Harbor 0.20.x. Run \\\`uv sync --extra dev\\\` in $cb (uv.lock pins 0.20)." ;;
+    esac
+  fi
+  ${env}
+  for domain in ${folders.join(" ")}; do
+    if [ ! -d "data/$domain/tasks" ] || [ -z "$(ls "data/$domain/tasks" 2>/dev/null)" ]; then
+      missing "Cannot find the task data: data/$domain/tasks is missing or empty. Download it: uv run cb data download --revision ${opts.datasetVersion}"
+    fi
+  done
+  if [ ! -f ${DATASET_VERSION_FILE} ]; then
+    missing "Cannot check the task data's version: ${DATASET_VERSION_FILE} is missing, and these configs are written for ${opts.datasetVersion}. Download the data with uv run cb data download --revision ${opts.datasetVersion} (it writes the file)."
+  elif [ "$(tr -d '[:space:]' < ${DATASET_VERSION_FILE})" != ${opts.datasetVersion} ]; then
+    missing "Cannot run on this task data: ${DATASET_VERSION_FILE} records $(tr -d '[:space:]' < ${DATASET_VERSION_FILE}), and these configs are written for ${opts.datasetVersion}. Download ${opts.datasetVersion} (uv run cb data download --revision ${opts.datasetVersion}), or write the experiments again with install experiments --dataset-version <that revision>."
+  fi
+  key=0
+  for name in ANTHROPIC_API_KEY CLAUDE_CODE_OAUTH_TOKEN; do
+    eval "value=\\\${$name:-}"
+    if [ -n "$value" ]; then key=1; fi
+  done
+  if [ "$key" = 0 ] && [ -f .env ] && grep -Eq '^(export +)?(ANTHROPIC_API_KEY|CLAUDE_CODE_OAUTH_TOKEN)=.' .env; then key=1; fi
+  if [ "$key" = 0 ]; then
+    missing "Cannot find an API key: ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN) is neither in the environment nor in $cb/.env, the configs' env_file. Add ANTHROPIC_API_KEY=<your key> to $cb/.env."
+  fi
+  if ! grep -q '"${HARNESSES[0].name}":' ${REGISTRY} 2>/dev/null || [ ! -f ${AGENTS_DIR}/${
+    HARNESSES[0].module
+  }.py ]; then
+    missing "Cannot start the arms: ${
+    HARNESSES[0].name
+  } is not registered in ${REGISTRY}. From fiable-agent: deno task install --chi-bench $cb --apply"
+  fi
+  if [ "$lacking" -gt 0 ]; then
+    if [ "$lacking" = 1 ]; then what="1 prerequisite"; else what="$lacking prerequisites"; fi
+    echo "Stopped before anything ran: $what missing (above). Nothing was spent." >&2
+    exit 2
+  fi
+}`;
+}
+
 /**
- * The run script: POSIX sh, `set -eu`; smoke → verify → pilot → verify → go / no-go → full ablation (verify
- * after each domain). Exit codes: 0 done, 1 a verify or aggregate failed, 2 bad usage, 3 stopped by the
- * pilot's verdict.
+ * The run script: POSIX sh, `set -eu`. With no stage it lists the stages with their trials and cost and exits
+ * 0; each stage checks the prerequisites, prints what it will spend and the running total, then runs. Exit
+ * codes: 0 done, 1 a verify or aggregate failed, 2 bad usage or a missing prerequisite, 3 stopped by the
+ * pilot's verdict, 4 the full ablation not confirmed.
  */
-export function runScript(opts: ExperimentOptions, estimate: string[]): string {
-  const runs = (smoke: boolean) =>
-    (Object.keys(DOMAINS) as Domain[]).map((domain) => {
-      const slice = runOrder(opts, smoke).filter((r) => r.domain === domain);
-      const lines = slice.map((r) => `run ${r.path}`);
-      return smoke ? lines.join("\n") : [
-        `# ${domain}`,
-        ...lines,
-        `verify ${slice.map((r) => `"$cb/${trialsDir(r.arm, r.domain, false)}"`).join(" ")}`,
-      ].join("\n");
-    }).join(smoke ? "\n" : "\n\n");
+export function runScript(
+  opts: ExperimentOptions,
+  notes: RunNotes = UNKNOWN,
+  tasks: Record<Domain, number> = { pa_provider: 25, pa_um: 25, cm: 25 },
+): string {
+  const trials = stageTrials(opts, tasks);
+  const c = notes.costs;
+  const runs = (Object.keys(DOMAINS) as Domain[]).map((domain) => {
+    const slice = runOrder(opts).filter((r) => r.domain === domain);
+    return [
+      `# ${domain}`,
+      ...slice.map((r) => `run ${r.path}`),
+      `verify ${slice.map((r) => `"$cb/${trialsDir(r.arm, r.domain, false)}"`).join(" ")}`,
+    ].join("\n");
+  }).join("\n\n");
   const smokeDirs = runOrder(opts, true).map((r) => `"$cb/${trialsDir(r.arm, r.domain, true)}"`).join(
-    " \\\n  ",
+    " \\\n    ",
   );
   const pilot = pilotOrder();
-  const attempts = `${opts.pilotAttempts} attempt${opts.pilotAttempts === 1 ? "" : "s"}`;
+  const spend = (stage: string, n: number, cost: string, total: string) =>
+    say([`==> ${stage}: ${n} trials ${cost}; this command's running total: ${total}.`], "  ");
   return `#!/bin/sh
 # fiable-cc pre-registered ablation, staged (fiable-agent docs/EVALUATION_PROTOCOL.md, addendum 2026-12-01
-# and protocol v3):
-#   1. smoke: one task per domain per arm, one attempt (${SMOKE_DIR}/);
-#   2. verify the smoke trials with fiable-agent's \`deno task verify\`, and stop unless the guard provably ran;
-#   3. pilot: ${
-    PILOT_ARMS.join(" vs ")
-  } on every ${PILOT_DOMAIN} task, ${attempts} (${PILOT_DIR}/); verify it; aggregate
-#      it with the protocol's go / no-go verdict;
-#   4. only on go (or with --force): the full ablation, domain by domain with the arms interleaved, verifying
-#      each domain before the next.
-# Written by fiable-agent install.ts experiments; regenerate it instead of editing.
+# and protocol v3). Written by fiable-agent install.ts experiments; regenerate it instead of editing.
 #
-${estimate.map((l) => `# ${l}`.trimEnd()).join("\n")}
+${stageListing(opts, notes, trials).map((l) => `# ${l}`.trimEnd()).join("\n")}
+#
+${notes.estimate.map((l) => `# ${l}`.trimEnd()).join("\n")}
 #
 # From anywhere (the script finds the chi-bench root from its own path):
-#   FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT} [all|smoke|pilot|full] [--force]
-#     all      smoke, verify, pilot, verify, verdict, then the full ablation on go (default)
-#     smoke    the smoke run and its verify only
-#     pilot    smoke, verify, pilot, verify and the verdict; never the full ablation
-#     full     verify the smoke trials, then the full ablation on the pilot's go
-#     --force  run the full ablation whatever the pilot's verdict
-# Exit codes: 0 done (pilot: the verdict is go), 1 a verify or the pilot's aggregate failed, 2 bad usage,
-# 3 stopped before the full ablation by the pilot's verdict (no-go, no-result, or no pilot yet).
+#   FIABLE_AGENT_DIR=<fiable-agent checkout> sh ${RUN_SCRIPT} [smoke|pilot|full|check] [--force] [--yes]
+#     (none)   list the stages with their trials and cost; run nothing
+#     check    the prerequisites only
+#     smoke    the smoke run and its verify (each trial's hook mode)
+#     pilot    smoke, verify, pilot, verify and the go / no-go verdict; never the full ablation
+#     full     verify the smoke trials, then, on the pilot's go, the full ablation (confirmed)
+#     --force  with full: run the ablation whatever the pilot's verdict
+#     --yes    with full: the confirmation, for a run without a terminal
+# Exit codes: 0 done (pilot: the verdict is go), 1 a verify or the pilot's aggregate failed, 2 bad usage or a
+# missing prerequisite (nothing spent), 3 stopped before the full ablation by the pilot's verdict (no-go,
+# no-result, or no pilot yet), 4 the full ablation not confirmed.
 # FIABLE_AGENT_DIR defaults to ../fiable-agent beside the chi-bench checkout. A rerun resumes: Harbor keeps
 # the finished trials of a job it has seen.
 set -eu
 
-stage=all
+stage=
 force=0
+yes=0
 for arg in "$@"; do
   case "$arg" in
-    all | smoke | pilot | full) stage=$arg ;;
+    smoke | pilot | full | check) stage=$arg ;;
     --force) force=1 ;;
+    --yes) yes=1 ;;
     *)
-      echo "Cannot run stage \\"$arg\\": it is unknown. Use one of all, smoke, pilot, full (and --force)." >&2
+      echo "Cannot run stage \\"$arg\\": it is unknown. Use one of smoke, pilot, full, check (and --force, --yes), or none to list the stages." >&2
       exit 2
       ;;
   esac
 done
+if [ -z "$stage" ]; then
+${say(stageListing(opts, notes, trials), "  ")}
+  echo "Run one: sh $0 pilot (the first spend), sh $0 check (prerequisites only)."
+  exit 0
+fi
 cb=$(cd "$(dirname "$0")/../../.." && pwd)
 fiable=\${FIABLE_AGENT_DIR:-$cb/../fiable-agent}
-if [ ! -f "$fiable/verify.ts" ]; then
-  echo "Cannot verify trials: $fiable is not a fiable-agent checkout (no verify.ts). Set FIABLE_AGENT_DIR to yours." >&2
-  exit 2
-fi
 cd "$cb"
+
+${preflight(opts)}
 
 run() {
   echo "==> uv run cb experiment run -f $1"
@@ -307,25 +504,33 @@ run() {
 verify() {
   echo "==> verify $*"
   if ! (cd "$fiable" && ${DENO} task verify "$@"); then
-    echo "Stopped: verify found a problem (listed above), so the guard did not provably run. Fix it and rerun $0; finished trials are kept." >&2
+    echo "Stopped: verify found a problem (listed above), so the guard did not provably run. Fix it and rerun $0 $stage; finished trials are kept." >&2
     exit 1
   fi
 }
 
-cat <<'ESTIMATE'
-${estimate.join("\n")}
-ESTIMATE
+verify_smoke() {
+  # --trials: each smoke trial's hook mode (http, or the command fallback) before anything bigger runs.
+  verify --trials ${smokeDirs}
+}
 
-if [ "$stage" != full ]; then
-${runs(true).split("\n").map((l) => `  ${l}`).join("\n")}
-fi
-verify ${smokeDirs}
-if [ "$stage" = smoke ]; then
-  echo "Smoke run verified. Start the pilot with: sh $0 pilot"
+preflight
+if [ "$stage" = check ]; then
+  echo "Every prerequisite is in place."
   exit 0
 fi
 
-if [ "$stage" != full ]; then
+if [ "$stage" = smoke ] || [ "$stage" = pilot ]; then
+${spend("smoke", trials.smoke, c.smoke, c.smoke)}
+${runOrder(opts, true).map((r) => `  run ${r.path}`).join("\n")}
+  verify_smoke
+  if [ "$stage" = smoke ]; then
+    echo "Smoke run verified. Start the pilot with: sh $0 pilot"
+    exit 0
+  fi
+${say(wrap(notes.prediction), "  ")}
+  echo "Follow the pilot on the dashboard: cd $fiable && ${dashboardCommand("pilot", "$cb")}"
+${spend("pilot", trials.pilot, c.pilot, c.first)}
 ${pilot.map((r) => `  run ${r.path}`).join("\n")}
   verify ${pilot.map((r) => `"$cb/${r.trials}"`).join(" ")}
   echo "==> aggregate the pilot"
@@ -335,6 +540,8 @@ ${pilot.map((r) => `  run ${r.path}`).join("\n")}
     echo "Stopped: the pilot's aggregate failed (listed above). Fix it and rerun $0 pilot; finished trials are kept." >&2
     exit 1
   fi
+else
+  verify_smoke
 fi
 verdict=$(cat "$cb/${PILOT_RESULTS}/${VERDICT_FILE}" 2>/dev/null || echo "none (no pilot has run)")
 if [ "$verdict" = go ]; then
@@ -350,7 +557,23 @@ else
   echo "Pilot verdict: $verdict; running the full ablation anyway (--force)."
 fi
 
-${runs(false)}
+${spend("full", trials.full, c.full, c.full).replace(/^ {2}/gm, "")}
+if [ "$yes" = 0 ]; then
+  if [ -t 0 ]; then
+    printf 'Type yes to start the full ablation (%s trials): ' ${trials.full}
+    read -r answer || answer=
+    if [ "$answer" != yes ]; then
+      echo "Not started: the full ablation needs yes typed in full. Nothing was spent on it." >&2
+      exit 4
+    fi
+  else
+    echo "Cannot start the full ablation unconfirmed: it spends the sum above and no terminal is attached. Rerun with --yes, or from a terminal to type yes." >&2
+    exit 4
+  fi
+fi
+
+echo "Follow the ablation on the dashboard: cd $fiable && ${dashboardCommand("full", "$cb")}"
+${runs}
 
 echo "Ablation done and verified. Aggregate from the fiable-agent checkout:"
 echo "  cd $fiable && ${aggregateCommand(opts, "$cb")}"
@@ -358,20 +581,39 @@ echo "  cd $fiable && ${aggregateCommand(opts, "$cb")}"
 }
 
 /**
- * The files `install.ts experiments` writes: one YAML per arm × domain, the smoke slices, the staged run
- * script and a README, the cost estimate (already computed, as lines) in the script header and the README.
+ * The dashboard command that follows a stage as it runs (`pilot`, or `full` for the ablation), from the
+ * fiable-agent checkout, `cb` being the chi-bench checkout: the stage's trials, its configs for the Live page's
+ * expected totals, and stock as the control.
  */
-export async function experimentFiles(opts: ExperimentOptions, estimate: string[] = []): Promise<Desired[]> {
+export function dashboardCommand(stage: "pilot" | "full", cb: string): string {
+  const [trials, configs] = stage === "pilot"
+    ? [PILOT_TRIALS_ROOT, PILOT_DIR]
+    : [TRIALS_ROOT, EXPERIMENTS_DIR];
+  return `${DENO} task dashboard --logs ${cb}/${trials} --experiments ${cb}/${configs} --control stock`;
+}
+
+/**
+ * The files `install.ts experiments` writes: one YAML per arm × domain, the smoke slices, the pilot, the
+ * staged run script and a README, with the estimate, each stage's cost and the pilot prediction in the script
+ * and the README.
+ */
+export async function experimentFiles(
+  opts: ExperimentOptions,
+  notes: RunNotes = UNKNOWN,
+  tasks: Record<Domain, number> = { pa_provider: 25, pa_um: 25, cm: 25 },
+): Promise<Desired[]> {
   // Loaded when used: install.ts imports no npm package before it can install them (lib/packages.ts).
   const { stringify } = await import("yaml");
   const enc = new TextEncoder();
   const out: Desired[] = [];
+  const pins =
+    `# Claude Code ${opts.claudeVersion} in every arm; data ${opts.datasetVersion}; environment ${opts.environment}.\n`;
   for (const smoke of [false, true]) {
     for (const { arm, domain, path } of runOrder(opts, smoke)) {
       const what = smoke ? "smoke run (1 task, 1 attempt)" : "pre-registered ablation";
       const header = `# fiable-cc ${what}: arm ${arm}, domain ${domain}.\n` +
         "# Protocol: fiable-agent docs/EVALUATION_PROTOCOL.md. Same model, timeouts, attempts and concurrency\n" +
-        "# in every arm; regenerate with install.ts experiments instead of editing.\n" +
+        "# in every arm; regenerate with install.ts experiments instead of editing.\n" + pins +
         `# Run: uv run cb experiment run -f ${path}\n`;
       const config = smoke ? smokeConfig(arm, domain, opts) : experimentConfig(arm, domain, opts);
       const body = stringify(config, { lineWidth: 0 });
@@ -385,10 +627,11 @@ export async function experimentFiles(opts: ExperimentOptions, estimate: string[
   }
   for (const { arm, path } of pilotOrder()) {
     const header =
-      `# fiable-cc pilot (protocol v3): arm ${arm}, every ${PILOT_DOMAIN} task, ${opts.pilotAttempts} ` +
-      `attempt${opts.pilotAttempts === 1 ? "" : "s"}.\n` +
+      `# fiable-cc pilot (protocol v3): arm ${arm}, every ${PILOT_DOMAIN} task, ${
+        plural(opts.pilotAttempts, "attempt")
+      }.\n` +
       "# Protocol: fiable-agent docs/EVALUATION_PROTOCOL.md; its trials never enter the ablation's analysis.\n" +
-      "# Regenerate with install.ts experiments instead of editing.\n" +
+      "# Regenerate with install.ts experiments instead of editing.\n" + pins +
       `# Run: uv run cb experiment run -f ${path}\n`;
     out.push({
       path,
@@ -397,17 +640,18 @@ export async function experimentFiles(opts: ExperimentOptions, estimate: string[
       why: `pilot, arm ${arm} × ${PILOT_DOMAIN}`,
     });
   }
+  const trials = stageTrials(opts, tasks);
   out.push({
     path: RUN_SCRIPT,
-    bytes: enc.encode(runScript(opts, estimate)),
+    bytes: enc.encode(runScript(opts, notes, tasks)),
     owned: true,
-    why: "staged run: smoke → verify → pilot → verify → go / no-go → full ablation",
+    why: "staged run: listing, preflight, smoke → verify; pilot → verify → go / no-go; full, confirmed",
   });
   out.push({
     path: `${EXPERIMENTS_DIR}/README.md`,
-    bytes: enc.encode(index(opts, estimate)),
+    bytes: enc.encode(index(opts, notes, trials)),
     owned: true,
-    why: "run order, staged run, cost estimate",
+    why: "stages, cost estimate, prediction, commands by hand",
   });
   return out;
 }

@@ -8,12 +8,12 @@
  */
 import type { Arm } from "../guard/engine/record.ts";
 import type { Desired } from "./plan.ts";
-import { DOMAINS } from "./experiments.ts";
+import { DATASET_VERSION_FILE, DOMAINS } from "./experiments.ts";
 
 /** Where submission YAMLs go in the checkout (chi-bench's own example suggests it). */
 export const SUBMISSIONS_DIR = "configs/submissions";
 /** The checkout's dataset pin, which `cb submission run` checks against `dataset.version`. */
-export const DATASET_VERSION_FILE = "data/.chi-bench-version";
+export { DATASET_VERSION_FILE };
 
 /** What the submission is made of. */
 export interface SubmissionOptions {

@@ -26,14 +26,23 @@ import {
   type TaskOutcome,
 } from "./stats.ts";
 import { countAll, countAt, type ToolCount } from "./tool_counts.ts";
-import { DOMAINS, findTrials, readTrial, type TrialRef, type TrialSummary } from "./trials.ts";
+import {
+  DOMAINS,
+  findTrials,
+  nameUnreadable,
+  readTrial,
+  type TrialRef,
+  type TrialSummary,
+} from "./trials.ts";
 import {
   type ArmIntegrity,
   armIntegrity,
   type LedgerFile as FactLedger,
+  trialArmLabel,
   type TrialIntegrity,
   trialIntegrity,
 } from "./integrity.ts";
+import { type ArmFacts, armFacts, comparability } from "./comparable.ts";
 import { readFacts, wantsCalls } from "./trial_facts.ts";
 import { packetProblemsUnder } from "./packet.ts";
 import type { ProblemKind } from "./severity.ts";
@@ -152,6 +161,8 @@ export interface Comparison extends PairedDiff {
   p_mcnemar_adjusted: number | null;
   /** The arms of this comparison whose integrity is marked: the difference is not a result until fixed. */
   marked: string[];
+  /** Why the two arms do not differ by the guard alone (lib/results/comparable.ts); empty: comparable. */
+  not_comparable: string[];
 }
 
 /** A problem with one input file, never silently dropped. */
@@ -170,6 +181,8 @@ export interface AggregateResult {
   seed: number;
   control: string | null;
   arms: { name: string; roots: string[]; n_found: number }[];
+  /** What each arm's readable trials ran: model, harness, Claude Code version, environment, arm. */
+  arm_facts: ArmFacts[];
   rows: Row[];
   comparisons: Comparison[];
   /** The multiplicity correction and the overall comparisons it covers (`arm:control`); null for one. */
@@ -247,9 +260,13 @@ export function taskOutcomes(trials: { task: string; passed: boolean }[]): TaskO
   return [...by.values()].sort((a, b) => a.task < b.task ? -1 : 1);
 }
 
-/** Whether a trial enters pass@1 under a recipe: A and B need a verifier_result; C counts every readable trial. */
+/**
+ * Whether a trial enters pass@1 under a recipe: A and B need a verifier_result, C counts every readable trial;
+ * a trial whose result.json cannot be read counts as a failure under every recipe (never dropped from the
+ * denominator) until it is fixed or removed.
+ */
 function counts(t: TrialSummary, recipe: Recipe): boolean {
-  return t.readable && (recipe === "C" || t.verified);
+  return !t.readable || recipe === "C" || t.verified;
 }
 
 function seatDomain(seat: unknown): string | null {
@@ -485,6 +502,7 @@ export function aggregateArms(arms: ArmInput[], opts: AggregateOptions = {}): Ag
   const problems: Problem[] = sharedTrials(found);
   const rows: Row[] = [];
   const outcomes = new Map<string, Map<string, TaskOutcome[]>>();
+  const facts = new Map<string, ArmFacts>();
   for (const { arm, refs } of found) {
     if (!refs.length) {
       problems.push({
@@ -512,6 +530,20 @@ export function aggregateArms(arms: ArmInput[], opts: AggregateOptions = {}): Ag
       }
       opts.onProgress?.(++done, total);
     }
+    nameUnreadable(trials.map((t) => t.s));
+    facts.set(
+      arm.name,
+      armFacts(
+        arm.name,
+        trials.filter((t) => t.s.readable).map((t) => ({
+          model: t.s.model,
+          agent: t.s.agent,
+          agentVersion: t.s.agentVersion,
+          environment: t.s.environment,
+          ranAs: t.integrity ? trialArmLabel(t.integrity) : null,
+        })),
+      ),
+    );
     for (const p of packetProblemsUnder(arm.roots, trials.map((t) => t.s), prices)) {
       problems.push({ arm: arm.name, ...p, kind: "packet" });
     }
@@ -552,13 +584,24 @@ export function aggregateArms(arms: ArmInput[], opts: AggregateOptions = {}): Ag
     outcomes,
     boot,
     marked,
+    facts,
   );
+  for (const c of comparisons.filter((c) => c.domain === "overall" && c.not_comparable.length)) {
+    problems.push({
+      arm: `${c.arm}:${c.control}`,
+      path: [c.arm, c.control].map((a) => arms.find((x) => x.name === a)!.roots.join(", ")).join("; "),
+      message: `Cannot read ${c.arm} − ${c.control} as the guard's effect: ${c.not_comparable.join("; ")}. ` +
+        "Compare arms that differ by the guard alone (one pinned CLI, model, harness and environment).",
+      kind: "comparability",
+    });
+  }
   return {
     recipe,
     iters: boot.iters,
     seed: boot.seed,
     control: opts.control ?? null,
     arms: found.map((f) => ({ name: f.arm.name, roots: f.arm.roots, n_found: f.refs.length })),
+    arm_facts: names.map((n) => facts.get(n)!),
     rows,
     comparisons,
     correction,
@@ -607,10 +650,12 @@ function compareAll(
   outcomes: Map<string, Map<string, TaskOutcome[]>>,
   boot: BootstrapOptions,
   marked: ReadonlySet<string>,
+  facts: ReadonlyMap<string, ArmFacts>,
 ): { comparisons: Comparison[]; correction: AggregateResult["correction"] } {
   const comparisons: Comparison[] = [];
   for (const pair of pairs) {
     const ctl = outcomes.get(pair.control)!;
+    const reasons = comparability(facts.get(pair.arm)!, facts.get(pair.control)!);
     for (const [domain, tasks] of outcomes.get(pair.arm)!) {
       const base = ctl.get(domain);
       if (!base) continue;
@@ -625,6 +670,7 @@ function compareAll(
         ...flips(tasks, base),
         p_mcnemar_adjusted: null,
         marked: [pair.arm, pair.control].filter((a) => marked.has(a)),
+        not_comparable: reasons,
       });
     }
   }

@@ -299,13 +299,17 @@ function comparisonSection(result: AggregateResult): string[] {
       : "."),
     "",
     "| comparison | domain | shared tasks | Δ pass@1, pts [95% CI] | decision | McNemar p | adjusted p | basis | " +
-    "gained | lost | integrity |",
+    "gained | lost | integrity, comparability |",
     "|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const c of result.comparisons) {
     const diff = pointsInterval(c);
     const decision = c.domain === "overall" ? c.decision ?? "–" : `(${c.decision ?? "–"})`;
-    const marked = c.marked.length ? `**marked** (${md(c.marked.join(", "))}): not a result` : "ok";
+    const marked = c.marked.length
+      ? `**marked** (${md(c.marked.join(", "))}): not a result`
+      : c.not_comparable.length
+      ? "**not comparable** (below): not the guard's effect"
+      : "ok";
     out.push(
       `| ${md(pairName(c))} | ${c.domain} | ${c.n_shared} | ${diff} | ${decision} | ${
         pValue(c.p_mcnemar)
@@ -324,7 +328,86 @@ function comparisonSection(result: AggregateResult): string[] {
     out.push(`- ${md(pairName(c))} gained: ${c.gained.join(", ") || "none"}`);
     out.push(`- ${md(pairName(c))} lost: ${c.lost.join(", ") || "none"}`);
   }
+  const apart = result.comparisons.filter((c) => c.domain === "overall" && c.not_comparable.length);
+  if (apart.length) {
+    out.push(
+      "",
+      "Not comparable: these arms differ by more than the guard, so their difference is not its effect " +
+        "(What each arm ran, below).",
+      "",
+    );
+    for (const c of apart) out.push(`- ${md(pairName(c))}: ${md(c.not_comparable.join("; "))}.`);
+  }
   out.push("");
+  return out;
+}
+
+function tallyText(values: Record<string, number> | null): string {
+  if (!values) return "not checked";
+  const entries = Object.entries(values);
+  return entries.length === 1 ? entries[0][0] : entries.map(([v, n]) => `${v} (${n})`).join(", ");
+}
+
+/** What each arm's readable trials ran: the facts a comparison rests on (lib/results/comparable.ts). */
+function factsSection(result: AggregateResult): string[] {
+  if (!result.arm_facts.length) return [];
+  return [
+    "## What each arm ran",
+    "",
+    "Two arms compare as the guard's effect only when they ran one model, harness, Claude Code version and " +
+    "environment alike, and an arm named after a registered arm ran as it.",
+    "",
+    "| arm | trials | model | harness | Claude Code | environment | ran as |",
+    "|---|---|---|---|---|---|---|",
+    ...result.arm_facts.map((f) =>
+      `| ${md(f.arm)} | ${f.trials} | ${md(tallyText(f.model))} | ${md(tallyText(f.harness))} | ` +
+      `${md(tallyText(f.claude_version))} | ${md(tallyText(f.environment))} | ${md(tallyText(f.ran_as))} |`
+    ),
+    "",
+  ];
+}
+
+/**
+ * What aggregate prints on the terminal: the overall row of each arm, then each comparison asked for (its
+ * overall row; for the pilot, its domain's), with the decision and what makes it no result.
+ */
+export function terminalLines(result: AggregateResult): string[] {
+  const rows = result.rows.filter((r) => r.domain === "overall");
+  const head = ["arm", "tasks", "trials", "pass@1 [95% CI]", "cost/trial", "unscored", "unreadable"];
+  const cells = rows.map((r) => [
+    r.arm,
+    String(r.n_tasks),
+    String(r.n_trials),
+    ci(r.pass_at_1_ci),
+    r.mean_cost_usd === null ? "unknown" : `$${r.mean_cost_usd.toFixed(2)}`,
+    String(r.n_unscored),
+    String(r.n_unreadable),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c: string[]) => c.map((x, i) => i ? x.padStart(widths[i]) : x.padEnd(widths[i])).join("  ");
+  const out = [
+    `Overall (recipe ${result.recipe}; unreadable trials count as failures until fixed):`,
+    line(head),
+  ];
+  out.push(...cells.map(line));
+  const shown = result.comparisons.filter((c) => c.domain === "overall" || (result.pilot?.comparison === c));
+  if (shown.length) out.push("", "Comparisons (paired on shared tasks):");
+  for (const c of shown) {
+    const adjusted = c.p_mcnemar_adjusted === null ? "" : `, adjusted ${pValue(c.p_mcnemar_adjusted)}`;
+    const status = c.marked.length
+      ? `; marked (${c.marked.join(", ")} failed run integrity): not a result`
+      : c.not_comparable.length
+      ? `; not comparable: ${c.not_comparable.join("; ")}`
+      : "";
+    out.push(
+      `  ${pairName(c)} on ${c.domain}: ${pointsInterval(c)} over ${c.n_shared} tasks, ${
+        c.decision ?? "–"
+      }; ` +
+        `McNemar p ${
+          pValue(c.p_mcnemar)
+        }${adjusted} (${c.gained.length} gained, ${c.lost.length} lost)${status}`,
+    );
+  }
   return out;
 }
 
@@ -428,6 +511,7 @@ export function toMarkdown(result: AggregateResult): string {
     );
   }
   out.push(...comparisonSection(result));
+  out.push(...factsSection(result));
   const guarded = result.rows.filter((r) => r.domain === "overall" && r.guard);
   if (guarded.length) {
     out.push("## Guard ledgers", "");

@@ -34,6 +34,8 @@ export interface TrialFacts {
   config: Record<string, unknown> | null;
   /** result.json's `agent_info.name`. */
   agentName: string | null;
+  /** result.json's `agent_info.version` (Claude Code's version for fiable-cc and claude-code trials). */
+  agentVersion?: string | null;
   /** agent/fiable/harness.json, parsed; null when absent or unreadable. */
   harness: Record<string, unknown> | null;
   harnessPath: string;
@@ -104,6 +106,9 @@ export interface TrialIntegrity {
   kind: TrialKind;
   /** result.json's agent_info.name. */
   agent: string | null;
+  /** result.json's agent_info.version, and the version the trial's config pins (agent kwarg `version`). */
+  claude_version: string | null;
+  pinned_version: string | null;
   arm: string | null;
   /** Where the arm came from (`config.json agent.kwargs.arm`, `harness.json`, `ledger`). */
   arm_source: string | null;
@@ -377,9 +382,18 @@ export function trialIntegrity(f: TrialFacts): TrialIntegrity {
     );
   }
   const kind: TrialKind = !fiable ? "unguarded" : arm === "stock" ? "stock" : "guarded";
+  const kwargVersion = obj(obj(f.config?.agent)?.kwargs)?.version;
+  const pinned = typeof kwargVersion === "string" && kwargVersion.trim() ? kwargVersion.trim() : null;
+  if (pinned && f.agentVersion && f.agentVersion !== pinned) {
+    problems.push(
+      `Cannot trust ${f.dir} as arm ${arm ?? "unknown"}: it ran Claude Code ${f.agentVersion} ` +
+        `(result.json agent_info.version), and its arm pins ${pinned} (config.json agent.kwargs.version). ` +
+        "Arms compare only on one CLI: re-run it with the pinned version (install experiments writes it).",
+    );
+  }
   // A packet keeps result.json and drops the ledgers: the guard's facts there are the evidence then.
   if (!hookRecords.length && !guardRecords.length && f.guardFacts) {
-    return factsIntegrity(f, f.guardFacts, { kind, arm, armSource, problems });
+    return factsIntegrity(f, f.guardFacts, { kind, arm, armSource, pinned, problems });
   }
   if (!hookRecords.length && kind === "guarded" && f.guardFactsProblem) problems.push(f.guardFactsProblem);
   const handlers = f.settings?.handlers ?? 0;
@@ -454,6 +468,8 @@ export function trialIntegrity(f: TrialFacts): TrialIntegrity {
     dir: f.dir,
     kind,
     agent: f.agentName,
+    claude_version: f.agentVersion ?? null,
+    pinned_version: pinned,
     arm,
     arm_source: armSource,
     hooks,
@@ -493,7 +509,13 @@ function stockHooked(f: TrialFacts, what: string): string {
 function factsIntegrity(
   f: TrialFacts,
   facts: GuardFacts,
-  at: { kind: TrialKind; arm: string | null; armSource: string | null; problems: string[] },
+  at: {
+    kind: TrialKind;
+    arm: string | null;
+    armSource: string | null;
+    pinned: string | null;
+    problems: string[];
+  },
 ): TrialIntegrity {
   const { kind, arm, problems } = at;
   const where = `${f.dir}/result.json's guard facts`;
@@ -557,6 +579,8 @@ function factsIntegrity(
     dir: f.dir,
     kind,
     agent: f.agentName,
+    claude_version: f.agentVersion ?? null,
+    pinned_version: at.pinned,
     arm,
     arm_source: at.armSource,
     hooks: facts.hooks,

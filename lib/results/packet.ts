@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { agentSeconds, type Prices, trialCost } from "./cost.ts";
-import type { TrialSummary } from "./trials.ts";
+import { nameUnreadable, type TrialSummary } from "./trials.ts";
 import { walkTree } from "../walk.ts";
 
 /** One results.csv row, as published. Numbers are null when the cell is empty or not a number. */
@@ -104,6 +104,7 @@ export function packetProblems(
     byColumn.set(column, entry);
   };
   const out: string[] = [];
+  nameUnreadable(trials);
   for (const row of published) {
     const ts = row.domain === "overall" ? trials : trials.filter((t) => t.domain === row.domain);
     const scored = ts.filter((t) => t.verified);
@@ -114,11 +115,28 @@ export function packetProblems(
       );
     }
     const p = passAt1(scored);
+    const unreadable = ts.filter((t) => !t.readable);
     if (row.pass_at_1 !== null && p.value !== null && Math.abs(row.pass_at_1 - p.value) > 1e-9) {
-      out.push(
-        `Cannot trust ${csvPath}: it publishes pass_at_1 ${row.pass_at_1} for ${row.domain}, but the trial ` +
-          `folders give ${p.value} (${p.passed} of ${p.n} scored trials passed).`,
-      );
+      if (unreadable.length) {
+        // As aggregate counts them: each unreadable trial a failed attempt of its task.
+        const failed = unreadable.map((t) => ({ ...t, passed: false }));
+        const counted = passAt1([...scored, ...failed]).value!;
+        const explains = Math.abs(row.pass_at_1 - counted) <= 1e-9;
+        out.push(
+          `Cannot check ${csvPath}'s pass_at_1 ${row.pass_at_1} for ${row.domain}: ${unreadable.length} of its ` +
+            `trial folders cannot be read (${
+              unreadable.map((t) => t.ref.result).join(", ")
+            }). The readable ` +
+            `ones give ${p.value} (${p.passed} of ${p.n} scored trials passed); counting the unreadable ones ` +
+            `as failures gives ${counted}${explains ? ", the published figure" : ""}. Fix or remove those ` +
+            "trial folders, then check again.",
+        );
+      } else {
+        out.push(
+          `Cannot trust ${csvPath}: it publishes pass_at_1 ${row.pass_at_1} for ${row.domain}, but the trial ` +
+            `folders give ${p.value} (${p.passed} of ${p.n} scored trials passed).`,
+        );
+      }
     }
     if (row.n_tasks !== null && scored.length && row.n_tasks !== p.tasks) {
       out.push(

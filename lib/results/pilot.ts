@@ -1,8 +1,10 @@
 /**
  * The pilot's go / no-go verdict (docs/EVALUATION_PROTOCOL.md, protocol v3), stated before any result: go to
  * the full ablation when the 95% paired bootstrap interval of the provider pass@1 difference critic − stock
- * lies above 0 (the protocol's "improves"); no-go otherwise; no result when the arms share no provider task
- * or either arm failed run integrity. McNemar is reported beside it and never decides.
+ * lies above 0 (the protocol's "improves"); no-go otherwise; no result when the arms share no provider task,
+ * either arm failed run integrity, or the arms differ by more than the guard (an arm that did not run as its
+ * name says, another model, harness, Claude Code version or environment: lib/results/comparable.ts). McNemar is
+ * reported beside it and never decides.
  */
 import type { Pair } from "./protocol.ts";
 import type { Decision } from "./stats.ts";
@@ -22,6 +24,7 @@ export interface PilotComparison {
   gained: string[];
   lost: string[];
   marked: string[];
+  not_comparable: string[];
 }
 
 /** The pilot's one comparison: the full guard against stock on the provider domain. */
@@ -57,6 +60,15 @@ export function pilotVerdict(comparisons: readonly PilotComparison[]): PilotVerd
       verdict: "no-result",
       reason:
         `no ${PILOT.domain} task was scored in both ${PILOT.arm} and ${PILOT.control}. Run the pilot again.`,
+      comparison: c,
+    };
+  }
+  if (c.not_comparable.length) {
+    return {
+      verdict: "no-result",
+      reason:
+        `${what} is not the guard's effect: ${c.not_comparable.join("; ")}. Run both arms of the pilot ` +
+        "from the same install experiments configs (one model, harness, pinned Claude Code and environment).",
       comparison: c,
     };
   }

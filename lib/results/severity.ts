@@ -8,12 +8,14 @@
 /**
  * What a problem is about. input: a trial could not be read or scored; integrity: the guard did not provably
  * run (a guarded trial without a ledger or full coverage, a stock trial with hooks, …); packet: a packet's
- * results.csv contradicts its trial folders; mix: trials of several unguarded harnesses in one group.
+ * results.csv contradicts its trial folders; mix: trials of several unguarded harnesses in one group;
+ * comparability: two compared arms differ by more than the guard (model, harness, CLI, environment, or an
+ * arm that did not run as its name says).
  */
-export type ProblemKind = "input" | "integrity" | "packet" | "mix";
+export type ProblemKind = "input" | "integrity" | "packet" | "mix" | "comparability";
 
 /** The kinds that warn unless `--strict`. */
-export const WARNING_KINDS: readonly ProblemKind[] = ["packet", "mix"];
+export const WARNING_KINDS: readonly ProblemKind[] = ["packet", "mix", "comparability"];
 
 /** True when a problem only warns (a missing kind is an input problem: it fails). */
 export function isWarning(p: { kind?: ProblemKind }): boolean {
@@ -36,7 +38,8 @@ export function exitNotes(written: string): string[] {
   return [
     "Exit codes:",
     `  0  no failure${written}; warnings (a packet's results.csv contradicting its trial folders, trials ` +
-    "of several other harnesses in one group) are printed and listed, and do not fail the command",
+    "of several other harnesses in one group, compared arms that differ by more than the guard) are printed " +
+    "and listed, and do not fail the command",
     "  1  a guard-integrity failure (a guarded trial without a ledger or below full guard coverage, a stock " +
     "trial with hooks, an arm named two ways, the plan never injected, fail-open errors over the flag) or a " +
     "trial that could not be read; with --strict, any warning too",

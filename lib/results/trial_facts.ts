@@ -157,6 +157,7 @@ export function readFacts(ref: TrialRef, count?: ToolCount | null): TrialFacts {
     dir: ref.dir,
     config,
     agentName: typeof info?.name === "string" ? info.name : null,
+    agentVersion: typeof info?.version === "string" && info.version ? info.version : null,
     harness,
     harnessPath,
     settings,

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { isFolder, namesIn, type WalkCache, walkTree } from "../walk.ts";
+import { namesIn, type WalkCache, walkTree } from "../walk.ts";
 
 /** The three v1.0.0 domains, in leaderboard order. */
 export const DOMAINS = ["pa_provider", "pa_um", "cm"] as const;
@@ -65,6 +65,10 @@ export interface TrialSummary {
   domain: string;
   model: string | null;
   agent: string | null;
+  /** result.json's agent_info.version: the harness's version (Claude Code's for claude-code and fiable-cc). */
+  agentVersion: string | null;
+  /** Where the trial ran: result.json's config.environment type, else its import path (a custom one). */
+  environment: string | null;
   verified: boolean;
   reward: number | null;
   passed: boolean | null;
@@ -92,18 +96,28 @@ export interface Scorecard {
 const TRAJECTORIES = ["trajectory.jsonl.zst", "trajectory.jsonl", "trajectory.json"];
 const SKIP = new Set(["node_modules", ".git", "artifacts", "sessions", "setup"]);
 
-/** True when `dir` looks like one trial: a result, a verifier dir or an agent trajectory, and not a job dir. */
+/** True when `path` is a Harbor trial's config.json (its `trial_name` and `task`), not a job's or another tool's. */
+function isTrialConfig(path: string): boolean {
+  try {
+    const c = JSON.parse(readFileSync(path, "utf8"));
+    return typeof c?.trial_name === "string" && !!c.trial_name && !!c.task && typeof c.task === "object";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True when `dir` is one trial: it holds result.json (and is not a job dir, whose trials hold their own), a
+ * Harbor trial config.json (written when the trial starts, so a trial that crashed early is found too), or an
+ * agent trajectory. A folder that only has a `verifier/` (chi-bench's own `src/chi_bench/verifier`) is a source
+ * tree, not a trial.
+ */
 function looksLikeTrial(dir: string, entries: string[]): boolean {
   if (entries.includes("job.log")) return false;
   if (entries.includes("result.json")) {
     return !entries.some((e) => !SKIP.has(e) && existsSync(join(dir, e, "result.json")));
   }
-  if (entries.includes("verifier") && isFolder(join(dir, "verifier"))) return true;
-  if (entries.includes("trial.log") || entries.includes("exception.txt")) return true;
-  // A trial Harbor started but never finished: its config.json and agent logs, no result yet.
-  if (entries.includes("config.json") && entries.includes("agent") && isFolder(join(dir, "agent"))) {
-    return true;
-  }
+  if (entries.includes("config.json") && isTrialConfig(join(dir, "config.json"))) return true;
   return entries.includes("agent") && TRAJECTORIES.some((t) => existsSync(join(dir, "agent", t)));
 }
 
@@ -179,6 +193,7 @@ export function* walkTrials(roots: readonly string[]): Generator<TrialRef> {
   for (const dir of walkTrialDirs(roots)) yield trialRef(dir);
 }
 
+/** Every trial below the roots (a root may itself be a trial), sorted by path, each real folder once. */
 export function findTrials(roots: string[]): TrialRef[] {
   return [...walkTrials(roots)].sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0);
 }
@@ -224,6 +239,16 @@ export function rewardOf(verifier: Record<string, unknown>): number {
   return num(verifier.reward) ?? 0;
 }
 
+/** A trial config's environment: its `type`, else the import path of a custom one; null when it names none. */
+export function environmentOf(config: unknown): string | null {
+  const env = (config as { environment?: Record<string, unknown> } | null)?.environment;
+  if (!env || typeof env !== "object") return null;
+  for (const key of ["type", "import_path"]) {
+    if (typeof env[key] === "string" && env[key]) return env[key] as string;
+  }
+  return null;
+}
+
 function readJson(path: string): unknown {
   return JSON.parse(readFileSync(path, "utf8"));
 }
@@ -238,6 +263,8 @@ export function readTrial(ref: TrialRef): TrialSummary {
     domain: ref.domain,
     model: null,
     agent: null,
+    agentVersion: null,
+    environment: null,
     verified: false,
     reward: null,
     passed: null,
@@ -272,6 +299,8 @@ export function readTrial(ref: TrialRef): TrialSummary {
       : model.name;
   }
   summary.agent = typeof info.name === "string" ? info.name : null;
+  summary.agentVersion = typeof info.version === "string" && info.version ? info.version : null;
+  summary.environment = environmentOf(data.config);
   const result = (data.agent_result ?? {}) as Record<string, unknown>;
   summary.costUsd = num(result.cost_usd);
   summary.tokens = {
@@ -332,6 +361,16 @@ function crossCheck(summary: TrialSummary): void {
       summary.problems.push(`Cannot read ${ref.reward}: ${(err as Error).message}. result.json is used.`);
     }
   }
+}
+
+/**
+ * An unreadable trial's task is only its folder's 32-character prefix: give it the full task name of a
+ * readable trial of the same prefix, so it counts as one more attempt of that task, not a task of its own.
+ */
+export function nameUnreadable(trials: readonly TrialSummary[]): void {
+  const full = new Map<string, string>();
+  for (const t of trials) if (t.readable) full.set(taskFromDirName(t.ref.name), t.task);
+  for (const t of trials) if (!t.readable) t.task = full.get(t.ref.task) ?? t.task;
 }
 
 /** The kind of a check ID: `judge.*` checks come from the LLM judge, all others are deterministic. */

@@ -183,10 +183,19 @@ export function renderVerify(report: VerifyReport, opts: { trials?: boolean } = 
   const warned = warnings
     ? ` ${plural(warnings, "warning")} (WARN: not the guard's; they fail verify only with --strict).`
     : "";
+  const trials = report.arms.flatMap((a) => a.trials);
+  const guarded = trials.filter((t) => t.kind === "guarded").length;
+  const stock = trials.filter((t) => t.kind === "stock").length;
   out.push(
     "",
     failures || report.arms.some((a) => a.verdict === "fail")
       ? `verify: ${plural(failures, "problem")}. Do not compare these arms until each is fixed.${warned}`
+      : guarded === 0
+      ? `verify: 0 guarded trials: nothing to prove; ${
+        stock
+          ? `${plural(stock, "stock trial")} ran without hooks`
+          : `${plural(trials.length, "trial")} read, none run with the guard`
+      }.${warned}`
       : `verify: ${plural(report.arms.length, "arm")}, no guard-integrity problem.${warned}`,
   );
   return out;

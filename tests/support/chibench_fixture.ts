@@ -1,7 +1,9 @@
 /**
  * A throwaway tree mirroring the chi-bench files install.ts reads and edits (actava-ai/chi-bench at
  * 2c9cdd3, "Upgrade Harbor to 0.20.0"): pyproject.toml, uv.lock's Harbor pin, agents/registry.py,
- * experiment/runner.py and the agents package. Options break one thing at a time for the refusal tests.
+ * experiment/runner.py and the agents package; with `data`, the task data as `cb data download` leaves it
+ * (`data/<domain>/tasks/<task>/task.toml`, `registry.json`, `data/.chi-bench-version`). Options break one
+ * thing at a time for the refusal tests.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -125,6 +127,25 @@ export interface FixtureOptions {
   project?: string;
   /** Extra files to write, by relative path. */
   files?: Record<string, string>;
+  /**
+   * The task data: tasks per domain folder (prior_auth_provider, prior_auth_um, care_management) and the
+   * revision in data/.chi-bench-version (null: no such file). Absent: no data/ at all.
+   */
+  data?: { tasks: Record<string, number>; version?: string | null };
+}
+
+/** The task folders of one domain as `cb data download` leaves them: task.toml and instruction.md each. */
+function dataFiles(folder: string, n: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  const names = Array.from({ length: n }, (_, i) => `${folder}_t${String(i + 1).padStart(3, "0")}`);
+  for (const name of names) {
+    out[`data/${folder}/tasks/${name}/task.toml`] = `[metadata]\nname = "${name}"\n`;
+    out[`data/${folder}/tasks/${name}/instruction.md`] = `# ${name}\n`;
+  }
+  out[`data/${folder}/registry.json`] = JSON.stringify(
+    [{ name: folder, tasks: names.map((name) => ({ name, path: `tasks/${name}` })) }],
+  );
+  return out;
 }
 
 /** Writes a fixture checkout into a new temp folder and returns its path. */
@@ -141,6 +162,13 @@ export function chiBenchFixture(options: FixtureOptions = {}): string {
       ? REGISTRY_PY
       : options.registry,
     "src/chi_bench/experiment/runner.py": options.runner === undefined ? RUNNER_PY : options.runner,
+    ...Object.entries(options.data?.tasks ?? {}).reduce(
+      (all, [folder, n]) => ({ ...all, ...dataFiles(folder, n) }),
+      {} as Record<string, string>,
+    ),
+    ...(options.data && options.data.version !== null
+      ? { "data/.chi-bench-version": `${options.data.version ?? "chi-bench-v1.0.0"}\n` }
+      : {}),
     ...options.files,
   };
   for (const [path, text] of Object.entries(files)) {

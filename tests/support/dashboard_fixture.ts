@@ -170,6 +170,18 @@ export async function writeAblation(dir: string, now = Date.now()): Promise<Abla
   });
   const running = join(logs, "checklist", "cm", "cm_afib_moderate_anxious_001__Running");
   mkdirSync(join(running, "agent", "fiable"), { recursive: true });
+  // What Harbor has written when the agent is running: the trial's config.json (first), its log, the ledger.
+  writeFileSync(
+    join(running, "config.json"),
+    JSON.stringify({
+      task: { path: "data/care_management/tasks/cm_afib_moderate_anxious_001" },
+      trial_name: "cm_afib_moderate_anxious_001__Running",
+      agent: {
+        import_path: "chi_bench.experiment.agents.fiable_cc_harness:FiableClaudeCode",
+        kwargs: { arm: "checklist" },
+      },
+    }),
+  );
   writeFileSync(join(running, "trial.log"), "agent running\n");
   const runningLedger = join(running, "agent", "fiable", "running-session.jsonl");
   writeFileSync(

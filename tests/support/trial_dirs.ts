@@ -58,6 +58,11 @@ export function writeTrial(root: string, t: FakeTrial, n = 0): string {
     agent_execution: { started_at: iso(10), finished_at: iso(10 + (t.agentSeconds ?? 100)) },
   };
   if (t.result !== null) writeFileSync(join(dir, "result.json"), t.result ?? JSON.stringify(result));
+  // No result.json: the trial stopped early, leaving the config.json Harbor writes when a trial starts.
+  else {writeFileSync(
+      join(dir, "config.json"),
+      JSON.stringify({ task: { path: t.task }, trial_name: basename(dir) }),
+    );}
   if (reward !== null) {
     const card = t.scorecardReward ?? reward;
     writeFileSync(join(dir, "verifier", "reward.json"), JSON.stringify({ reward }));

@@ -5,17 +5,29 @@
 import type { FC } from "hono/jsx";
 import type { ArmRow } from "../../read/figures.ts";
 
-/** Arm colours (Tableau 10), in arm order. */
+/** The first arms' colours (Tableau 10), in arm order. */
 export const COLORS = [
   "#4c78a8",
   "#f58518",
   "#54a24b",
   "#e45756",
   "#72b7b2",
+  "#eeca3b",
   "#b279a2",
   "#ff9da6",
   "#9d755d",
+  "#bab0ac",
 ];
+
+/**
+ * The colour of the `i`th arm: Tableau 10's, then hues a golden angle apart at three lightnesses, so no two of
+ * 60 arms share one.
+ */
+export function armColor(i: number): string {
+  if (i < COLORS.length) return COLORS[i];
+  const n = i - COLORS.length;
+  return `hsl(${((n * 137.508) % 360).toFixed(1)} 62% ${[42, 58, 32][n % 3]}%)`;
+}
 
 /** Approximate rendered width of text in system-ui at a font size (generous, so boxes never collide). */
 export function textWidth(text: string, size: number): number {
@@ -107,7 +119,7 @@ export const PassChart: FC<{ rows: readonly ArmRow[] }> = ({ rows }) => {
   const bw = 34, gap = 6, groupGap = 36, left = 46, right = 16;
   const groupW = rows.length * (bw + gap) - gap;
   const plotW = metrics.length * groupW + (metrics.length - 1) * groupGap;
-  const legendItems = rows.map((r, i) => ({ label: r.arm, color: COLORS[i % COLORS.length] }));
+  const legendItems = rows.map((r, i) => ({ label: r.arm, color: armColor(i) }));
   const W0 = Math.max(left + plotW + right, 260);
   const legend = legendLayout(legendItems, W0 - right, left, 14);
   const legendBottom = (legend.at(-1)?.y ?? 14) + 6;
@@ -147,7 +159,7 @@ export const PassChart: FC<{ rows: readonly ArmRow[] }> = ({ rows }) => {
                 y={y(est.value)}
                 width={bw}
                 height={Math.max(0.5, bottom - y(est.value))}
-                fill={COLORS[ai % COLORS.length]}
+                fill={armColor(ai)}
               >
                 <title>{`${r.arm} ${m.name}: ${pct(est.value)}`}</title>
               </rect>
@@ -263,12 +275,12 @@ export const CostChart: FC<{ rows: readonly ArmRow[]; recipe: string }> = ({ row
                 x2={points[n].x}
                 y1={y(r.pass_at_1_ci.lo)}
                 y2={y(r.pass_at_1_ci.hi)}
-                stroke={COLORS[i % COLORS.length]}
+                stroke={armColor(i)}
                 stroke-width="1.5"
               />
             )
             : null}
-          <circle cx={points[n].x} cy={points[n].y} r="5" fill={COLORS[i % COLORS.length]}>
+          <circle cx={points[n].x} cy={points[n].y} r="5" fill={armColor(i)}>
             <title>{`${r.arm}: ${usd(r.mean_cost_usd!)} per trial, pass@1 ${pct(r.pass_at_1!)}`}</title>
           </circle>
           <text x={boxes[n].x} y={boxes[n].y + boxes[n].h - 3} font-size="11">{r.arm}</text>

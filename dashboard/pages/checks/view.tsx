@@ -1,6 +1,7 @@
 /** The Checks page: each failed verifier check, its failures per arm, what protects it, and replay's timing. */
 import type { FC } from "hono/jsx";
 import { Refreshed } from "../../ui/layout.tsx";
+import { Name } from "../../ui/format.tsx";
 import type { CheckRow } from "./model.ts";
 
 function trials(params: Record<string, string>): string {
@@ -41,12 +42,20 @@ export const ChecksTable: FC<{ checks: CheckRow[]; arms: string[]; replayArms: s
   <table id="checks">
     <thead>
       <tr>
-        <th>check</th>
-        {arms.map((a) => <th key={a}>failed in {a}</th>)}
-        <th>all arms</th>
-        <th>protected by</th>
-        <th>doomed by</th>
-        {replayArms.map((a) => <th key={a}>replay {a}: block for it</th>)}
+        <th rowspan={2}>check</th>
+        {arms.length ? <th colspan={arms.length}>failed in</th> : null}
+        <th rowspan={2}>all arms</th>
+        <th rowspan={2}>protected by</th>
+        <th rowspan={2}>doomed by</th>
+        {replayArms.length ? <th colspan={replayArms.length}>a protecting block, replayed as</th> : null}
+      </tr>
+      <tr>
+        {arms.map((a) => (
+          <th key={a} class="arm" title={a}>
+            <Name text={a} />
+          </th>
+        ))}
+        {replayArms.map((a) => <th key={a} class="arm">{a}</th>)}
       </tr>
     </thead>
     <tbody>
@@ -54,7 +63,9 @@ export const ChecksTable: FC<{ checks: CheckRow[]; arms: string[]; replayArms: s
         <tr id={`check-${row.id}`} class={row.protectors.length ? "covered" : ""}>
           <td>
             <a href={trials({ check: row.id })}>
-              <code>{row.id}</code>
+              <code>
+                <Name text={row.id} />
+              </code>
             </a>
             {row.info ? <div class="muted">{row.info.kind} · preventable {row.info.preventable}</div> : null}
           </td>
@@ -128,7 +139,9 @@ export const ChecksView: FC<
         : "No replay verdicts were found: run `deno task replay --out DIR` and pass DIR to --results to see " +
           "whether blocks would have come in time."}
     </p>
-    <ChecksTable checks={checks} arms={arms} replayArms={replayArms} />
+    <div class="scroll">
+      <ChecksTable checks={checks} arms={arms} replayArms={replayArms} />
+    </div>
   </Refreshed>
 );
 

@@ -24,14 +24,19 @@ export const HandbookPage: FC<
 > = ({ hits, query, note, dir }) => (
   <>
     <h1>Handbook</h1>
-    <p class="muted">
-      {dir
+    <p class="muted" id="handbook-source">
+      The Managed-Care Operations Handbook every χ-Bench trial has at{" "}
+      <code>/workspace/skills/managed-care-operations-handbook</code>: 1,279 markdown pages, the gated Hugging
+      Face dataset{" "}
+      <code>actava/managed-care-operations-handbook</code>, which chi-bench's README downloads into{" "}
+      <code>data/skills/managed-care-operations-handbook</code>. Pages rank as the plan arm's guard ranks them
+      (the same index, lib/guard/handbook.ts). {dir
         ? (
           <>
-            Managed-Care Operations Handbook at <code>{dir}</code>, ranked by the plan arm's index.
+            Read from <code>{dir}</code>.
           </>
         )
-        : "No handbook configured: start the dashboard with --handbook DIR."}
+        : "No handbook configured: start the dashboard with --handbook <chi-bench>/data/skills/managed-care-operations-handbook."}
     </p>
     <form action="/handbook" method="get" role="search">
       <input

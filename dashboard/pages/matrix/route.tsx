@@ -12,8 +12,9 @@ export const page: Page = {
       refresh();
       const state = await waitFigures();
       const matrix = state?.result ? taskMatrix(state.result) : null;
-      if (hx(c)) return c.html(<MatrixView matrix={matrix} pending={!state} />);
-      return c.render(<MatrixPage matrix={matrix} pending={!state} />, { title: "Matrix", active: "Matrix" });
+      const props = { matrix, pending: !state, controlNote: state?.controlNote };
+      if (hx(c)) return c.html(<MatrixView {...props} />);
+      return c.render(<MatrixPage {...props} />, { title: "Matrix", active: "Matrix" });
     });
     return app;
   },

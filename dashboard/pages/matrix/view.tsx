@@ -2,6 +2,7 @@
 import type { Child, FC } from "hono/jsx";
 import type { Matrix } from "./model.ts";
 import { Refreshed } from "../../ui/layout.tsx";
+import { Name } from "../../ui/format.tsx";
 
 /** The task × arm matrix: `<table id="matrix">`, cells passes/attempts linking to their trials. */
 export const MatrixTable: FC<{ matrix: Matrix }> = ({ matrix }) => {
@@ -27,7 +28,9 @@ export const MatrixTable: FC<{ matrix: Matrix }> = ({ matrix }) => {
           }
           out.push(
             <tr>
-              <td class="task">{row.task}</td>
+              <td class="task">
+                <Name text={row.task} />
+              </td>
               {row.cells.map((c, i) =>
                 c
                   ? (
@@ -75,8 +78,8 @@ export const MatrixTable: FC<{ matrix: Matrix }> = ({ matrix }) => {
 };
 
 /** The matrix and its legend: `<section id="matrix-view">`, polling while the figures are computed. */
-export const MatrixView: FC<{ matrix: Matrix | null; pending: boolean }> = (
-  { matrix, pending },
+export const MatrixView: FC<{ matrix: Matrix | null; pending: boolean; controlNote?: string | null }> = (
+  { matrix, pending, controlNote },
 ) => (
   <Refreshed id="matrix-view" url="/matrix" poll={pending}>
     {pending ? <p class="muted">Computing the figures…</p> : null}
@@ -93,7 +96,7 @@ export const MatrixView: FC<{ matrix: Matrix | null; pending: boolean }> = (
                   arm with one of {matrix.control} side by side.
                 </>
               )
-              : "No control arm, so no flips (start with --control ARM)."}
+              : controlNote ?? "No control arm, so no flips (start with --control ARM)."}
           </p>
           <MatrixTable matrix={matrix} />
         </>
@@ -105,7 +108,9 @@ export const MatrixView: FC<{ matrix: Matrix | null; pending: boolean }> = (
 );
 
 /** The Matrix page. */
-export const MatrixPage: FC<{ matrix: Matrix | null; pending: boolean }> = (props) => (
+export const MatrixPage: FC<{ matrix: Matrix | null; pending: boolean; controlNote?: string | null }> = (
+  props,
+) => (
   <>
     <h1>Task × arm</h1>
     <MatrixView {...props} />

@@ -5,7 +5,10 @@ import type { CheckInfo } from "../../../rules/catalog/checks.ts";
 import type { RuleMeta } from "../../../lib/guard/engine/rule.ts";
 import { PANEL, type RuleFires, type RulesModel } from "./model.ts";
 import { GATE } from "../../read/ledgers.ts";
-import { fireCell } from "../../ui/format.tsx";
+
+/** A count that opens the trials it counts: the rule fired there (`by` the guard or a replay arm), with that outcome. */
+const Count: FC<{ n: number; rule: string; by: string; outcome: string }> = ({ n, rule, by, outcome }) =>
+  n ? <a href={`/trials?${new URLSearchParams({ rule, by, outcome })}`}>{n}</a> : <>0</>;
 
 const FireRow: FC<{ f: RuleFires; replayArms: string[] }> = ({ f, replayArms }) => (
   <tr id={`rule-${f.id}`} class={`kind-${f.kind}`}>
@@ -13,12 +16,27 @@ const FireRow: FC<{ f: RuleFires; replayArms: string[] }> = ({ f, replayArms }) 
       <a href={`/trials?rule=${encodeURIComponent(f.id)}`}>{f.id}</a> <span class="muted">{f.name}</span>
     </td>
     <td>{f.seat}</td>
-    <td>{f.failed}</td>
-    <td>{f.passed}</td>
+    <td>
+      <Count n={f.failed} rule={f.id} by="guard" outcome="failed" />
+    </td>
+    <td>
+      <Count n={f.passed} rule={f.id} by="guard" outcome="passed" />
+    </td>
     <td>{f.other}</td>
     {replayArms.map((a) => {
       const r = f.replay[a];
-      return <td key={a} class={r?.fires_passed ? "fp" : ""}>{r ? fireCell(r) : "0 (0 / 0) / 0"}</td>;
+      return (
+        <td key={a} class={r?.fires_passed ? "fp" : ""}>
+          {r
+            ? (
+              <>
+                <Count n={r.fires_failed} rule={f.id} by={a} outcome="failed" /> ({r.in_time} /{" "}
+                {r.too_late}) / <Count n={r.fires_passed} rule={f.id} by={a} outcome="passed" />
+              </>
+            )
+            : "0 (0 / 0) / 0"}
+        </td>
+      );
     })}
     <td class="checks">
       {f.kind === "gate"

@@ -16,7 +16,11 @@ export const page: Page = {
       const hits = search.search(query);
       const rules = query.trim() ? matchRules(query) : [];
       const checks = query.trim() ? matchChecks(query, store.rows()) : [];
-      if (hx(c)) return c.html(<SearchResults hits={hits} query={query} rules={rules} checks={checks} />);
+      if (hx(c)) {
+        // The header's box swaps its dropdown, the page's own box its list of hits.
+        const id = c.req.query("hits") === "page" ? "search-hits" : undefined;
+        return c.html(<SearchResults hits={hits} query={query} rules={rules} checks={checks} id={id} />);
+      }
       return c.render(<SearchPage hits={hits} query={query} rules={rules} checks={checks} />, {
         title: "Search",
       });

@@ -4,7 +4,7 @@ import type { CheckInfo } from "../../../rules/catalog/checks.ts";
 import type { RuleMeta } from "../../../lib/guard/engine/rule.ts";
 import type { ReplayMark, Row } from "../../read/model.ts";
 import type { CallItem, CheckLink, Item } from "../../read/transcript.ts";
-import { cls, firstLines, json, kilo, Outcome, time, usd } from "../../ui/format.tsx";
+import { cls, Cost, firstLines, json, kilo, Name, Outcome, time, usd } from "../../ui/format.tsx";
 import { CallHead, GuardBox, GuardRecord, quietAllow } from "../../ui/guard.tsx";
 import { entryHref, ITEMS_PER_PAGE } from "../../ui/links.ts";
 import type { GuardFacts } from "../../../lib/results/guard_facts.ts";
@@ -262,7 +262,14 @@ export const Scorecard: FC<{
         : null}
       <dl class="facts">
         <dt>cost ({recipe})</dt>
-        <dd>{usd(row.cost, 4)}</dd>
+        <dd>
+          <Cost
+            value={row.cost}
+            model={row.model}
+            known={row.source === "trial" && row.outcome !== "running"}
+            digits={4}
+          />
+        </dd>
         {row.reportedCost !== null
           ? (
             <>
@@ -311,7 +318,9 @@ export const Scorecard: FC<{
               const at = links.get(id) ?? [];
               return (
                 <li data-check={id}>
-                  <code>{id}</code>{" "}
+                  <code>
+                    <Name text={id} />
+                  </code>{" "}
                   {info ? <span class="muted">({info.kind}, preventable: {info.preventable})</span> : null}
                   {explanations.has(id) ? <div class="why">{explanations.get(id)}</div> : null}
                   <div>
@@ -415,7 +424,9 @@ export const TrialPage: FC<{
   compare?: Child;
 }> = ({ row, timeline, scorecard, total, page, overlay, overlays, banner, compare }) => (
   <>
-    <h1>{row.name}</h1>
+    <h1>
+      <Name text={row.name} />
+    </h1>
     <p class="muted summary">
       {row.arm} · {row.task} · {row.domain} · {SOURCE_LABEL[row.source]}
       {row.guarded && row.source !== "ingest"

@@ -42,6 +42,8 @@ export interface TrialQuery {
   via?: string;
   /** `yes`: a replay would have blocked it; `no`: replayed and would not have. */
   replay?: string;
+  /** Where `rule` fired: `guard` (the trial's own ledger) or a replay arm; anywhere when absent. */
+  by?: string;
   /** Text the trial or task name contains (case-insensitive). */
   q?: string;
   sort: Column;
@@ -67,6 +69,7 @@ export function parseQuery(q: Record<string, string>): TrialQuery {
     timing: Object.hasOwn(TIMINGS, q.timing ?? "") ? q.timing as TimingFilter : undefined,
     via: text("via"),
     replay: q.replay === "yes" || q.replay === "no" ? q.replay : undefined,
+    by: text("by"),
     q: text("q"),
     sort: KEYS.has(q.sort) ? q.sort as Column : "name",
     dir: q.dir === "desc" ? "desc" : "asc",
@@ -90,6 +93,7 @@ export function queryString(q: TrialQuery, over: Partial<TrialQuery> = {}): stri
       "timing",
       "via",
       "replay",
+      "by",
       "q",
     ] as const
   ) {
@@ -157,13 +161,20 @@ function timed(r: Row, q: TrialQuery): boolean {
   );
 }
 
+/** True when `rule` fired in the row: in its guard's ledger (`by` "guard"), in one replay arm's, or in any. */
+function firedIn(r: Row, rule: string, by?: string): boolean {
+  const guard = by === undefined || by === "guard";
+  return (guard && r.rules.includes(rule)) ||
+    r.replays.some((m) => (!by || m.arm === by) && m.rules.includes(rule));
+}
+
 /** Rows matching every filter given. */
 export function filterRows(rows: readonly Row[], q: TrialQuery): Row[] {
   const text = q.q?.toLowerCase();
   return rows.filter((r) =>
     (!q.arm || r.arm === q.arm) && (!q.domain || r.domain === q.domain) &&
     (!q.outcome || r.outcome === q.outcome) &&
-    (!q.rule || r.rules.includes(q.rule) || r.replays.some((m) => m.rules.includes(q.rule!))) &&
+    (!q.rule || firedIn(r, q.rule, q.by)) &&
     (!q.task || r.task === q.task) && (!q.check || r.failedChecks.some((c) => checkFilter(q.check!, c))) &&
     (!q.timing || timed(r, q)) &&
     (!q.replay ||

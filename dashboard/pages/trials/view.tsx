@@ -2,7 +2,7 @@
 import type { Child, FC } from "hono/jsx";
 import type { Row } from "../../read/model.ts";
 import { COLUMNS, queryString, type TablePage, type TrialQuery } from "./table.ts";
-import { Outcome, pct, usd } from "../../ui/format.tsx";
+import { attemptLabel, Cost, Name, Outcome, pct } from "../../ui/format.tsx";
 import { ON_CHANGE } from "../../ui/layout.tsx";
 
 function replayCell(r: Row): Child {
@@ -33,7 +33,9 @@ function checksCell(r: Row): Child {
         <>
           {i ? " " : ""}
           <a href={`/trials?check=${encodeURIComponent(c)}`}>
-            <code>{c}</code>
+            <code>
+              <Name text={c} />
+            </code>
           </a>
         </>
       ))}
@@ -48,7 +50,9 @@ export const TrialRows: FC<{ rows: readonly Row[] }> = ({ rows }) => (
     {rows.map((r) => (
       <tr>
         <td>
-          <a href={`/trials/${r.id}`} class="trial-link">{r.name}</a>
+          <a href={`/trials/${r.id}`} class="trial-link" title={r.name}>
+            <Name text={attemptLabel(r.name, r.task)} />
+          </a>
           {r.guarded && r.source !== "ingest"
             ? (
               <a href={`/trials/${r.id}/ledger`} class="ledger-link muted" title="the guard ledger">
@@ -57,14 +61,18 @@ export const TrialRows: FC<{ rows: readonly Row[] }> = ({ rows }) => (
             )
             : null}
         </td>
-        <td class="task">{r.task}</td>
+        <td class="task">
+          <Name text={r.task} />
+        </td>
         <td>{r.arm}</td>
         <td>{r.domain}</td>
         <td>
           <Outcome value={r.outcome} />
         </td>
         <td class="checks">{checksCell(r)}</td>
-        <td class="num">{usd(r.cost)}</td>
+        <td class="num">
+          <Cost value={r.cost} model={r.model} known={r.source === "trial" && r.outcome !== "running"} />
+        </td>
         <td class="num">{r.toolCalls ?? "—"}</td>
         <td class="num">
           {r.blocks}
@@ -203,13 +211,21 @@ export const TrialsPage: FC<
       hx-push-url="true"
     >
       <label>
-        name{" "}
+        trial or task{" "}
         <input id="f-q" type="search" name="q" value={query.q ?? ""} placeholder="afib, a trial suffix…" />
       </label>
       <Select name="arm" values={options.arm} value={query.arm} />
       <Select name="domain" values={options.domain} value={query.domain} />
       <Select name="outcome" values={options.outcome} value={query.outcome} />
-      <Select name="rule" values={options.rule} value={query.rule} />
+      <Select name="rule" label="rule fired" values={options.rule} value={query.rule} />
+      {query.by
+        ? (
+          <label class="chip">
+            fired in <input type="text" name="by" value={query.by} readonly />{" "}
+            <a href={`/trials${queryString(query, { by: undefined, page: 1 })}`}>any</a>
+          </label>
+        )
+        : null}
       <label>
         failed check{" "}
         <input
@@ -228,25 +244,25 @@ export const TrialsPage: FC<
       {options.via?.length
         ? (
           <>
-            <label>
-              block for it{" "}
+            <label title="of the failed check above, or of any failed check">
+              a replayed block for the failed check came{" "}
               <select name="timing">
-                <option value="">any</option>
+                <option value="">any way</option>
                 <option value="in-time" selected={query.timing === "in-time"}>in time</option>
                 <option value="too-late" selected={query.timing === "too-late"}>only too late</option>
-                <option value="none" selected={query.timing === "none"}>none</option>
+                <option value="none" selected={query.timing === "none"}>never</option>
               </select>
             </label>
-            <Select name="via" label="in replay" values={options.via} value={query.via} />
+            <Select name="via" label="replayed as" values={options.via} value={query.via} />
           </>
         )
         : null}
       <label>
-        replay{" "}
+        a replay would have blocked it{" "}
         <select name="replay">
-          <option value="">all</option>
-          <option value="yes" selected={query.replay === "yes"}>would have blocked</option>
-          <option value="no" selected={query.replay === "no"}>would not have blocked</option>
+          <option value="">either way</option>
+          <option value="yes" selected={query.replay === "yes"}>yes</option>
+          <option value="no" selected={query.replay === "no"}>no (replayed, no block)</option>
         </select>
       </label>
       {query.task

@@ -1,21 +1,15 @@
-/** The one place the tests pin Claude Code: the npm package and one exact version per purpose. */
-export const CLAUDE_CODE_PACKAGE = "@anthropic-ai/claude-code";
-/** The end-to-end bed's Claude Code (the hooks reference version of the χ-Bench notes). */
-export const CLAUDE_CODE_VERSION = "2.1.332";
 /**
- * The stand-in Harbor trials' Claude Code: the version the real Harbor 0.20 run of fiable-cc used
- * (../shared/chi-bench/harbor-lifecycle.md) and the opus-5 leaderboard image baked in.
+ * The one place the tests pin Claude Code: the npm package and one exact version per purpose. The versions live
+ * in lib/install/claude_code.ts, because `install experiments` pins the newest of them in every arm.
  */
-export const HARBOR_CLAUDE_CODE_VERSION = "2.1.219";
-/**
- * The versions whose handling of an MCP result over the limit differs (tests/e2e/oversized_result.ts):
- * 2.1.139 and 2.1.219 pass the PostToolUse hook the whole result, 2.1.332 only the notice naming the file
- * Claude Code saved it to.
- */
-export const OVERSIZED_RESULT_VERSIONS = ["2.1.139", HARBOR_CLAUDE_CODE_VERSION, CLAUDE_CODE_VERSION];
-/** `package@version`, as npm installs it. */
-export function claudeSpec(version: string): string {
-  return `${CLAUDE_CODE_PACKAGE}@${version}`;
-}
+import { CLAUDE_CODE_VERSION, claudeSpec } from "../../../lib/install/claude_code.ts";
+
+export {
+  CLAUDE_CODE_PACKAGE,
+  CLAUDE_CODE_VERSION,
+  claudeSpec,
+  HARBOR_CLAUDE_CODE_VERSION,
+  OVERSIZED_RESULT_VERSIONS,
+} from "../../../lib/install/claude_code.ts";
 /** The bed's `package@version`. */
 export const CLAUDE_CODE_SPEC = claudeSpec(CLAUDE_CODE_VERSION);
