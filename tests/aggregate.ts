@@ -306,7 +306,7 @@ s("on the terminal: the overall table and every comparison; --no-out writes noth
   made.push(here);
   Deno.chdir(here);
   try {
-    const run = await captured(main, [
+    const run = await captured(aggregateMain, [
       "--arm",
       `a=${stock}`,
       "--arm",
