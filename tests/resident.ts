@@ -32,7 +32,15 @@ import {
   TRANSCRIPTS_FILE,
 } from "../lib/guard/resident/resident.ts";
 import { GIVE_UP_AFTER, supervise } from "../lib/guard/resident/supervise.ts";
-import { answerChallenge, KEY_FILE, proofOf, proves, readKey, trialKey } from "../lib/guard/resident/key.ts";
+import {
+  answerChallenge,
+  hookToken,
+  KEY_FILE,
+  proofOf,
+  proves,
+  readKey,
+  trialKey,
+} from "../lib/guard/resident/key.ts";
 import { freePort, runGuard, runtimes, tempLedger, testBundle, until } from "./support/guard_process.ts";
 
 const bundle = await testBundle();
@@ -352,13 +360,22 @@ p("up: starts a supervised guard, writes http settings and harness.json; a secon
   assert.is(first.stdout, "fiable-cc: arm=checklist hooks=http\n");
   assert.is(
     first.settings,
-    settingsJson({ mode: "http", arm: "checklist", ledgerDir: dir, guard: bundle, port, servers }),
+    settingsJson({
+      mode: "http",
+      arm: "checklist",
+      ledgerDir: dir,
+      guard: bundle,
+      port,
+      servers,
+      token: hookToken(readKey(dir)!),
+    }),
   );
   const pid = Number(readFileSync(join(dir, PID_FILE), "utf8"));
   const h = await health(port);
   assert.equal(first.harness, {
     arm: "checklist",
     hooks: "http",
+    hooks_reason: "answered",
     port,
     servers,
     claude_version: "2.1.219",

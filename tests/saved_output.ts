@@ -5,7 +5,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -73,7 +73,16 @@ for (const [name, path, transcript, ok] of SESSION_FILES) {
   s(`isSessionToolResult: ${name}`, () => assert.is(isSessionToolResult(path, SESSION, transcript), ok));
 }
 
-const where = { session: SESSION, transcriptPath: TRANSCRIPT };
+const where = {
+  session: SESSION,
+  transcriptPath: TRANSCRIPT,
+  tool: "mcp__healthverse__payer_intake_hub_list_intake_queue",
+  toolUseId: "toolu_big_queue",
+};
+/** A file name Claude Code 2.1.332 would give this call's result, at `ms` (a fresh suffix each time). */
+let suffix = 0;
+const named = (ms = Date.now()) =>
+  `mcp-healthverse-payer_intake_hub_list_intake_queue-${ms}-a${(suffix++).toString(36)}.txt`;
 
 s("readSavedOutput: the file's text replaces the notice, and says so", () => {
   writeFileSync(FILE, '{"result":[{"case_id":"CASE-3903B8ED"}]}');
@@ -90,7 +99,7 @@ s("readSavedOutput: a 2.1.2xx content-block file reads as the blocks", () => {
 });
 
 s("readSavedOutput: a file over the input limit is read as its first 1 MB and last 64 KB", () => {
-  const big = join(DIR, "big.txt");
+  const big = join(DIR, named());
   writeFileSync(big, "H".repeat(1024 * 1024) + "M".repeat(300_000) + "CASE-TAIL0001");
   const read = readSavedOutput(NOTICE_332(big), where);
   assert.ok(read && "response" in read);
@@ -99,12 +108,63 @@ s("readSavedOutput: a file over the input limit is read as its first 1 MB and la
 });
 
 s("readSavedOutput: missing, foreign, or no notice", () => {
-  assert.equal(readSavedOutput(NOTICE_332(join(DIR, "gone.txt")), where), {
-    degraded: "saved output not read (ENOENT); the result's ids are lost",
+  assert.equal(readSavedOutput(NOTICE_332(join(DIR, named(1796422913000))), where), {
+    ignored: "saved-output notice ignored: the file was not read (ENOENT)",
   });
-  assert.ok("degraded" in readSavedOutput(NOTICE_332("/etc/passwd.txt"), where)!);
+  assert.ok("ignored" in readSavedOutput(NOTICE_332("/etc/passwd.txt"), where)!);
   assert.is(readSavedOutput('{"ok":true}', where), null);
 });
+
+// What an agent's shell can do to the folder or the file (issue 40): each is ignored and noted, never read,
+// and never degrades the session ("ignored", not "degraded").
+const HOSTILE_SAVED: [string, () => string][] = [
+  ["a hard link to a file elsewhere", () => {
+    const outside = join(root, "outside-secret.txt");
+    writeFileSync(outside, "root:SECRET-HASH");
+    const path = join(DIR, named());
+    linkSync(outside, path);
+    return path;
+  }],
+  ["a symbolic link at the file's name", () => {
+    writeFileSync(join(root, "outside-2.txt"), "root:SECRET-HASH");
+    const path = join(DIR, named());
+    symlinkSync(join(root, "outside-2.txt"), path);
+    return path;
+  }],
+  ["a session folder that is a link to elsewhere", () => {
+    const session = "linked-session";
+    const elsewhere = join(root, "elsewhere", "tool-results");
+    mkdirSync(elsewhere, { recursive: true });
+    writeFileSync(join(elsewhere, named()), "root:SECRET-HASH");
+    symlinkSync(join(root, "elsewhere"), join(root, "projects", "-workspace", session));
+    return join(root, "projects", "-workspace", session, "tool-results", named());
+  }],
+  ["a file the agent named itself", () => {
+    const path = join(DIR, "notes-by-the-agent.txt");
+    writeFileSync(path, '{"case_id":"CASE-FORGED01"}');
+    return path;
+  }],
+  ["a name older than the call", () => {
+    const path = join(DIR, named(Date.now() - 3_600_000));
+    writeFileSync(path, '{"case_id":"CASE-FORGED02"}');
+    return path;
+  }],
+];
+for (const [name, plant] of HOSTILE_SAVED) {
+  s(`readSavedOutput ignores ${name}, and says so`, () => {
+    const path = plant();
+    const session = path.includes("linked-session") ? "linked-session" : SESSION;
+    const transcript = join(root, "projects", "-workspace", `${session}.jsonl`);
+    const read = readSavedOutput(NOTICE_332(path), {
+      ...where,
+      session,
+      transcriptPath: transcript,
+      startedMs: Date.now() - 60_000,
+    });
+    assert.ok(read && "ignored" in read, JSON.stringify(read));
+    assert.match(read.ignored, "saved-output notice ignored");
+  });
+}
 
 const event = (step: number, raw: string, tool: string | null, input: object, text: string): ToolEvent => ({
   id: `c${step}`,

@@ -95,16 +95,18 @@ s("http mode points every event at the resident guard", () => {
   assert.equal(stop.hooks[0], { type: "http", url: "http://127.0.0.1:8787/hook/stop", timeout: 10 });
 });
 
-s("with auth, http hooks send the token from the environment, and the settings never hold it", () => {
-  const { hooks } = hookSettings({ ...BASE, mode: "http", port: 8787, auth: true });
+s("with the trial's hook secret, every http hook sends it and the SessionStart command passes it on", () => {
+  const token = "ab".repeat(32);
+  const { hooks } = hookSettings({ ...BASE, mode: "http", port: 8787, token });
   const pre = hooks!.PreToolUse[0] as { hooks: Record<string, unknown>[] };
   assert.equal(pre.hooks[0], {
     type: "http",
     url: "http://127.0.0.1:8787/hook/pre",
     timeout: 10,
-    headers: { Authorization: "Bearer ${FIABLE_GUARD_TOKEN}" },
-    allowedEnvVars: ["FIABLE_GUARD_TOKEN"],
+    headers: { Authorization: `Bearer ${token}` },
   });
+  const start = hooks!.SessionStart[0] as { hooks: { command: string }[] };
+  assert.match(start.hooks[0].command, `FIABLE_GUARD_PORT=8787 FIABLE_GUARD_TOKEN=${token} `);
 });
 
 s("SessionStart stays a command in http mode (Claude Code runs only command hooks there)", () => {

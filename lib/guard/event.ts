@@ -79,16 +79,18 @@ export async function handle(
       if (read.texts.length) event.recentText = read.texts;
       note = [note, read.note].filter(Boolean).join(" ") || undefined;
     }
-    let lost: string | undefined;
     if (event.word === "post") {
       // From 2.1.332 on, a result over the MCP limit reaches the hook as a notice naming the saved file.
+      const durationMs = "duration_ms" in parsed.input ? parsed.input.duration_ms : undefined;
       const saved = readSavedOutput(event.response, {
         session: event.session,
         transcriptPath: parsed.input.transcript_path,
+        tool: "tool_name" in parsed.input ? parsed.input.tool_name : "",
+        toolUseId: event.toolUseId,
+        startedMs: typeof durationMs === "number" ? Date.now() - durationMs : undefined,
       });
       if (saved && "response" in saved) event.response = saved.response;
-      if (saved) note = [note, "note" in saved ? saved.note : saved.degraded].filter(Boolean).join(" ");
-      if (saved && "degraded" in saved) lost = saved.degraded;
+      if (saved) note = [note, "note" in saved ? saved.note : saved.ignored].filter(Boolean).join(" ");
     }
     const config = engineConfig(settings);
     if (event.word === "prompt" || event.word === "session-start") {
@@ -118,7 +120,6 @@ export async function handle(
       };
     }
     if (outcome.record) {
-      if (lost) outcome.record.degraded = true;
       outcome.record.latency_ms = Math.round((clock() - started) * 100) / 100;
       if (note) outcome.record.note = [outcome.record.note, note].filter(Boolean).join(" ");
     }
@@ -150,17 +151,15 @@ async function maybeFault(word: EventWord, budgetMs: number): Promise<void> {
 }
 
 /**
- * A deny that could not take the session's ledger lock in time (another call held it): allowed and recorded
- * as `shadow`, a would-be deny, since the budget it would spend could not be counted.
+ * A deny that could not take the session's ledger lock in time: a live hook process of this session held it
+ * all along (a lock the agent planted or aged is no holder: lib/guard/ledger/lock.ts). Still enforced, and the
+ * record says its budget may be counted once too often: a lock must never turn a deny into an allow (issue
+ * 40; it was recorded as shadow and allowed before).
  */
-function unlockedDeny(word: EventWord, record: LedgerRecord): EventOutcome {
+function unlockedDeny(record: LedgerRecord, outcome: EventOutcome): EventOutcome {
   const note =
-    "the session's ledger lock stayed busy: the deny was not enforced, as its budget could not be " +
-    "counted";
-  return {
-    reply: neutralReply(word),
-    record: { ...record, decision: "shadow", note: [record.note, note].filter(Boolean).join(" ") },
-  };
+    "the session's ledger lock stayed busy: the deny was enforced without its budget counted under the lock";
+  return { reply: outcome.reply, record: { ...record, note: [record.note, note].filter(Boolean).join(" ") } };
 }
 
 /** What a transport gives an event's lifecycle (`runEvent`), and how it answers. */
@@ -236,7 +235,7 @@ export async function runEvent(word: EventWord, io: EventIO): Promise<{ live: Pr
     if (typeof held === "function") {
       unlock = held;
       outcome = await decide();
-    } else if (held === "busy") outcome = unlockedDeny(word, outcome.record);
+    } else if (held === "busy") outcome = unlockedDeny(outcome.record, outcome);
   }
   // Saved before the reply leaves, so a reader that saw the reply also sees the record.
   const written = outcome.record ? saveRecord(settings.ledgerDir, outcome.record) : null;

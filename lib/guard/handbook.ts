@@ -4,9 +4,9 @@
  * a cache file beside the ledger, and the case queries that pick the pages a plan points at.
  * Web and `node:` APIs only (the guard's Node bundle runs it). Every failure fails open with a record.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { writeWhole } from "./io.ts";
 import { dirname, join, relative, sep } from "node:path";
-import process from "node:process";
 import MiniSearch, { type Options, type SearchResult } from "minisearch";
 import type { HandbookLookup, HandbookPage } from "./engine/plan.ts";
 import type { HandbookRecord } from "./engine/record.ts";
@@ -293,9 +293,7 @@ function readCache(
 function writeCache(file: string, cache: CacheFile): string | undefined {
   try {
     mkdirSync(dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(cache));
-    renameSync(tmp, file);
+    writeWhole(file, JSON.stringify(cache));
     return undefined;
   } catch (err) {
     return `Cannot write the handbook cache ${file}: ${(err as Error).message}.`;

@@ -233,6 +233,21 @@ export function append(path: string, data: Uint8Array): void {
   }
 }
 
+/**
+ * A descriptor to append to a log (a child's stdout and stderr), created mode 0644: a regular file opened
+ * without following a link; a link, FIFO or anything else planted at the path is removed first and a new
+ * file created exclusively, so nothing is written through it. The caller closes it.
+ */
+export function openLog(path: string): number {
+  try {
+    return openRegular(path, O_WRONLY | O_APPEND | O_CREAT);
+  } catch (err) {
+    if (codeOf(err) !== "ELOOP" && codeOf(err) !== "EFTYPE") throw err;
+  }
+  unlinkSync(path);
+  return openSync(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
+}
+
 /** Creates a directory and its parents; no error when it exists. */
 export function makeDir(path: string): void {
   mkdirSync(path, { recursive: true });

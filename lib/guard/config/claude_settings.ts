@@ -19,10 +19,12 @@ export interface HookSettingsOptions {
   /** Http mode: the resident guard's port on 127.0.0.1. */
   port?: number;
   /**
-   * Http mode: send the guard's token (`FIABLE_GUARD_TOKEN` in Claude Code's environment) as a bearer token.
-   * The settings name the variable, never the token.
+   * Http mode: the trial's hook secret (lib/guard/resident/key.ts `hookToken`), which every http hook sends as
+   * `Authorization: Bearer <secret>` and the SessionStart command hands a guard it starts
+   * (`FIABLE_GUARD_TOKEN`), so the resident guard takes no request without it (issue 40). A secret of the
+   * guard's own, worth nothing outside the trial; never a credential of the user's.
    */
-  auth?: boolean;
+  token?: string;
   /** Per-hook timeout in seconds (Claude Code fails open when it passes). */
   timeoutS?: number;
   /** The node executable for command mode. */
@@ -98,13 +100,16 @@ function handler(opts: HookSettingsOptions, word: string): Record<string, unknow
   const timeout = opts.timeoutS ?? 10;
   if (opts.mode === "http" && word !== "session-start") {
     const url = `http://127.0.0.1:${residentPort(opts)}/hook/${word}`;
-    if (!opts.auth) return { type: "http", url, timeout };
-    const headers = { Authorization: "Bearer ${FIABLE_GUARD_TOKEN}" };
-    return { type: "http", url, timeout, headers, allowedEnvVars: ["FIABLE_GUARD_TOKEN"] };
+    if (!opts.token) return { type: "http", url, timeout };
+    return { type: "http", url, timeout, headers: { Authorization: `Bearer ${opts.token}` } };
   }
   // Claude Code runs only command handlers on SessionStart, so that event is always a command. In http mode
   // it also carries the resident guard's port: it checks the guard and starts it when it is down.
-  const port = opts.mode === "http" ? ` FIABLE_GUARD_PORT=${residentPort(opts)}` : "";
+  const port = opts.mode === "http"
+    ? ` FIABLE_GUARD_PORT=${residentPort(opts)}${
+      opts.token ? ` FIABLE_GUARD_TOKEN=${shellQuote(opts.token)}` : ""
+    }`
+    : "";
   const env = `FIABLE_CC_ARM=${shellQuote(opts.arm)} FIABLE_LEDGER_DIR=${shellQuote(opts.ledgerDir)}${port}`;
   return {
     type: "command",

@@ -29,9 +29,10 @@ export type Decision = "allow" | "deny" | "block" | "release" | "shadow" | "cont
 
 /**
  * A record about the guard itself (`event: "guard"`): `restart` when a resident guard came (back) up for a
- * ledger that had records, `gap` for hook events missed while no guard answered.
+ * ledger that had records, `gap` for hook events missed while no guard answered, `tamper` when a session came
+ * back with its ledger or checkpoint changed since the guard released it (lib/guard/resident/sessions.ts).
  */
-export type GuardDecision = "restart" | "gap";
+export type GuardDecision = "restart" | "gap" | "tamper";
 
 /** Hook events missed while no guard answered: ISO times, and the count and tools when countable. */
 export interface Gap {

@@ -37,6 +37,22 @@ export function isSessionToolResult(path: string, session: string, transcriptPat
 }
 
 /**
+ * Whether a saved file's name is the one Claude Code gives the result of this call: `<tool_use_id>.json` or
+ * `.txt` (2.1.2xx), or `mcp-<server>-<tool>-<epoch ms>[-<suffix>].txt` (2.1.19x, 2.1.332), the tool spelled as
+ * in the call's name (`mcp__hv__list` → `mcp-hv-list`) and the time no earlier than the call's start, when
+ * that is known (`startedMs`, with a second's slack). A file the agent named itself, or an older one, is not.
+ */
+export function savedNameFits(
+  name: string,
+  call: { tool: string; toolUseId?: string; startedMs?: number },
+): boolean {
+  if (call.toolUseId && (name === `${call.toolUseId}.json` || name === `${call.toolUseId}.txt`)) return true;
+  const m = /^(mcp-.+)-(\d{13})(?:-[a-z0-9]{1,16})?\.txt$/.exec(name);
+  if (!m || m[1] !== call.tool.replace(/__/g, "-")) return false;
+  return call.startedMs === undefined || Number(m[2]) >= call.startedMs - 1000;
+}
+
+/**
  * A saved result's text as the hook would have received it: a JSON array of content blocks (what 2.1.2xx
  * writes) is returned parsed, so its text is read like any MCP response; anything else stays text.
  */

@@ -60,8 +60,16 @@ export const CHECKPOINT_EVERY = 32;
 /** The name of `digest`'s algorithm, recorded in each header. */
 const HASH = DIGEST_NAME;
 
-/** Largest checkpoint header or state read (a larger one is ignored). */
-const MAX_PART = 256 * 1024 * 1024;
+/**
+ * Largest checkpoint header or state read: its ledger's size twice over and 64 KB (what a fold can hold is
+ * made of the ledger's own bytes; ≈ 190 KB of header at 10k records), and never over 64 MB. A larger one is
+ * ignored before a byte of it is read or digested, so a junk file planted at the name costs nothing (issue 40:
+ * a 240 MB header made every hook take 1.5–2.6 s).
+ */
+function maxPart(ledgerBytes: number): number {
+  // A pinned checkpoint (`resumePinned`) is read whatever the ledger became: its own cap only.
+  return Math.min(64 * 1024 * 1024, ledgerBytes * 2 + 64 * 1024);
+}
 
 /** The header file. */
 interface Header {
@@ -108,6 +116,8 @@ export interface LoadedEvidence {
   folded: number;
   /** The checkpoint used, if any (the next checkpoint extends it). */
   from?: Checkpoint;
+  /** What was found changed since the pinned checkpoint (`LoadOptions.pinned`), if anything. */
+  tampered?: string;
 }
 
 const base = (session: string) => besideLedger(session, "");
@@ -127,6 +137,13 @@ export interface LoadOptions {
    * tail, and a checkpoint followed by more than that is not used). For a resumed session, off the hook path.
    */
   whole?: boolean;
+  /**
+   * The header line of the checkpoint this resident guard wrote when it released the session (issue 40): that
+   * checkpoint, pinned by its line, is the session's evidence, whatever the ledger says since. A ledger edited,
+   * cut or deleted before that point, or records appended that are not a SessionStart hook's, are reported
+   * (`tampered`) and never folded. A checkpoint replaced or removed is reported, then the ledger is read.
+   */
+  pinned?: string;
 }
 
 /**
@@ -134,6 +151,22 @@ export interface LoadOptions {
  * from the whole ledger. Fails like `readLedger` when the ledger is unreadable.
  */
 export function loadEvidence(dir: string, session: string, options: LoadOptions = {}): LoadedEvidence {
+  let replaced: string | undefined;
+  if (options.pinned) {
+    try {
+      const pinned = resumePinned(dir, session, options.pinned);
+      if (pinned) return pinned;
+    } catch {
+      // Unreadable: as replaced.
+    }
+    replaced = "the checkpoint this guard wrote at the session's release was replaced or removed; " +
+      "the session was read from its ledger";
+  }
+  const loaded = loadUnpinned(dir, session, options);
+  return replaced ? { ...loaded, tampered: replaced } : loaded;
+}
+
+function loadUnpinned(dir: string, session: string, options: LoadOptions): LoadedEvidence {
   if (options.checkpoint !== false && sessionFiles(dir, session).length === 1) {
     try {
       const resumed = resume(dir, session, options.whole ?? false);
@@ -147,20 +180,24 @@ export function loadEvidence(dir: string, session: string, options: LoadOptions 
   return { ev: foldLedger(records), records: records.length, bytes, folded: records.length };
 }
 
-/** A part of a checkpoint (header or state) whole, refusing one over `MAX_PART` and links. */
-function readPart(path: string): Uint8Array | null {
+/** A part of a checkpoint (header or state) whole, refusing one over `max` bytes, links and non-files. */
+function readPart(path: string, max: number): Uint8Array | null {
   let size: number;
   try {
     size = io.fileSize(path);
   } catch {
     return null;
   }
-  return size > MAX_PART ? null : io.readBytes(path, 0, size);
+  return size > max ? null : io.readBytes(path, 0, size);
 }
 
 /** The header and its first line, when its digest matches its text and it is this version's, for this session. */
-function readHeader(dir: string, session: string): { header: Header; line: string } | null {
-  const bytes = readPart(io.joinPath(dir, checkpointName(session)));
+function readHeader(
+  dir: string,
+  session: string,
+  ledgerBytes: number,
+): { header: Header; line: string } | null {
+  const bytes = readPart(io.joinPath(dir, checkpointName(session)), maxPart(ledgerBytes));
   if (!bytes) return null;
   const at = bytes.indexOf(10);
   const line = decode(bytes.subarray(0, Math.max(0, at)));
@@ -229,15 +266,15 @@ function digestOf(path: string, start: number, bytes: number): string {
 }
 
 function resume(dir: string, session: string, whole: boolean): LoadedEvidence | null {
-  const found = readHeader(dir, session);
-  if (!found || !Number.isSafeInteger(found.header.bytes)) return null;
-  const { header, line } = found;
   const file = io.joinPath(dir, ledgerFileName(session));
   const size = io.fileSize(file);
+  const found = readHeader(dir, session, size);
+  if (!found || !Number.isSafeInteger(found.header.bytes)) return null;
+  const { header, line } = found;
   if (size < header.bytes || (!whole && size - header.bytes > LEDGER_READ.max)) return null;
   const tail = afterSpans(file, header, size);
   if (!tail) return null;
-  const stateBytes = readPart(io.joinPath(dir, header.state));
+  const stateBytes = readPart(io.joinPath(dir, header.state), maxPart(size));
   if (!stateBytes || digest(stateBytes) !== header.stateDigest) return null;
   const state = stateInts(stateBytes);
   const contents = io.joinPath(dir, header.contents);
@@ -260,6 +297,56 @@ function resume(dir: string, session: string, whole: boolean): LoadedEvidence | 
     bytes: rest ? null : header.bytes + end,
     folded: records.length,
     from: { header, line, state, restored },
+  };
+}
+
+/**
+ * The session's evidence from the checkpoint whose header line is `pinned` (`LoadOptions.pinned`), or null when
+ * that checkpoint is not there whole. The ledger is read only for what a SessionStart hook in command mode
+ * appended since (its records fold to nothing that loosens a rule); anything else there is reported.
+ */
+function resumePinned(dir: string, session: string, pinned: string): LoadedEvidence | null {
+  const file = io.joinPath(dir, ledgerFileName(session));
+  let size = 0;
+  try {
+    size = io.fileSize(file);
+  } catch {
+    // Deleted: reported below.
+  }
+  const found = readHeader(dir, session, Infinity);
+  if (!found || found.line !== pinned) return null;
+  const { header, line } = found;
+  const stateBytes = readPart(io.joinPath(dir, header.state), maxPart(Infinity));
+  if (!stateBytes || digest(stateBytes) !== header.stateDigest) return null;
+  const state = stateInts(stateBytes);
+  const contents = io.joinPath(dir, header.contents);
+  const read = (start: number, n: number) => io.readBytes(contents, start, n);
+  const { ev, restored } = decodeEvidence(header.ev, { state, read });
+  let tampered: string | undefined;
+  let folded = 0;
+  const tail = size >= header.bytes ? afterSpans(file, header, size) : null;
+  if (!tail) {
+    tampered = size < header.bytes
+      ? `the ledger is ${size} bytes, shorter than the ${header.bytes} this guard left (cut or deleted)`
+      : "the ledger was edited before the point this guard left it";
+  } else if (tail.length) {
+    const { records, corrupt } = sessionRecords(decode(tail), session);
+    const started = records.filter((r) => r.event === "session-start");
+    for (const r of started) foldRecord(ev, r);
+    folded = started.length;
+    const foreign = records.length - started.length + corrupt;
+    if (foreign) {
+      tampered = `${foreign} line${foreign > 1 ? "s" : ""} appended to the ledger while the session was ` +
+        "released were not this guard's; not folded";
+    }
+  }
+  return {
+    ev,
+    records: header.records + folded,
+    bytes: tampered ? null : header.bytes + (tail?.length ?? 0),
+    folded,
+    from: { header, line, state, restored },
+    ...(tampered ? { tampered } : {}),
   };
 }
 
@@ -310,7 +397,8 @@ function writeLocked(
   if (loaded.from && headerLine(dir, session) === loaded.from.line) replaced = loaded.from.header;
   else {
     try {
-      replaced = readHeader(dir, session)?.header ?? null;
+      replaced = readHeader(dir, session, io.fileSize(io.joinPath(dir, ledgerFileName(session))))?.header ??
+        null;
     } catch {
       // None, or spoiled: nothing to keep for its readers.
     }

@@ -1,4 +1,9 @@
 /** The evidence ledger: one JSONL file per session, one record per hook event, append-only. */
+import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import process from "node:process";
 import * as io from "../io.ts";
 import type { Arm, LedgerRecord } from "../engine/record.ts";
 
@@ -55,6 +60,17 @@ export function lostFileName(session: string): string {
 }
 
 /**
+ * Where a `.lost` mark goes when the ledger dir refuses it too (a read-only file system): a per-user folder
+ * in the system's temp dir, the mark named for the ledger dir and the session, so an EROFS post never becomes
+ * a later deny (issue 40).
+ */
+export function fallbackLostPath(dir: string, session: string): string {
+  const uid = process.getuid?.() ?? "user";
+  const key = createHash("sha256").update(resolve(dir)).digest("hex").slice(0, 16);
+  return join(tmpdir(), `fiable-guard-${uid}`, `${key}-${lostFileName(session)}`);
+}
+
+/**
  * Writes a record to the ledger, or to stderr when the ledger cannot be written; the bytes written, or null
  * when the record did not reach the ledger (the session's evidence is then marked degraded: `markLost`).
  */
@@ -73,8 +89,9 @@ export function saveRecord(dir: string, record: LedgerRecord): number | null {
  * Leaves a trace that a record of the session did not reach its ledger, so every later read of the session is
  * degraded and rules that reason from absence do not block on what was lost: a `degraded` record in the ledger
  * or, when that cannot be written either, an empty `<ledger>.lost` file beside it (an empty file needs no data
- * block, so it is created on a full disk). Nothing at all on a file system that refuses both (read-only): the
- * resident guard then keeps the mark in memory (lib/guard/resident/sessions.ts). Never throws.
+ * block, so it is created on a full disk), else in the fallback folder (`fallbackLostPath`: a read-only ledger
+ * dir). Nothing at all where even that is refused: the resident guard then keeps the mark in memory
+ * (lib/guard/resident/sessions.ts). Never throws.
  */
 export function markLost(dir: string, record: LedgerRecord, why: string): void {
   const what = `${record.event}${record.tool ? ` ${record.tool}` : ""}${
@@ -90,8 +107,17 @@ export function markLost(dir: string, record: LedgerRecord, why: string): void {
   }
   try {
     io.createNew(io.joinPath(dir, lostFileName(record.session)), "");
+    return;
+  } catch (err) {
+    // Already marked, or nothing can be created here (read-only): the fallback folder then.
+    if (io.codeOf(err) === "EEXIST") return;
+  }
+  try {
+    const fallback = fallbackLostPath(dir, record.session);
+    mkdirSync(dirname(fallback), { recursive: true, mode: 0o700 });
+    io.createNew(fallback, "");
   } catch {
-    // Already marked (EEXIST), or nothing can be created here.
+    // Marked already, or nowhere to write at all: the resident guard keeps the mark in memory.
   }
 }
 
@@ -245,9 +271,9 @@ export function readLedger(
   return { records, corrupt, bytes };
 }
 
-/** True when a record of the session was lost and only the `.lost` file says so (`markLost`). */
+/** True when a record of the session was lost and only a `.lost` file says so (`markLost`). */
 export function isLost(dir: string, session: string): boolean {
-  return exists(io.joinPath(dir, lostFileName(session)));
+  return exists(io.joinPath(dir, lostFileName(session))) || exists(fallbackLostPath(dir, session));
 }
 
 /** The note of the marker for lines that were not records. */

@@ -62,6 +62,14 @@ export function trialKey(ledgerDir: string): string {
   return key;
 }
 
+/**
+ * The trial's hook secret: what every http hook sends and the resident guard requires (issue 40), derived from
+ * the trial's key so each `up` of the trial, and a guard the SessionStart check starts, agree on it.
+ */
+export function hookToken(key: string): string {
+  return createHmac("sha256", key).update("fiable-guard/hooks").digest("hex");
+}
+
 /** A fresh challenge for one probe. */
 export function newChallenge(): string {
   return randomBytes(16).toString("hex");

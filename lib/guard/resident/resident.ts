@@ -4,18 +4,10 @@
  * it came back (`restart`) and what it missed while it was down (`gap`). Web and `node:` APIs only.
  */
 import { spawn } from "node:child_process";
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  writeFileSync,
-} from "node:fs";
+import { closeSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
+import * as io from "../io.ts";
 import { parseLedger, saveRecord } from "../ledger/ledger.ts";
 import { type Arm, type LedgerRecord } from "../engine/record.ts";
 import { bySession, guardRecord, missedCalls, transcriptCalls } from "./gap.ts";
@@ -41,6 +33,8 @@ export const PID_FILE = "guard.pid";
 export const SERVE_LOG = "guard-serve.log";
 /** Session id → transcript path, kept by the resident guard so a restart can count what it missed. */
 export const TRANSCRIPTS_FILE = "guard-transcripts.json";
+/** The largest transcript map read (a larger one is read as none). */
+const MAX_TRANSCRIPTS_FILE = 4 * 1024 * 1024;
 /** The largest transcript read to count missed calls. */
 const MAX_TRANSCRIPT = 64 * 1024 * 1024;
 
@@ -166,7 +160,7 @@ export function startResident(options: StartOptions): Started {
   if (options.restartNote) args.push("--restart-note", options.restartNote);
   if (options.session) args.push("--session", options.session);
   const [cmd, ...rest] = guardArgv(options.script, args);
-  const log = openSync(join(options.ledgerDir, SERVE_LOG), "a");
+  const log = io.openLog(join(options.ledgerDir, SERVE_LOG));
   try {
     const child = spawn(cmd, rest, {
       detached: true,
@@ -178,7 +172,7 @@ export function startResident(options: StartOptions): Started {
     child.on("error", () => (exited = true));
     child.unref();
     if (!child.pid) throw new Error(`Cannot start the resident guard: ${cmd} did not start.`);
-    writeFileSync(join(options.ledgerDir, PID_FILE), `${child.pid}\n`);
+    io.writeWhole(join(options.ledgerDir, PID_FILE), `${child.pid}\n`);
     return { pid: child.pid, exited: () => exited };
   } finally {
     closeSync(log);
@@ -229,7 +223,7 @@ export function stopResident(pid: number): void {
 /** The pid recorded in guard.pid, or null. */
 export function recordedPid(ledgerDir: string): number | null {
   try {
-    const pid = Number(readFileSync(join(ledgerDir, PID_FILE), "utf8").trim());
+    const pid = Number(io.readRange(join(ledgerDir, PID_FILE), 0, 32).trim());
     return Number.isInteger(pid) && pid > 0 ? pid : null;
   } catch {
     return null;
@@ -246,7 +240,8 @@ export function ledgerDirRecords(ledgerDir: string): LedgerRecord[] {
   }
   return names.flatMap((name) => {
     try {
-      return parseLedger(readFileSync(join(ledgerDir, name), "utf8")).records;
+      // Never through a link, never a FIFO (it would hold a restarting guard up before it listens).
+      return parseLedger(io.readRange(join(ledgerDir, name), 0, Number.MAX_SAFE_INTEGER)).records;
     } catch {
       return [];
     }
@@ -260,7 +255,7 @@ export function transcriptOf(text: string): string | null {
 
 function readTranscripts(ledgerDir: string): Record<string, string> {
   try {
-    const map = JSON.parse(readFileSync(join(ledgerDir, TRANSCRIPTS_FILE), "utf8"));
+    const map = JSON.parse(io.readRange(join(ledgerDir, TRANSCRIPTS_FILE), 0, MAX_TRANSCRIPTS_FILE));
     return map && typeof map === "object" ? map : {};
   } catch {
     return {};
@@ -273,10 +268,9 @@ export function rememberTranscript(ledgerDir: string, session: string, path: str
     const map = readTranscripts(ledgerDir);
     if (map[session] === path) return;
     map[session] = path;
-    mkdirSync(ledgerDir, { recursive: true });
-    const tmp = join(ledgerDir, `${TRANSCRIPTS_FILE}.${process.pid}.tmp`);
-    writeFileSync(tmp, JSON.stringify(map) + "\n");
-    renameSync(tmp, join(ledgerDir, TRANSCRIPTS_FILE));
+    io.makeDir(ledgerDir);
+    // A temp file under a random name, created exclusively, renamed into place: never written through a link.
+    io.writeWhole(join(ledgerDir, TRANSCRIPTS_FILE), JSON.stringify(map) + "\n");
   } catch { /* counting missed calls is best effort */ }
 }
 
@@ -321,8 +315,10 @@ export function recordRestart(
         const path = transcripts[session];
         let counted = {};
         if (path && existsSync(path)) {
-          const text = readFileSync(path, "utf8").slice(-MAX_TRANSCRIPT);
-          counted = missedCalls(transcriptCalls(text), records, gap);
+          // Its tail, from a regular file opened without blocking: a FIFO or a huge file never holds it up.
+          try {
+            counted = missedCalls(transcriptCalls(io.readTail(path, MAX_TRANSCRIPT)), records, gap);
+          } catch { /* not a regular file: the missed calls are not countable */ }
         }
         const note = path ? "hook events missed while the guard was down" : "missed calls not countable: " +
           "no transcript path known for the session";

@@ -96,6 +96,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     ledgerDir: settings.ledgerDir,
     limits,
     checkpoints: options.env.FIABLE_CHECKPOINT !== "0",
+    arm: settings.arm,
   });
   /** The decision path's warm-up once it has run (null before, and for the stock arm). */
   let warmed: WarmReport | null = null;

@@ -13,8 +13,9 @@ import {
 } from "../ledger/checkpoint.ts";
 import { type Evidence, foldRecord } from "../engine/evidence.ts";
 import * as io from "../io.ts";
-import { ledgerFileName } from "../ledger/ledger.ts";
-import { type LedgerRecord } from "../engine/record.ts";
+import { ledgerFileName, saveRecord } from "../ledger/ledger.ts";
+import { type Arm, type LedgerRecord } from "../engine/record.ts";
+import { guardRecord } from "./gap.ts";
 
 /** When sessions are released, and how much the store may hold. */
 export interface SessionLimits {
@@ -111,6 +112,8 @@ export interface SessionStoreOptions {
   limits?: Partial<SessionLimits>;
   /** Load from and write evidence checkpoints (lib/guard/ledger/checkpoint.ts); default true. */
   checkpoints?: boolean;
+  /** The guard's arm, for the records the store writes itself (default `shadow`). */
+  arm?: Arm;
   now?: () => number;
 }
 
@@ -121,17 +124,21 @@ export class SessionStore {
   #held = new Map<string, Held>();
   #records = 0;
   #known = new Set<string>();
+  /** Per released session, the header line of the checkpoint written at its release (`LoadOptions.pinned`). */
+  #pinned = new Map<string, string>();
   /** Sessions a record of which did not reach the ledger: loaded degraded whatever the ledger says. */
   #lost = new Set<string>();
   #dir: string;
   #now: () => number;
   #checkpoints: boolean;
+  #arm: Arm;
 
   constructor(options: SessionStoreOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.#dir = options.ledgerDir;
     this.#now = options.now ?? Date.now;
     this.#checkpoints = options.checkpoints ?? true;
+    this.#arm = options.arm ?? "shadow";
   }
 
   /** True when the session's evidence is in memory. */
@@ -156,7 +163,19 @@ export class SessionStore {
       this.#held.set(session, held);
       return held.ev;
     }
-    return this.#hold(session, loadEvidence(this.#dir, session, { checkpoint: this.#checkpoints }));
+    const pinned = this.#pinned.get(session);
+    const loaded = loadEvidence(this.#dir, session, { checkpoint: this.#checkpoints, pinned });
+    if (loaded.tampered) this.#reportTamper(session, loaded);
+    return this.#hold(session, loaded);
+  }
+
+  /** Records what a session's reload found changed since this guard released it (a `guard` record). */
+  #reportTamper(session: string, loaded: LoadedEvidence): void {
+    this.tampered++;
+    const note = `tampering: ${loaded.tampered}. The session's evidence is what this guard held.`;
+    const t = new Date(this.#now()).toISOString();
+    saveRecord(this.#dir, guardRecord(session, this.#arm, "tamper", { t, note }));
+    loaded.bytes = null;
   }
 
   /**
@@ -276,6 +295,8 @@ export class SessionStore {
 
   /** Checkpoints that could not be written (a full disk, a read-only folder). */
   checkpointsFailed = 0;
+  /** Sessions whose ledger or checkpoint was found changed when they came back (`guard` `tamper` records). */
+  tampered = 0;
 
   /** Sessions and records held now, and the releases so far. */
   size(): { sessions: number; records: number; releases: Releases } {
@@ -286,6 +307,11 @@ export class SessionStore {
     const held = this.#held.get(session);
     if (!held) return;
     if (checkpoint && held.since > 0) this.#checkpoint(session, held);
+    // Pinned only when its checkpoint holds all the guard folded: a later ledger edit never loosens it.
+    if (checkpoint && held.bytes !== null && held.from?.header.bytes === held.bytes) {
+      if (this.#pinned.size >= 100_000) this.#pinned.clear();
+      this.#pinned.set(session, held.from.line);
+    } else this.#pinned.delete(session);
     this.#held.delete(session);
     this.#records -= held.records;
   }

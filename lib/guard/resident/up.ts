@@ -4,7 +4,8 @@
  * wait for `/health`; then write `settings.json` (http hooks, or command hooks when no guard answers) and
  * `harness.json`. Files are replaced atomically, so Claude Code never reads half a settings file.
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
+import { writeWhole } from "../io.ts";
 import { dirname, join } from "node:path";
 import type { Arm } from "../engine/record.ts";
 import { DEFAULT_SERVERS, type HookMode, settingsJson } from "../config/claude_settings.ts";
@@ -21,6 +22,8 @@ import {
   stopResident,
   waitHealthy,
 } from "./resident.ts";
+import { hookToken, trialKey } from "./key.ts";
+import { TOKEN_ENV } from "./access.ts";
 
 /** What `up` is given. */
 export interface UpOptions {
@@ -46,11 +49,10 @@ export interface UpResult {
   note?: string;
 }
 
+/** Writes a file whole through a temp file under a random name, created exclusively (never through a link). */
 function writeAtomic(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.fiable-tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
+  writeWhole(path, text);
 }
 
 /** Why a guard that starts now replaces an earlier one, or undefined for the trial's first guard. */
@@ -68,6 +70,8 @@ export async function bringUp(options: UpOptions): Promise<UpResult> {
   mkdirSync(ledgerDir, { recursive: true });
   const servers = options.servers.length ? options.servers : [...DEFAULT_SERVERS];
   const expected = expectedGuard(arm, ledgerDir);
+  // The trial's hook secret: the guard started here requires it, and the hooks written below send it.
+  const token = hookToken(trialKey(ledgerDir));
   const found = await probe(port, expected, 1000);
   let health: Health | null = found.health;
   let reused = false;
@@ -90,7 +94,7 @@ export async function bringUp(options: UpOptions): Promise<UpResult> {
       port,
       arm,
       ledgerDir,
-      env: options.env,
+      env: { ...options.env, [TOKEN_ENV]: token },
       restartNote: restartNote(ledgerDir),
     });
     health = await waitHealthy(port, expected, { ms: options.waitMs, started });
@@ -104,7 +108,7 @@ export async function bringUp(options: UpOptions): Promise<UpResult> {
   const hooks: HookMode = health ? "http" : "command";
   writeAtomic(
     options.settingsFile,
-    settingsJson({ mode: hooks, arm, ledgerDir, guard: options.guard, port, servers }),
+    settingsJson({ mode: hooks, arm, ledgerDir, guard: options.guard, port, servers, token }),
   );
   const harness: Record<string, unknown> = {
     arm,
