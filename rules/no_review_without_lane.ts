@@ -3,7 +3,7 @@
  * routing"), a clinical decision is the wrong path: every agent on pa_t035 ignored the error, approved and
  * failed the intake checks. Re-confirming the intake decisions after the failure releases the rule. In two
  * trials (P4, P9) it comes too late: the agent had routed the case to the notification-only lane, which
- * finalizes the approval itself (lib/guard/engine/doom.ts).
+ * finalizes the approval itself (lib/trajectories/doom.ts).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { CLINICAL_DECISION_TOOLS, shown } from "../lib/guard/engine/facts.ts";

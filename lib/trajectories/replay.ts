@@ -1,7 +1,7 @@
 /**
  * Replay: recorded χ-Bench trials → the hook events the live guard would have seen → the same engine
  * (`decide`), per arm. Shadow semantics: a would-be block is recorded and the trial continues as recorded.
- * Each failed check's doom (the first executed call that fixes it, lib/guard/engine/doom.ts) is kept with
+ * Each failed check's doom (the first executed call that fixes it, lib/trajectories/doom.ts) is kept with
  * the trial, so verdict.ts can tell a block in time from one too late; the trial-level metrics are there.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -19,7 +19,7 @@ import {
 import { type Bounds, decide, DEFAULT_BOUNDS, type GuardEvent } from "../guard/engine/decide.ts";
 import { RECENT_TEXT, recentText } from "../guard/engine/judge.ts";
 import { isJudged } from "../guard/engine/judges/mod.ts";
-import { checkMatches, doomIndex } from "../guard/engine/doom.ts";
+import { checkMatches, doomIndex } from "./doom.ts";
 import { type SavedEvent, withSavedReads } from "./saved_reads.ts";
 import { extractIds, normalizeId, stringsIn } from "../guard/engine/ids.ts";
 import { isIdentifier } from "../guard/engine/critic.ts";
@@ -435,7 +435,7 @@ function verdictOf(
   };
 }
 
-/** Each failed check's first executed dooming call among the trial's χ-World calls (lib/guard/engine/doom.ts). */
+/** Each failed check's first executed dooming call among the trial's χ-World calls (lib/trajectories/doom.ts). */
 export function doomPoints(
   calls: readonly ToolEvent[],
   failed: readonly string[],

@@ -4,11 +4,11 @@
  * Parquet summary, the judge figures, rule_regression and the dashboard all read these two functions.
  *
  * Time-aware: a block helps a failed check only if it comes at or before the first executed call that dooms
- * the check (lib/guard/engine/doom.ts; a block on that call itself counts); the closure gate blocks at the stop, so
+ * the check (lib/trajectories/doom.ts; a block on that call itself counts); the closure gate blocks at the stop, so
  * it helps only checks doomed there. A shadow replay shows when a block would have come, not what the agent
  * would have done after it: "rescued" means every failed deterministic check had such a block.
  */
-import { checkMatches } from "../guard/engine/doom.ts";
+import { checkMatches } from "./doom.ts";
 import { GATE_PROTECTS } from "../guard/engine/closure.ts";
 import type { Arm } from "../guard/engine/record.ts";
 import type { UnresolvedCall } from "./atif.ts";
@@ -50,7 +50,7 @@ export interface ArmResult {
   nextCall?: Record<string, NextCallCounts>;
 }
 
-/** The first executed call that dooms a failed check (lib/guard/engine/doom.ts). */
+/** The first executed call that dooms a failed check (lib/trajectories/doom.ts). */
 export interface DoomPoint {
   /** Position among the trial's χ-World calls, as FiredCall.at. */
   at: number;
