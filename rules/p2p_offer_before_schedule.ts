@@ -7,9 +7,8 @@
  */
 import { idArg, okCalls, plainText } from "../lib/guard/engine/facts.ts";
 import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
-import { p2pNextStep } from "../lib/guard/engine/next_ids.ts";
+import { p2pNextStep, PAST_REQUESTED } from "../lib/guard/engine/next_ids.ts";
 
-const PAST_REQUESTED = /"status"\s*:\s*"(?:slots_offered|slot_selected|scheduled|event_open|completed)"/;
 const SCHEDULE = toolCall("p2p.schedule", {
   request_id: "P2P-5439b781",
   payer_contact_id: "PAYER-CONTACT-001",

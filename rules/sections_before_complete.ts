@@ -10,9 +10,10 @@
 import { objectArg, okOnCase } from "../lib/guard/engine/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
 import { callText } from "../lib/guard/engine/next_call.ts";
+import { CM_SECTIONS } from "../lib/guard/engine/next_ids.ts";
 
-/** The sections the verifier requires. */
-export const SECTIONS = ["clinical", "medication", "behavioral_health", "sdoh"];
+/** The sections the verifier requires (the list the care-management next steps name, next_ids.ts). */
+export const SECTIONS = CM_SECTIONS;
 
 const CASE = "CM-CASE-CM_AFIB_001";
 const SAVE = (section: string, asText = false) => {

@@ -204,7 +204,8 @@ export function withP2pRequest(ev: Evidence, caseId: string, make: (requestId: s
 }
 
 /** A P2P request whose slots were offered (an offer succeeded, or a result shows it past `requested`). */
-const PAST_REQUESTED = /"status"\s*:\s*"(?:slots_offered|slot_selected|scheduled|event_open|completed)"/;
+export const PAST_REQUESTED =
+  /"status"\s*:\s*"(?:slots_offered|slot_selected|scheduled|event_open|completed)"/;
 const PAST_OFFERED = /"status"\s*:\s*"(?:slot_selected|scheduled|event_open|completed)"/;
 
 function reached(ev: Evidence, requestId: string, tool: string, status: RegExp): boolean {
