@@ -23,6 +23,7 @@ import { checkMatches, doomIndex } from "./doom.ts";
 import { type SavedEvent, withSavedReads } from "./saved_reads.ts";
 import { extractIds, normalizeId, stringsIn } from "../guard/engine/ids.ts";
 import { isIdentifier } from "../guard/engine/critic.ts";
+import { countGrade, gradeRecord, nextCallCounts } from "./next_call.ts";
 import { isMutating } from "../guard/engine/names.ts";
 import { ledgerFileName } from "../guard/ledger/ledger.ts";
 import { type Arm, type LedgerRecord } from "../guard/engine/record.ts";
@@ -304,6 +305,9 @@ export function replayArm(
       }
     }
     if (marked.event === "stop" && marked.decision !== "allow") result.closure = marked.obligations ?? [];
+    for (const [id, graded] of gradeRecord(marked, records)) {
+      countGrade((result.nextCall ??= {})[id] ??= nextCallCounts(), graded);
+    }
     records.push(marked);
     if (marked.event === "post" && (call as SavedEvent | undefined)?.saved) {
       saved = { record: marked, call: call! };

@@ -53,6 +53,14 @@ export const ArmResult = z.object({
    * the agent read of the file; the live guard reads it whole): not observable, counted in no block figure.
    */
   unobservable: z.optional(z.record(z.string(), z.array(FiredCall))),
+  /**
+   * Protector → its deny reasons (a stop-gate obligation: each stop block naming it) graded by how complete
+   * the next call they name is (lib/trajectories/next_call.ts NextCallCounts).
+   */
+  nextCall: z.optional(z.record(
+    z.string(),
+    z.object({ complete: z.number(), partial: z.number(), none: z.number(), unheld: z.number() }),
+  )),
 });
 export type ArmResult = z.infer<typeof ArmResult>;
 

@@ -13,6 +13,7 @@ import { GATE_PROTECTS } from "../guard/engine/closure.ts";
 import type { Arm } from "../guard/engine/record.ts";
 // Types only: the records are summary.json's schema's (summary_file.ts), and this file loads no npm package.
 import type { ArmResult, DoomPoint, FiredCall, TrialReplay } from "./summary_file.ts";
+import { addCounts, type NextCallCounts, nextCallCounts } from "./next_call.ts";
 
 export type { ArmResult, DoomPoint, FiredCall, TrialReplay };
 
@@ -51,6 +52,8 @@ export interface ArmVerdict {
   rescueIgnoringTime: Rescue;
   /** Rules whose only blocks rested on an id a saved result may hold (`ArmResult.unobservable`). */
   unobservable?: string[];
+  /** The trial's deny reasons by protector and grade (`ArmResult.nextCall`). */
+  nextCall?: Record<string, NextCallCounts>;
 }
 
 /** The closure gate's name where protectors are listed together (verdicts.parquet, the CLI table). */
@@ -119,6 +122,7 @@ export function armVerdict(t: TrialReplay, arm: Arm): ArmVerdict | null {
     rescue: rescue(true),
     rescueIgnoringTime: rescue(false),
     ...(r.unobservable ? { unobservable: Object.keys(r.unobservable).sort() } : {}),
+    ...(r.nextCall ? { nextCall: r.nextCall } : {}),
   };
 }
 
@@ -155,6 +159,11 @@ export interface ReplaySummary {
    * not observable in replay, and in no figure above.
    */
   not_observable_fires: Record<string, { failed: number; passed: number }>;
+  /**
+   * Per protector (a rule, a judge, the panel, a stop-gate obligation), its deny reasons by how complete the
+   * next call they name is: complete (the tool and every id it needs, each in the evidence), partial, none.
+   */
+  next_call: Record<string, NextCallCounts>;
 }
 
 /** Counts with nothing counted yet. */
@@ -197,6 +206,7 @@ export function summarizeVerdicts(trials: readonly Counted[], unreadable: number
     rescue_estimate: { upper: 0, strict: 0 },
     rescue_ignoring_time: { upper: 0, strict: 0 },
     not_observable_fires: {},
+    next_call: {},
   };
   for (const t of trials) {
     if (t.passed) s.passed++;
@@ -207,6 +217,9 @@ export function summarizeVerdicts(trials: readonly Counted[], unreadable: number
     for (const [id, f] of Object.entries(v.rules)) countFire(s.by_rule[id] ??= fireCounts(), v.passed, f);
     if (v.gate) countFire(s.closure_gate, v.passed, v.gate);
     if (v.blocked) s.trials_blocked[v.passed ? "passed" : "failed"]++;
+    for (const [id, n] of Object.entries(v.nextCall ?? {})) {
+      addCounts(s.next_call[id] ??= nextCallCounts(), n);
+    }
     for (const id of v.unobservable ?? []) {
       (s.not_observable_fires[id] ??= { failed: 0, passed: 0 })[v.passed ? "passed" : "failed"]++;
     }
@@ -221,6 +234,7 @@ export function summarizeVerdicts(trials: readonly Counted[], unreadable: number
     }
   }
   s.by_rule = Object.fromEntries(Object.entries(s.by_rule).sort(([a], [b]) => a.localeCompare(b)));
+  s.next_call = Object.fromEntries(Object.entries(s.next_call).sort(([a], [b]) => a.localeCompare(b)));
   return s;
 }
 
