@@ -1,7 +1,7 @@
 /**
  * The trace table: which verifier checks each contract rule (and each closure-gate obligation) protects,
  * then every deterministic check the v1.0.0 verifier emits with its protectors and the calls that doom it
- * (lib/guard/engine/doom.ts: a block after them is too late), and the totals against the catalog's
+ * (lib/trajectories/doom.ts: a block after them is too late), and the totals against the catalog's
  * `preventable = yes` count and the original design's 42.
  *
  *   deno task coverage          # text
@@ -10,7 +10,7 @@
 import { type CheckInfo, CHECKS } from "./rules/catalog/checks.ts";
 import { RULES } from "./rules/mod.ts";
 import { GATE_PROTECTS } from "./lib/guard/engine/closure.ts";
-import { doomCallText, doomOf } from "./lib/guard/engine/doom.ts";
+import { doomCallText, doomOf } from "./lib/trajectories/doom.ts";
 import { type CommandSpec, runCli } from "./lib/cli.ts";
 
 /** The command line. */
@@ -62,7 +62,7 @@ export interface CoverageRow {
   stage: string;
   preventable: string;
   by: string[];
-  /** The calls that doom it once executed (lib/guard/engine/doom.ts); empty: only the stop. */
+  /** The calls that doom it once executed (lib/trajectories/doom.ts); empty: only the stop. */
   doomedBy: string[];
   /** Those calls doom it only when one of these checks failed too. */
   doomWith: string[];

@@ -14,6 +14,12 @@ import { basename, join, resolve } from "node:path";
 import { type Arm, ARMS } from "./lib/guard/engine/record.ts";
 import type { FireCounts } from "./lib/trajectories/verdict.ts";
 import {
+  addCounts,
+  completeShares,
+  type NextCallCounts,
+  nextCallCounts,
+} from "./lib/trajectories/next_call.ts";
+import {
   DEFAULT_ARMS,
   type PacketSummary,
   type ReplayReport,
@@ -189,6 +195,8 @@ export function formatSummary(arm: Arm, s: ReplaySummary): string {
   lines.push("");
   lines.push(`trials blocked: ${s.trials_blocked.failed} failed, ${s.trials_blocked.passed} passed`);
   lines.push(rescueLine(s));
+  const next = nextCallTotal(s);
+  if (next.complete + next.partial + next.none) lines.push(nextCallLine(next));
   const unseen = Object.entries(s.not_observable_fires ?? {});
   if (unseen.length) {
     lines.push(
@@ -198,6 +206,64 @@ export function formatSummary(arm: Arm, s: ReplaySummary): string {
         }`,
     );
   }
+  return lines.join("\n");
+}
+
+/** Every protector's graded deny reasons summed. */
+function nextCallTotal(s: ReplaySummary): NextCallCounts {
+  const total = nextCallCounts();
+  for (const n of Object.values(s.next_call ?? {})) addCounts(total, n);
+  return total;
+}
+
+function percent(share: number | null): string {
+  return share === null ? "·" : `${Math.round(100 * share)}%`;
+}
+
+function nextCallLine(n: NextCallCounts): string {
+  const share = completeShares(n);
+  return `next call named in deny reasons (and stop-gate obligations): ${n.complete} complete, ${n.partial} ` +
+    `partial (${n.unheld} where the evidence held no id of the kind yet), ${n.none} none: ` +
+    `${percent(share.all)} complete, ${percent(share.held)} where the evidence held the ids`;
+}
+
+/**
+ * One arm, per protector and packet: its deny reasons (each stop block for an obligation) by how complete
+ * the next call they name is, `complete/partial/none` (lib/trajectories/next_call.ts), then the share
+ * complete, over all and where the evidence held the ids (partial reasons whose missing id the evidence
+ * held no id of the kind of are left out of the second), per packet and over all.
+ */
+export function formatNextCalls(arm: Arm, packets: PacketSummary[]): string {
+  const rows = packets.map((p) => ({ name: p.name, s: p.summary[arm]! })).filter((p) => p.s);
+  const ids = [...new Set(rows.flatMap((p) => Object.keys(p.s.next_call ?? {})))].sort();
+  const lines = [
+    `arm ${arm}: next call in deny reasons by packet (cells: complete/partial/none; complete = the tool and ` +
+    "every id it needs, each in the evidence)",
+    "",
+    `| protector | ${rows.map((_, i) => `P${i + 1}`).join(" | ")} | all | complete | … where held |`,
+    `|---|${rows.map(() => "---:").join("|")}|---:|---:|---:|`,
+  ];
+  const cellOf = (n?: NextCallCounts) => n ? `${n.complete}/${n.partial}/${n.none}` : "·";
+  for (const id of ids) {
+    const all = nextCallCounts();
+    for (const p of rows) if (p.s.next_call?.[id]) addCounts(all, p.s.next_call[id]);
+    const share = completeShares(all);
+    lines.push(
+      `| ${id} | ${rows.map((p) => cellOf(p.s.next_call?.[id])).join(" | ")} | ${cellOf(all)} | ` +
+        `${percent(share.all)} | ${percent(share.held)} |`,
+    );
+  }
+  const totals = rows.map((p) => nextCallTotal(p.s));
+  const all = nextCallCounts();
+  for (const t of totals) addCounts(all, t);
+  const share = completeShares(all);
+  lines.push(
+    `| all | ${totals.map(cellOf).join(" | ")} | ${cellOf(all)} | ${percent(share.all)} | ${
+      percent(share.held)
+    } |`,
+  );
+  lines.push(`| complete | ${totals.map((t) => percent(completeShares(t).all)).join(" | ")} | | | |`);
+  lines.push(`| … where held | ${totals.map((t) => percent(completeShares(t).held)).join(" | ")} | | | |`);
   return lines.join("\n");
 }
 
@@ -241,6 +307,7 @@ export function formatReport(report: ReplayReport, opts: { byPacket?: boolean } 
   if (opts.byPacket || report.packets.length > 1) {
     parts.push(...report.arms.map((arm) => formatByPacket(arm, report.packets)));
   }
+  parts.push(...report.arms.map((arm) => formatNextCalls(arm, report.packets)));
   const hidden = report.trials.filter((t) => t.observable === false);
   if (hidden.length) {
     parts.push(

@@ -1,6 +1,6 @@
 /**
- * The card's commands on a fresh clone: `deno run -A install.ts …` (and aggregate, replay, verify) with no
- * node_modules. deno.json's `nodeModulesDir` is `manual` because `auto` and `none` make every `deno task`,
+ * The card's commands on a fresh clone: `deno run -A install.ts …` (and aggregate, replay, verify, and
+ * `guard.ts pre`) with no node_modules. deno.json's `nodeModulesDir` is `manual` because `auto` and `none` make every `deno task`,
  * the demo's too, first fetch all of deno.lock (220 MB); so a bare `deno run` finds no npm package until
  * something installs them, and Deno's own answer is a resolution error with a stack backtrace.
  *
@@ -9,7 +9,8 @@
  * versions, and none loads through Deno's global cache either (`--node-modules-dir=none`), it runs
  * `deno install` once and then the same command again. A failed import is cached for the life of a Deno
  * process, hence the second process. Without every permission (a plain `deno run`) it cannot, and says the one
- * command to run instead.
+ * command to run instead. guard.ts, whose hook must answer fast, checks nothing up front: only when its command
+ * mode fails to load for a missing package does it call `rerunInstalled`, on the same stdin.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";

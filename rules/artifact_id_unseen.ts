@@ -8,37 +8,40 @@
  * A result Claude Code saved to a file counts: live the guard reads the file behind the notice, replay takes what
  * the agent read of it. In replay an id a saved result may hold that the agent never read is reported as not
  * observable, not as a block (lib/trajectories/replay.ts).
+ * The next call names the id the record holds for the argument (the case's one P2P request, letter or
+ * bundle), else the exact lookup that lists such ids, then the call; the call's other ids the record does not
+ * hold are replaced by the ones it does (a request's own contact).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { groundedIds, mutatingTools, shown } from "../lib/guard/engine/facts.ts";
-import { normalizeId } from "../lib/guard/engine/ids.ts";
-import { toolInfo } from "../lib/guard/engine/names.ts";
+import { ID_SHAPES, normalizeId, subjectKey } from "../lib/guard/engine/ids.ts";
 import { type Call, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
-import type { Evidence } from "../lib/guard/engine/evidence.ts";
+import { caseKeyOf, type Evidence } from "../lib/guard/engine/evidence.ts";
+import { idsOfKind, unseenIdNext } from "../lib/guard/engine/next_ids.ts";
 import { TOOLS } from "./catalog/tools.ts";
 
 const ARGS = ["request_id", "session_id", "letter_id", "bundle_document_id", "form_id", "document_ids"];
 
-/** Where an id of each kind comes from, by seat: the call that lists it or the result that created it. */
-const SOURCES: Record<string, Record<string, string>> = {
-  request_id: {
-    payer: "p2p_list with the case_id (or read it from the review_submit_md_case_decision result)",
-    provider: "auth_check_status or inbox_list_messages with the case_id",
-  },
-  session_id: { cm: "cm_outreach_start_outreach_call (its result carries the session_id)" },
-  letter_id: { payer: "payer_letter_center_list with the case_id (or read it from the generate_* result)" },
-  bundle_document_id: {
-    provider: "docs_list_case_documents with the case_id (or read it from docs_create_submission_bundle)",
-  },
-  form_id: { provider: "forms_list_required_forms with the case_id" },
-  document_ids: { provider: "docs_list_case_documents with the case_id" },
+/** The id kind of each single-id argument (lib/guard/engine/ids.ts ID_SHAPES). */
+const KINDS: Record<string, keyof typeof ID_SHAPES> = {
+  request_id: "p2p",
+  session_id: "session",
+  letter_id: "letter",
+  bundle_document_id: "document",
 };
 
-/** The call that yields `arg` for the caller's seat (the tool's own domain when the seat is unknown). */
-function sourceOf(arg: string, call: Call, evidence: Evidence): string {
-  const domain = toolInfo(call.tool)?.domain;
-  const seat = evidence.seat ?? (domain === "shared" ? null : domain) ?? "";
-  return SOURCES[arg]?.[seat] ?? "the tool of your seat that lists or creates it";
+/**
+ * The artifact ids of the argument's kind the record holds for the call's case (a bundle id for
+ * bundle_document_id); none for a list of documents, whose choice is the agent's: that gets the lookup.
+ */
+function knownFor(call: Call, ev: Evidence, arg: string): string[] {
+  const kind = KINDS[arg];
+  if (!kind) return [];
+  const caseKey = caseKeyOf(call.input, ev.owners);
+  return idsOfKind(ev, kind).filter((id) =>
+    (arg !== "bundle_document_id" || /^DOC-BUNDLE-/.test(id)) &&
+    (!caseKey || !ev.owners.has(id) || subjectKey(ev.owners.get(id)!) === caseKey)
+  );
 }
 
 const CASE = "CASE-3903B8ED";
@@ -77,7 +80,7 @@ const SCHEDULE = toolCall("p2p.schedule", {
 });
 
 /** GLOBAL-05: no mutation naming a request, session, letter, bundle, form or document id never returned. */
-export const rule: Rule<{ tool: string; arg: string; value: string; source: string }> = {
+export const rule: Rule<{ tool: string; arg: string; value: string; next: string }> = {
   meta: {
     id: "GLOBAL-05",
     fromAbsence: true,
@@ -93,8 +96,7 @@ export const rule: Rule<{ tool: string; arg: string; value: string; source: stri
       "outcome.letter_types",
       "provider_pre_submission.required_documents_present",
     ],
-    message: "Cannot call {tool} with {arg}={value}: no earlier result returned that id. Call {source}, " +
-      "then pass {arg} exactly as returned.",
+    message: "Cannot call {tool} with {arg}={value}: no earlier result returned that id. {next}.",
   },
   check(call, evidence) {
     const grounded = groundedIds(evidence);
@@ -104,7 +106,8 @@ export const rule: Rule<{ tool: string; arg: string; value: string; source: stri
       for (const value of values) {
         if (typeof value !== "string" || !value.trim()) continue;
         if (!grounded.has(normalizeId(value))) {
-          return { tool: shown(call), arg, value: value.trim(), source: sourceOf(arg, call, evidence) };
+          const next = unseenIdNext(call, evidence, arg, knownFor(call, evidence, arg));
+          return { tool: shown(call), arg, value: value.trim(), next };
         }
       }
     }
@@ -132,7 +135,27 @@ export const rule: Rule<{ tool: string; arg: string; value: string; source: stri
         tool: "payer_letter_center_deliver",
         arg: "letter_id",
         value: "LET-00000001",
-        source: SOURCES.letter_id.payer,
+        next: "Call payer_letter_center_deliver(letter_id=LET-cff9a2d8) (the letter_id the record holds)",
+      },
+      reason: "Cannot call payer_letter_center_deliver with letter_id=LET-00000001: no earlier result " +
+        "returned that id. Call payer_letter_center_deliver(letter_id=LET-cff9a2d8) (the letter_id the record " +
+        "holds).",
+    },
+    {
+      name: "a letter id before any letter was listed",
+      call: DELIVER("LET-00000001"),
+      evidence: {
+        prompt: PAYER,
+        calls: [
+          toolCall("payer_letter_center.list", { case_id: CASE }, { result: { case_id: CASE, items: [] } }),
+        ],
+      },
+      data: {
+        tool: "payer_letter_center_deliver",
+        arg: "letter_id",
+        value: "LET-00000001",
+        next: "Call payer_letter_center_list(case_id=CASE-3903B8ED) first, then " +
+          "payer_letter_center_deliver(letter_id=<the id exactly as it returns it>)",
       },
     },
     {
@@ -144,7 +167,8 @@ export const rule: Rule<{ tool: string; arg: string; value: string; source: stri
         tool: "docs_create_submission_bundle",
         arg: "document_ids",
         value: "DOC-x1",
-        source: SOURCES.document_ids.provider,
+        next: "Call docs_list_case_documents(case_id=CASE-ACT-001) first, then " +
+          "docs_create_submission_bundle(case_id=CASE-ACT-001, document_ids=<the id exactly as it returns it>)",
       },
     },
   ],

@@ -10,6 +10,7 @@
  */
 import { objectArg } from "../lib/guard/engine/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { callText } from "../lib/guard/engine/next_call.ts";
 
 const END = (summary: Record<string, unknown>) =>
   toolCall("cm_outreach.end_outreach_call", { session_id: "SES-0E12A4B9", summary });
@@ -17,8 +18,12 @@ const END = (summary: Record<string, unknown>) =>
 /** The engagement statuses that say the member did not consent. */
 const NO_CONSENT = ["refused", "pending"];
 
+const READ = "cm_outreach_get_transcript(session_id=SES-0E12A4B9)";
+const END_AGAIN = "cm_outreach_end_outreach_call(session_id=SES-0E12A4B9, summary=<one summary whose " +
+  "consent_obtained and engagement_status agree with the transcript>)";
+
 /** CM-09: no outreach summary whose consent_obtained contradicts its engagement_status. */
-export const rule: Rule<{ sessionId: string; consent: string; status: string }> = {
+export const rule: Rule<{ sessionId: string; consent: string; status: string; read: string; end: string }> = {
   meta: {
     id: "CM-09",
     name: "consent-matches-engagement",
@@ -29,8 +34,7 @@ export const rule: Rule<{ sessionId: string; consent: string; status: string }> 
     message:
       "Cannot end outreach call {sessionId} with this summary: consent_obtained={consent} contradicts " +
       "engagement_status={status} (engaged means the member consented; refused and pending mean they did " +
-      "not). Re-read cm_outreach_get_transcript and send one summary whose two fields agree with what the " +
-      "member said.",
+      "not). What the member said decides it: read {read}, then call {end}.",
   },
   check(call) {
     const summary = objectArg(call.input.summary);
@@ -38,7 +42,18 @@ export const rule: Rule<{ sessionId: string; consent: string; status: string }> 
     const status = String(summary?.engagement_status ?? "");
     const contradicts = (consent === true && NO_CONSENT.includes(status)) ||
       (consent === false && status === "engaged");
-    return contradicts ? { sessionId: arg(call, "session_id"), consent: String(consent), status } : null;
+    if (!contradicts) return null;
+    const sessionId = arg(call, "session_id");
+    return {
+      sessionId,
+      consent: String(consent),
+      status,
+      read: callText("cm_outreach.get_transcript", { session_id: sessionId }),
+      end: callText("cm_outreach.end_outreach_call", {
+        session_id: sessionId,
+        summary: "<one summary whose consent_obtained and engagement_status agree with the transcript>",
+      }),
+    };
   },
   valid: [
     {
@@ -62,7 +77,12 @@ export const rule: Rule<{ sessionId: string; consent: string; status: string }> 
       name: "refused but consent recorded",
       call: END({ engagement_status: "refused", consent_obtained: true }),
       evidence: {},
-      data: { sessionId: "SES-0E12A4B9", consent: "true", status: "refused" },
+      data: { sessionId: "SES-0E12A4B9", consent: "true", status: "refused", read: READ, end: END_AGAIN },
+      reason: "Cannot end outreach call SES-0E12A4B9 with this summary: consent_obtained=true contradicts " +
+        "engagement_status=refused (engaged means the member consented; refused and pending mean they did " +
+        "not). What the member said decides it: read cm_outreach_get_transcript(session_id=SES-0E12A4B9), " +
+        "then call cm_outreach_end_outreach_call(session_id=SES-0E12A4B9, summary=<one summary whose " +
+        "consent_obtained and engagement_status agree with the transcript>).",
     },
     {
       name: "engaged without consent, the summary as JSON text",
@@ -71,7 +91,7 @@ export const rule: Rule<{ sessionId: string; consent: string; status: string }> 
         summary: JSON.stringify({ engagement_status: "engaged", consent_obtained: false }),
       }),
       evidence: {},
-      data: { sessionId: "SES-0E12A4B9", consent: "false", status: "engaged" },
+      data: { sessionId: "SES-0E12A4B9", consent: "false", status: "engaged", read: READ, end: END_AGAIN },
     },
   ],
 };

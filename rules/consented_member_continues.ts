@@ -6,6 +6,7 @@
  */
 import { objectArg, okCalls, shown } from "../lib/guard/engine/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { cmNextStep } from "../lib/guard/engine/next_ids.ts";
 
 const CASE = "CM-CASE-CM_AFIB_001";
 const END = (consent: boolean) =>
@@ -20,7 +21,7 @@ const BLOCK = toolCall("cm_assessment.save_section", {
 });
 
 /** CM-04: no blocked assessment section or disenrolment after the member consented. */
-export const rule: Rule<{ tool: string; caseId: string }> = {
+export const rule: Rule<{ tool: string; caseId: string; next: string }> = {
   meta: {
     id: "CM-04",
     name: "consented-member-continues",
@@ -36,14 +37,16 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
     ],
     message:
       "Cannot call {tool} on {caseId} this way: the member consented on the outreach call. Finish the " +
-      "assessment with the information you have (cm_assessment_save_section without blocked_reason for each " +
-      "section, then cm_assessment_complete_assessment) and continue to the care plan.",
+      "assessment with the information you have, each section without blocked_reason: the next step is " +
+      "{next}; then complete the assessment and continue to the care plan.",
   },
   check(call, evidence) {
     if (call.tool === "cm_assessment.save_section" && !arg(call, "blocked_reason")) return null;
     const consented = okCalls(evidence, "cm_outreach.end_outreach_call")
       .some((c) => objectArg(c.input.summary)?.consent_obtained === true);
-    return consented ? { tool: shown(call), caseId: arg(call, "case_id") } : null;
+    if (!consented) return null;
+    const caseId = arg(call, "case_id");
+    return { tool: shown(call), caseId, next: cmNextStep(evidence, caseId, "assessment") };
   },
   valid: [
     { name: "a blocked section after the member refused", call: BLOCK, evidence: { calls: [END(false)] } },
@@ -58,13 +61,26 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
       name: "a blocked section after consent",
       call: BLOCK,
       evidence: { calls: [END(true)] },
-      data: { tool: "cm_assessment_save_section", caseId: CASE },
+      data: {
+        tool: "cm_assessment_save_section",
+        caseId: CASE,
+        next: "cm_assessment_start_assessment(case_id=CM-CASE-CM_AFIB_001)",
+      },
+      reason:
+        "Cannot call cm_assessment_save_section on CM-CASE-CM_AFIB_001 this way: the member consented on " +
+        "the outreach call. Finish the assessment with the information you have, each section without " +
+        "blocked_reason: the next step is cm_assessment_start_assessment(case_id=CM-CASE-CM_AFIB_001); then " +
+        "complete the assessment and continue to the care plan.",
     },
     {
       name: "disenrolment after consent",
       call: toolCall("cm_intake.disenroll_case", { case_id: CASE, reason: "declined" }),
       evidence: { calls: [END(true)] },
-      data: { tool: "cm_intake_disenroll_case", caseId: CASE },
+      data: {
+        tool: "cm_intake_disenroll_case",
+        caseId: CASE,
+        next: "cm_assessment_start_assessment(case_id=CM-CASE-CM_AFIB_001)",
+      },
     },
   ],
 };

@@ -8,6 +8,7 @@
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { callText } from "../lib/guard/engine/next_call.ts";
 
 const DECIDE = (reason: string) =>
   toolCall("auth.finalize_provider_determination", {
@@ -16,8 +17,12 @@ const DECIDE = (reason: string) =>
     override_reason: reason,
   });
 
+const AGAIN =
+  "auth_finalize_provider_determination(case_id=CASE-ACT-001, final_action=gather_more_evidence, " +
+  "override_reason=<which criteria the chart evidence meets or misses>)";
+
 /** PP-06: no gather_more_evidence / do_not_submit determination without an override_reason stating why. */
-export const rule: Rule<{ caseId: string; action: string }> = {
+export const rule: Rule<{ caseId: string; action: string; again: string }> = {
   meta: {
     id: "PP-06",
     name: "determination-rationale",
@@ -26,12 +31,18 @@ export const rule: Rule<{ caseId: string; action: string }> = {
     triggers: ["auth.finalize_provider_determination"],
     protects: ["judge.provider_pre_submission.submission.rationale_scope"],
     message: "Cannot record the {action} determination for {caseId}: override_reason is empty. Call " +
-      "auth_finalize_provider_determination again with override_reason stating which criteria the chart " +
-      "evidence meets or misses.",
+      "{again}.",
   },
   check(call) {
     if (call.input.final_action === "submit_pa" || arg(call, "override_reason")) return null;
-    return { caseId: arg(call, "case_id"), action: String(call.input.final_action ?? "") };
+    const caseId = arg(call, "case_id");
+    const action = String(call.input.final_action ?? "");
+    const again = callText("auth.finalize_provider_determination", {
+      case_id: caseId,
+      final_action: action,
+      override_reason: "<which criteria the chart evidence meets or misses>",
+    });
+    return { caseId, action, again };
   },
   valid: [
     {
@@ -53,13 +64,17 @@ export const rule: Rule<{ caseId: string; action: string }> = {
       name: "gather_more_evidence with an empty reason",
       call: DECIDE(""),
       evidence: {},
-      data: { caseId: "CASE-ACT-001", action: "gather_more_evidence" },
+      data: { caseId: "CASE-ACT-001", action: "gather_more_evidence", again: AGAIN },
+      reason: "Cannot record the gather_more_evidence determination for CASE-ACT-001: override_reason is " +
+        "empty. Call auth_finalize_provider_determination(case_id=CASE-ACT-001, " +
+        "final_action=gather_more_evidence, override_reason=<which criteria the chart evidence meets or " +
+        "misses>).",
     },
     {
       name: "a reason of blanks only",
       call: DECIDE("   "),
       evidence: {},
-      data: { caseId: "CASE-ACT-001", action: "gather_more_evidence" },
+      data: { caseId: "CASE-ACT-001", action: "gather_more_evidence", again: AGAIN },
     },
   ],
 };

@@ -5,14 +5,23 @@
  */
 import { filled, lastSavedPlan } from "../lib/guard/engine/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { callText } from "../lib/guard/engine/next_call.ts";
 
 const CASE = "CM-CASE-CM_AFIB_001";
 const SAVE = (plan: Record<string, unknown>) =>
   toolCall("cm_care_plan.save_care_plan", { case_id: CASE, plan_data: { problems: [], ...plan } });
 const FINALIZE = toolCall("cm_care_plan.finalize", { case_id: CASE });
 
+const PLAN_DATA =
+  "<the whole plan with escalation_conditions (explicit triggers) and follow_up_cadence_kind (weekly, biweekly, monthly or custom)>";
+
+/** The whole plan saved again: the next call before finalizing. */
+function saveCall(caseId: string): string {
+  return callText("cm_care_plan.save_care_plan", { case_id: caseId, plan_data: PLAN_DATA });
+}
+
 /** CM-05: no care-plan finalize without escalation_conditions and follow_up_cadence_kind. */
-export const rule: Rule<{ caseId: string; missing: string }> = {
+export const rule: Rule<{ caseId: string; missing: string; save: string }> = {
   meta: {
     id: "CM-05",
     name: "escalation-and-cadence",
@@ -24,15 +33,17 @@ export const rule: Rule<{ caseId: string; missing: string }> = {
       "cm.care_plan.follow_up_cadence_present",
       "cm.care_plan.finalized",
     ],
-    message: "Cannot finalize the care plan for {caseId}: the saved plan is missing {missing}. Call " +
-      "cm_care_plan_save_care_plan with the whole plan_data including escalation_conditions (explicit " +
-      "triggers) and follow_up_cadence_kind (weekly, biweekly, monthly or custom), then finalize.",
+    message:
+      "Cannot finalize the care plan for {caseId}: the saved plan is missing {missing}. Call {save}, " +
+      "then finalize.",
   },
   check(call, evidence) {
     const plan = lastSavedPlan(evidence, call.input);
     if (!plan) return null;
     const missing = ["escalation_conditions", "follow_up_cadence_kind"].filter((k) => !filled(plan[k]));
-    return missing.length ? { caseId: arg(call, "case_id"), missing: missing.join(" and ") } : null;
+    return missing.length
+      ? { caseId: arg(call, "case_id"), missing: missing.join(" and "), save: saveCall(arg(call, "case_id")) }
+      : null;
   },
   valid: [
     {
@@ -48,13 +59,21 @@ export const rule: Rule<{ caseId: string; missing: string }> = {
       name: "empty escalation conditions",
       call: FINALIZE,
       evidence: { calls: [SAVE({ escalation_conditions: [], follow_up_cadence_kind: "weekly" })] },
-      data: { caseId: CASE, missing: "escalation_conditions" },
+      data: { caseId: CASE, missing: "escalation_conditions", save: saveCall(CASE) },
+      reason: `Cannot finalize the care plan for ${CASE}: the saved plan is missing escalation_conditions. ` +
+        `Call cm_care_plan_save_care_plan(case_id=${CASE}, plan_data=<the whole plan with ` +
+        "escalation_conditions (explicit triggers) and follow_up_cadence_kind (weekly, biweekly, monthly or " +
+        "custom)>), then finalize.",
     },
     {
       name: "neither escalation conditions nor a cadence",
       call: FINALIZE,
       evidence: { calls: [SAVE({})] },
-      data: { caseId: CASE, missing: "escalation_conditions and follow_up_cadence_kind" },
+      data: {
+        caseId: CASE,
+        missing: "escalation_conditions and follow_up_cadence_kind",
+        save: saveCall(CASE),
+      },
     },
   ],
 };

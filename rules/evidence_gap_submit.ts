@@ -16,7 +16,8 @@
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { objectArg, okOnCase, shown, stringsIn } from "../lib/guard/engine/facts.ts";
-import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { arg, type Call, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { callText } from "../lib/guard/engine/next_call.ts";
 
 const GAP = new RegExp(
   "^(?:not (?:yet )?(?:been )?(?:documented|completed|performed|done|met|on file|found|provided|scheduled|" +
@@ -35,14 +36,21 @@ const NOT_REQUIRED =
 /** A field asking whether something is required or applies: "No" there is an answer, not a gap. */
 const ASKS_IF_REQUIRED = /required|needed|necessary|applicable|indicated/i;
 
+/** A saved answer that states a gap: its form, question key and text. */
+interface Gap {
+  form: string;
+  key: string;
+  text: string;
+}
+
 /** The first saved answer (latest save per form) that opens with an evidence-gap statement, or null. */
-function gapAnswer(saves: { input: Record<string, unknown> }[]): string | null {
+function gapAnswer(saves: { input: Record<string, unknown> }[]): Gap | null {
   const latest = new Map<string, unknown>();
   for (const s of saves) {
     const form = String(s.input.form_id ?? "");
     if (!form.startsWith("FORM-REQUEST")) latest.set(form, s.input.answers);
   }
-  for (const answers of latest.values()) {
+  for (const [form, answers] of latest) {
     const fields = objectArg(answers);
     const entries: [string, unknown][] = fields ? Object.entries(fields) : [["", answers]];
     for (const [key, value] of entries) {
@@ -50,7 +58,9 @@ function gapAnswer(saves: { input: Record<string, unknown> }[]): string | null {
       for (const text of stringsIn(value)) {
         const t = text.trim();
         if (NOT_REQUIRED.test(t)) continue;
-        if (GAP.test(t) || (NO_DASH.test(t) && !ASKS_IF_REQUIRED.test(key))) return t.slice(0, 80);
+        if (GAP.test(t) || (NO_DASH.test(t) && !ASKS_IF_REQUIRED.test(key))) {
+          return { form, key, text: t.slice(0, 80) };
+        }
       }
     }
   }
@@ -68,8 +78,31 @@ const DECIDE = toolCall("auth.finalize_provider_determination", {
   final_action: "submit_pa",
 });
 
+const RESAVE = "forms_save_form_response(case_id=CASE-ACT-001, form_id=FORM-POLICY-CASE-ACT-001-" +
+  "QUESTIONNAIRE-01, answers={conservative_therapy: <what the chart shows, citing the document>})";
+const HOLD =
+  "auth_finalize_provider_determination(case_id=CASE-ACT-001, final_action=gather_more_evidence, " +
+  "override_reason=<the criterion the chart does not back>)";
+
+/** Both next calls: the answer saved again (when the chart backs it), or the hold. */
+function paths(call: Call, gap: Gap): { resave: string; hold: string } {
+  const caseId = arg(call, "case_id");
+  return {
+    resave: callText("forms.save_form_response", {
+      case_id: caseId,
+      ...(gap.form ? { form_id: gap.form } : {}),
+      answers: { [gap.key || "<question key>"]: "<what the chart shows, citing the document>" },
+    }),
+    hold: callText("auth.finalize_provider_determination", {
+      case_id: caseId,
+      final_action: "gather_more_evidence",
+      override_reason: "<the criterion the chart does not back>",
+    }),
+  };
+}
+
 /** PP-03: no submit_pa determination or submission while a saved answer states an evidence gap. */
-export const rule: Rule<{ tool: string; caseId: string; answer: string }> = {
+export const rule: Rule<{ tool: string; caseId: string; answer: string; resave: string; hold: string }> = {
   meta: {
     id: "PP-03",
     name: "evidence-gap-submit",
@@ -84,17 +117,17 @@ export const rule: Rule<{ tool: string; caseId: string; answer: string }> = {
       "cross.closed_backed_by_provider_determination",
     ],
     message: 'Cannot call {tool} to submit {caseId} yet: your saved form answer "{answer}" says a required ' +
-      "criterion is unmet or undocumented. If the chart shows it is met, or it does not apply, re-save that " +
-      "answer with forms_save_form_response saying so (cite the chart evidence) and submit again; only if it " +
-      "is truly unmet, call auth_finalize_provider_determination with final_action=gather_more_evidence or " +
-      "do_not_submit and override_reason instead.",
+      "criterion is unmet or undocumented, and that answer decides between the two paths. If the chart shows " +
+      "it is met, or it does not apply, call {resave}, then submit again. Only if it is truly unmet, call " +
+      "{hold} instead (do_not_submit when nothing could make it approvable).",
   },
   check(call, evidence) {
     if (call.tool === "auth.finalize_provider_determination" && call.input.final_action !== "submit_pa") {
       return null;
     }
-    const answer = gapAnswer(okOnCase(evidence, "forms.save_form_response", call.input));
-    return answer ? { tool: shown(call), caseId: arg(call, "case_id"), answer } : null;
+    const gap = gapAnswer(okOnCase(evidence, "forms.save_form_response", call.input));
+    if (!gap) return null;
+    return { tool: shown(call), caseId: arg(call, "case_id"), answer: gap.text, ...paths(call, gap) };
   },
   valid: [
     {
@@ -149,7 +182,18 @@ export const rule: Rule<{ tool: string; caseId: string; answer: string }> = {
         tool: "auth_finalize_provider_determination",
         caseId: "CASE-ACT-001",
         answer: "Not documented in chart",
+        resave: RESAVE,
+        hold: HOLD,
       },
+      reason:
+        "Cannot call auth_finalize_provider_determination to submit CASE-ACT-001 yet: your saved form " +
+        'answer "Not documented in chart" says a required criterion is unmet or undocumented, and that answer ' +
+        "decides between the two paths. If the chart shows it is met, or it does not apply, call " +
+        "forms_save_form_response(case_id=CASE-ACT-001, form_id=FORM-POLICY-CASE-ACT-001-QUESTIONNAIRE-01, " +
+        "answers={conservative_therapy: <what the chart shows, citing the document>}), then submit again. Only " +
+        "if it is truly unmet, call auth_finalize_provider_determination(case_id=CASE-ACT-001, " +
+        "final_action=gather_more_evidence, override_reason=<the criterion the chart does not back>) instead " +
+        "(do_not_submit when nothing could make it approvable).",
     },
     {
       name: "submission while a criterion reads not completed",
@@ -159,6 +203,8 @@ export const rule: Rule<{ tool: string; caseId: string; answer: string }> = {
         tool: "auth_submit_authorization",
         caseId: "CASE-ACT-001",
         answer: "No - physical therapy has not been completed",
+        resave: RESAVE,
+        hold: HOLD,
       },
     },
   ],

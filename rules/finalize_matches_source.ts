@@ -6,6 +6,7 @@
  */
 import { caseOf, filled } from "../lib/guard/engine/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { callText } from "../lib/guard/engine/next_call.ts";
 import type { Evidence } from "../lib/guard/engine/evidence.ts";
 
 const MD: Record<string, string> = {
@@ -47,7 +48,9 @@ const FINALIZE = (decision: string, extra: Record<string, unknown> = {}) =>
 const DENY = toolCall("review.submit_md_case_decision", { case_id: "CASE-3903B8ED", decision: "deny" });
 
 /** UM-02: no finalize decision that contradicts the latest recorded source without an explicit override. */
-export const rule: Rule<{ caseId: string; decision: string; source: string; expected: string }> = {
+export const rule: Rule<
+  { caseId: string; decision: string; source: string; expected: string; next: string; differ: string }
+> = {
   meta: {
     id: "UM-02",
     name: "finalize-matches-source",
@@ -63,15 +66,29 @@ export const rule: Rule<{ caseId: string; decision: string; source: string; expe
       "outcome.letter_types",
     ],
     message:
-      "Cannot finalize {caseId} as {decision}: {source} implies {expected}. Call determination_finalize " +
-      "with decision={expected}, or, if you deliberately differ, with overridden=true and an override_reason.",
+      "Cannot finalize {caseId} as {decision}: {source} implies {expected}, and that decides it. Call {next}; " +
+      "only if you deliberately differ from it, call {differ}.",
   },
   check(call, evidence) {
     const implied = impliedDecision(evidence, call.input);
     const decision = arg(call, "decision");
     if (!implied || !decision || implied[0] === decision) return null;
     if (call.input.overridden === true && filled(call.input.override_reason)) return null;
-    return { caseId: arg(call, "case_id"), decision, source: implied[1], expected: implied[0] };
+    const caseId = arg(call, "case_id");
+    const [expected, source] = implied;
+    return {
+      caseId,
+      decision,
+      source,
+      expected,
+      next: callText("determination.finalize", { case_id: caseId, decision: expected }),
+      differ: callText("determination.finalize", {
+        case_id: caseId,
+        decision,
+        overridden: true,
+        override_reason: "<why the final decision differs from it>",
+      }),
+    };
   },
   valid: [
     { name: "denied after the MD denied", call: FINALIZE("denied"), evidence: { calls: [DENY] } },
@@ -95,7 +112,14 @@ export const rule: Rule<{ caseId: string; decision: string; source: string; expe
         decision: "approved",
         source: "the MD decision deny",
         expected: "denied",
+        next: "determination_finalize(case_id=CASE-3903B8ED, decision=denied)",
+        differ: "determination_finalize(case_id=CASE-3903B8ED, decision=approved, overridden=true, " +
+          "override_reason=<why the final decision differs from it>)",
       },
+      reason: "Cannot finalize CASE-3903B8ED as approved: the MD decision deny implies denied, and that " +
+        "decides it. Call determination_finalize(case_id=CASE-3903B8ED, decision=denied); only if you " +
+        "deliberately differ from it, call determination_finalize(case_id=CASE-3903B8ED, decision=approved, " +
+        "overridden=true, override_reason=<why the final decision differs from it>).",
     },
     {
       name: "denied after the P2P overturned to approval",
@@ -111,6 +135,9 @@ export const rule: Rule<{ caseId: string; decision: string; source: string; expe
         decision: "denied",
         source: "the P2P outcome overturn_to_approval",
         expected: "approved",
+        next: "determination_finalize(case_id=CASE-3903B8ED, decision=approved)",
+        differ: "determination_finalize(case_id=CASE-3903B8ED, decision=denied, overridden=true, " +
+          "override_reason=<why the final decision differs from it>)",
       },
     },
   ],

@@ -6,6 +6,7 @@
  */
 import { filled, lastSavedPlan, listOf } from "../lib/guard/engine/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { callText } from "../lib/guard/engine/next_call.ts";
 
 /** Goals without interventions and interventions without owner or due_date/frequency. */
 export function interventionGaps(plan: Record<string, unknown>): string[] {
@@ -34,8 +35,15 @@ const SAVE = (interventions: unknown[]) =>
   });
 const FINALIZE = toolCall("cm_care_plan.finalize", { case_id: CASE });
 
+const PLAN_DATA = "<the whole plan, every intervention with an owner and a due_date or frequency>";
+
+/** The whole plan saved again: the next call before finalizing. */
+function saveCall(caseId: string): string {
+  return callText("cm_care_plan.save_care_plan", { case_id: caseId, plan_data: PLAN_DATA });
+}
+
 /** CM-02: no care-plan finalize while a goal lacks interventions or one lacks owner or due_date/frequency. */
-export const rule: Rule<{ caseId: string; gaps: string }> = {
+export const rule: Rule<{ caseId: string; gaps: string; save: string }> = {
   meta: {
     id: "CM-02",
     name: "intervention-owner-timing",
@@ -44,12 +52,18 @@ export const rule: Rule<{ caseId: string; gaps: string }> = {
     triggers: ["cm_care_plan.finalize"],
     protects: ["cm.care_plan.intervention_structure"],
     message: "Cannot finalize the care plan for {caseId}: every intervention needs an owner and a due_date " +
-      "or frequency, and {gaps}. Call cm_care_plan_save_care_plan with the whole plan_data fixed, then finalize.",
+      "or frequency, and {gaps}. Call {save}, then finalize.",
   },
   check(call, evidence) {
     const plan = lastSavedPlan(evidence, call.input);
     const gaps = plan ? interventionGaps(plan) : [];
-    return gaps.length ? { caseId: arg(call, "case_id"), gaps: gaps.slice(0, 4).join("; ") } : null;
+    return gaps.length
+      ? {
+        caseId: arg(call, "case_id"),
+        gaps: gaps.slice(0, 4).join("; "),
+        save: saveCall(arg(call, "case_id")),
+      }
+      : null;
   },
   valid: [
     {
@@ -67,13 +81,19 @@ export const rule: Rule<{ caseId: string; gaps: string }> = {
       data: {
         caseId: CASE,
         gaps: "intervention[0.0.0] missing due_date/frequency; intervention[0.0.1] missing owner",
+        save: saveCall(CASE),
       },
+      reason:
+        "Cannot finalize the care plan for CM-CASE-CM_AFIB_001: every intervention needs an owner and a " +
+        "due_date or frequency, and intervention[0.0.0] missing due_date/frequency; intervention[0.0.1] " +
+        "missing owner. Call cm_care_plan_save_care_plan(case_id=CM-CASE-CM_AFIB_001, plan_data=<the whole " +
+        "plan, every intervention with an owner and a due_date or frequency>), then finalize.",
     },
     {
       name: "a goal with no interventions",
       call: FINALIZE,
       evidence: { calls: [SAVE([])] },
-      data: { caseId: CASE, gaps: "problem[0].goal[0] has no interventions" },
+      data: { caseId: CASE, gaps: "problem[0].goal[0] has no interventions", save: saveCall(CASE) },
     },
   ],
 };

@@ -8,6 +8,7 @@
  */
 import { okOnCase, plainText, shown } from "../lib/guard/engine/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { callText } from "../lib/guard/engine/next_call.ts";
 import type { Evidence } from "../lib/guard/engine/evidence.ts";
 
 const TYPE: Record<string, string> = {
@@ -16,9 +17,9 @@ const TYPE: Record<string, string> = {
   "payer_letter_center.generate_partial_approval": "partially_approved",
 };
 const LETTER_FOR: Record<string, string> = {
-  approved: "payer_letter_center_generate_approval",
-  denied: "payer_letter_center_generate_denial",
-  partially_approved: "payer_letter_center_generate_partial_approval",
+  approved: "payer_letter_center.generate_approval",
+  denied: "payer_letter_center.generate_denial",
+  partially_approved: "payer_letter_center.generate_partial_approval",
 };
 const STATUS = /"(?:status|final_decision)"\s*:\s*"(approved|denied|partially_approved)"/g;
 
@@ -60,15 +61,19 @@ export const rule: Rule<{ tool: string; caseId: string; state: string; next: str
         tool: shown(call),
         caseId,
         state: "no determination is finalized for it yet",
-        next:
-          `Call determination_finalize with case_id=${caseId} first, then the letter that matches its decision`,
+        next: `Call ${
+          callText("determination.finalize", {
+            case_id: caseId,
+            decision: "<the decision the review supports>",
+          })
+        } first, then the letter that matches its decision`,
       };
     }
     return {
       tool: shown(call),
       caseId,
       state: `the determination is ${decisions[0]}`,
-      next: `Call ${LETTER_FOR[decisions[0]]} with case_id=${caseId} instead`,
+      next: `Call ${callText(LETTER_FOR[decisions[0]], { case_id: caseId })} instead`,
     };
   },
   valid: [
@@ -98,8 +103,10 @@ export const rule: Rule<{ tool: string; caseId: string; state: string; next: str
         tool: "payer_letter_center_generate_denial",
         caseId: "CASE-3903B8ED",
         state: "the determination is approved",
-        next: "Call payer_letter_center_generate_approval with case_id=CASE-3903B8ED instead",
+        next: "Call payer_letter_center_generate_approval(case_id=CASE-3903B8ED) instead",
       },
+      reason: "Cannot call payer_letter_center_generate_denial for CASE-3903B8ED: the determination is " +
+        "approved. Call payer_letter_center_generate_approval(case_id=CASE-3903B8ED) instead.",
     },
     {
       name: "a letter before any determination",
@@ -110,7 +117,8 @@ export const rule: Rule<{ tool: string; caseId: string; state: string; next: str
         caseId: "CASE-3903B8ED",
         state: "no determination is finalized for it yet",
         next:
-          "Call determination_finalize with case_id=CASE-3903B8ED first, then the letter that matches its decision",
+          "Call determination_finalize(case_id=CASE-3903B8ED, decision=<the decision the review supports>) " +
+          "first, then the letter that matches its decision",
       },
     },
   ],

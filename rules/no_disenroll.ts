@@ -5,6 +5,7 @@
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { cmNextStep } from "../lib/guard/engine/next_ids.ts";
 
 const DISENROLL = toolCall("cm_intake.disenroll_case", {
   case_id: "CM-CASE-CM_COPD_002",
@@ -12,7 +13,7 @@ const DISENROLL = toolCall("cm_intake.disenroll_case", {
 });
 
 /** CM-07: no disenrolment; finish the assessment and close the case through the care plan. */
-export const rule: Rule<{ caseId: string }> = {
+export const rule: Rule<{ caseId: string; next: string }> = {
   meta: {
     id: "CM-07",
     name: "no-disenroll",
@@ -21,18 +22,24 @@ export const rule: Rule<{ caseId: string }> = {
     triggers: ["cm_intake.disenroll_case"],
     protects: ["cm.cross_stage.target_status", "cm.cross_stage.audit_actions", "cm.care_plan.finalized"],
     message: "Cannot disenroll {caseId}: disenrolment ends the case without the care plan this program " +
-      "expects. Record what the member said, complete the assessment with the information you have " +
-      "(cm_assessment_start_assessment, cm_assessment_save_section, cm_assessment_complete_assessment), then " +
-      "cm_care_plan_create_draft, cm_care_plan_save_care_plan and cm_care_plan_finalize with case_id={caseId}.",
+      "expects. Record what the member said and go on with the information you have: the next step is " +
+      "{next}, then the rest of the assessment and the care plan (drafted, saved, finalized).",
   },
-  check(call) {
-    return { caseId: arg(call, "case_id") };
+  check(call, evidence) {
+    return { caseId: arg(call, "case_id"), next: cmNextStep(evidence, arg(call, "case_id")) };
   },
   valid: [],
   invalid: [{
     name: "any disenrolment",
     call: DISENROLL,
     evidence: {},
-    data: { caseId: "CM-CASE-CM_COPD_002" },
+    data: {
+      caseId: "CM-CASE-CM_COPD_002",
+      next: "cm_chart_submit_chart_review(case_id=CM-CASE-CM_COPD_002, review=<the chart findings>)",
+    },
+    reason: "Cannot disenroll CM-CASE-CM_COPD_002: disenrolment ends the case without the care plan this " +
+      "program expects. Record what the member said and go on with the information you have: the next step " +
+      "is cm_chart_submit_chart_review(case_id=CM-CASE-CM_COPD_002, review=<the chart findings>), then the " +
+      "rest of the assessment and the care plan (drafted, saved, finalized).",
   }],
 };

@@ -6,13 +6,14 @@
  */
 import { okOnCase, shown } from "../lib/guard/engine/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { callText } from "../lib/guard/engine/next_call.ts";
 
 const DECIDE = (action: string) =>
   toolCall("auth.finalize_provider_determination", { case_id: "CASE-ACT-001", final_action: action });
 const BUNDLE = toolCall("docs.create_submission_bundle", { case_id: "CASE-ACT-001" });
 
 /** PP-02: no bundle or submission after a gather_more_evidence / do_not_submit determination. */
-export const rule: Rule<{ tool: string; caseId: string; action: string }> = {
+export const rule: Rule<{ tool: string; caseId: string; action: string; submit: string }> = {
   meta: {
     id: "PP-02",
     name: "no-packet-after-non-submit",
@@ -25,14 +26,20 @@ export const rule: Rule<{ tool: string; caseId: string; action: string }> = {
       "new_referral.case_status",
     ],
     message: "Cannot call {tool} on {caseId}: your provider determination for it is {action}, and a " +
-      "submission packet contradicts that decision. Do not build or submit a packet; if the evidence now " +
-      "supports submitting, first call auth_finalize_provider_determination with final_action=submit_pa.",
+      "submission packet contradicts that decision. That recorded hold is the case's outcome and needs no " +
+      "packet; only if the chart now backs every criterion, record {submit} first.",
   },
   check(call, evidence) {
     const last = okOnCase(evidence, "auth.finalize_provider_determination", call.input).at(-1);
     const action = String(last?.input.final_action ?? "");
     if (action !== "gather_more_evidence" && action !== "do_not_submit") return null;
-    return { tool: shown(call), caseId: arg(call, "case_id"), action };
+    const caseId = arg(call, "case_id");
+    const submit = callText("auth.finalize_provider_determination", {
+      case_id: caseId,
+      final_action: "submit_pa",
+      override_reason: "<the criteria the chart now documents>",
+    });
+    return { tool: shown(call), caseId, action, submit };
   },
   valid: [
     { name: "no determination yet", call: BUNDLE, evidence: { calls: [] } },
@@ -47,7 +54,19 @@ export const rule: Rule<{ tool: string; caseId: string; action: string }> = {
       name: "a bundle after do_not_submit",
       call: BUNDLE,
       evidence: { calls: [DECIDE("do_not_submit")] },
-      data: { tool: "docs_create_submission_bundle", caseId: "CASE-ACT-001", action: "do_not_submit" },
+      data: {
+        tool: "docs_create_submission_bundle",
+        caseId: "CASE-ACT-001",
+        action: "do_not_submit",
+        submit: "auth_finalize_provider_determination(case_id=CASE-ACT-001, final_action=submit_pa, " +
+          "override_reason=<the criteria the chart now documents>)",
+      },
+      reason:
+        "Cannot call docs_create_submission_bundle on CASE-ACT-001: your provider determination for it " +
+        "is do_not_submit, and a submission packet contradicts that decision. That recorded hold is the " +
+        "case's outcome and needs no packet; only if the chart now backs every criterion, record " +
+        "auth_finalize_provider_determination(case_id=CASE-ACT-001, final_action=submit_pa, " +
+        "override_reason=<the criteria the chart now documents>) first.",
     },
   ],
 };

@@ -3,11 +3,12 @@
  * routing"), a clinical decision is the wrong path: every agent on pa_t035 ignored the error, approved and
  * failed the intake checks. Re-confirming the intake decisions after the failure releases the rule. In two
  * trials (P4, P9) it comes too late: the agent had routed the case to the notification-only lane, which
- * finalizes the approval itself (lib/guard/engine/doom.ts).
+ * finalizes the approval itself (lib/trajectories/doom.ts).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { CLINICAL_DECISION_TOOLS, shown } from "../lib/guard/engine/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { confirmCall } from "../lib/guard/engine/next_ids.ts";
 
 const NO_LANE = /not required|does not require payer routing/i;
 const FAILED = toolCall("triage.route_case", { case_id: "CASE-3903B8ED" }, {
@@ -19,7 +20,7 @@ const APPROVE = toolCall("review.submit_nurse_case_recommendation", {
 });
 
 /** UM-11: no clinical review, determination or letter after routing reported that no authorization applies. */
-export const rule: Rule<{ tool: string; caseId: string }> = {
+export const rule: Rule<{ tool: string; caseId: string; confirm: string }> = {
   meta: {
     id: "UM-11",
     fromAbsence: true,
@@ -35,9 +36,8 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
     ],
     message:
       "Cannot call {tool} on {caseId}: triage_route_case reported that no authorization lane applies. " +
-      "Re-check eligibility, coverage and completeness at intake and call payer_intake_hub_confirm_decisions " +
-      "with case_id={caseId} and the member_eligible, service_covered and request_complete flags the " +
-      "documents support, before any clinical decision.",
+      "Re-check eligibility, coverage and completeness at intake and call {confirm}, before any clinical " +
+      "decision.",
   },
   check(call, evidence) {
     const failedAt = evidence.calls.findLastIndex((c) =>
@@ -47,7 +47,9 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
     const reconfirmed = evidence.calls.slice(failedAt + 1).some((c) =>
       c.ok && c.tool === "payer_intake_hub.confirm_decisions"
     );
-    return reconfirmed ? null : { tool: shown(call), caseId: arg(call, "case_id") };
+    if (reconfirmed) return null;
+    const caseId = arg(call, "case_id");
+    return { tool: shown(call), caseId, confirm: confirmCall(caseId) };
   },
   valid: [
     { name: "routing did not report anything", call: APPROVE, evidence: { calls: [] } },
@@ -64,7 +66,17 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
       name: "a nurse review after routing said no authorization is required",
       call: APPROVE,
       evidence: { calls: [FAILED] },
-      data: { tool: "review_submit_nurse_case_recommendation", caseId: "CASE-3903B8ED" },
+      data: {
+        tool: "review_submit_nurse_case_recommendation",
+        caseId: "CASE-3903B8ED",
+        confirm: confirmCall("CASE-3903B8ED"),
+      },
+      reason: "Cannot call review_submit_nurse_case_recommendation on CASE-3903B8ED: triage_route_case " +
+        "reported that no authorization lane applies. Re-check eligibility, coverage and completeness at " +
+        "intake and call payer_intake_hub_confirm_decisions(case_id=CASE-3903B8ED, request_complete=<true or " +
+        "false, as the documents show>, member_eligible=<true or false, as the documents show>, " +
+        "service_covered=<true or false, as the documents show>, provider_network_status=<as the documents " +
+        "show>), before any clinical decision.",
     },
   ],
 };

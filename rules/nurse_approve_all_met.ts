@@ -6,6 +6,7 @@
  */
 import { listOf, okOnCase } from "../lib/guard/engine/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { callText } from "../lib/guard/engine/next_call.ts";
 
 const EVAL = (results: string[]) =>
   toolCall("review.save_criteria_evaluation", {
@@ -19,7 +20,7 @@ const APPROVE = toolCall("review.submit_nurse_case_recommendation", {
 });
 
 /** UM-06: no nurse approval while the session's saved evaluation has a criterion not met or unclear. */
-export const rule: Rule<{ caseId: string; open: string }> = {
+export const rule: Rule<{ caseId: string; open: string; escalate: string; resave: string }> = {
   meta: {
     id: "UM-06",
     name: "nurse-approve-all-met",
@@ -29,8 +30,8 @@ export const rule: Rule<{ caseId: string; open: string }> = {
     protects: ["md.decision_exists", "md.audit", "outcome.target_status", "outcome.letter_types"],
     message:
       "Cannot approve {caseId} as the nurse: your own criteria evaluation marks {open} as not met or " +
-      "unclear. Call review_submit_nurse_case_recommendation with recommendation=escalate for MD review (or " +
-      "re-save review_save_criteria_evaluation if the evidence shows the criterion met).",
+      "unclear, and that evaluation decides it. Call {escalate} for MD review; only if the chart shows those " +
+      "criteria met after all, call {resave} first.",
   },
   check(call, evidence) {
     if (call.input.recommendation !== "approve") return null;
@@ -44,7 +45,22 @@ export const rule: Rule<{ caseId: string; open: string }> = {
         if (e.result !== undefined && e.result !== "met") open.push(String(e.criterion_id ?? "?"));
       }
     }
-    return open.length ? { caseId: arg(call, "case_id"), open: open.join(", ") } : null;
+    if (!open.length) return null;
+    const caseId = arg(call, "case_id");
+    const line = [...latest.keys()][0] || "1";
+    return {
+      caseId,
+      open: open.join(", "),
+      escalate: callText("review.submit_nurse_case_recommendation", {
+        case_id: caseId,
+        recommendation: "escalate",
+      }),
+      resave: callText("review.save_criteria_evaluation", {
+        case_id: caseId,
+        line_number: Number(line) || line,
+        evaluations: "<each criterion with the result the chart supports>",
+      }),
+    };
   },
   valid: [
     { name: "every criterion met", call: APPROVE, evidence: { calls: [EVAL(["met", "met"])] } },
@@ -59,7 +75,19 @@ export const rule: Rule<{ caseId: string; open: string }> = {
       name: "a criterion not met and one unclear",
       call: APPROVE,
       evidence: { calls: [EVAL(["met", "not_met", "unclear"])] },
-      data: { caseId: "CASE-3903B8ED", open: "C2, C3" },
+      data: {
+        caseId: "CASE-3903B8ED",
+        open: "C2, C3",
+        escalate: "review_submit_nurse_case_recommendation(case_id=CASE-3903B8ED, recommendation=escalate)",
+        resave: "review_save_criteria_evaluation(case_id=CASE-3903B8ED, line_number=1, evaluations=<each " +
+          "criterion with the result the chart supports>)",
+      },
+      reason:
+        "Cannot approve CASE-3903B8ED as the nurse: your own criteria evaluation marks C2, C3 as not met " +
+        "or unclear, and that evaluation decides it. Call review_submit_nurse_case_recommendation(case_id=" +
+        "CASE-3903B8ED, recommendation=escalate) for MD review; only if the chart shows those criteria met " +
+        "after all, call review_save_criteria_evaluation(case_id=CASE-3903B8ED, line_number=1, " +
+        "evaluations=<each criterion with the result the chart supports>) first.",
     },
   ],
 };

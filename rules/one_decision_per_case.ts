@@ -9,6 +9,7 @@
  */
 import { okOnCase, shown } from "../lib/guard/engine/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { callText } from "../lib/guard/engine/next_call.ts";
 
 const FIELD: Record<string, string> = {
   "review.submit_md_case_decision": "decision",
@@ -19,7 +20,7 @@ const MD = (decision: string) =>
   toolCall("review.submit_md_case_decision", { case_id: "CASE-3903B8ED", decision });
 
 /** UM-08: no second MD decision, nurse recommendation or determination on the same case. */
-export const rule: Rule<{ tool: string; caseId: string; earlier: string }> = {
+export const rule: Rule<{ tool: string; caseId: string; earlier: string; next: string }> = {
   meta: {
     id: "UM-08",
     name: "one-decision-per-case",
@@ -33,7 +34,7 @@ export const rule: Rule<{ tool: string; caseId: string; earlier: string }> = {
       "outcome.determination_decision_matches",
     ],
     message: "Cannot call {tool} on {caseId} again: {earlier} is already recorded and cannot be changed. " +
-      "Continue from that decision (determination_get_summary with case_id={caseId} shows the next step).",
+      "Continue from that decision: {next} shows the next step.",
   },
   check(call, evidence) {
     const earlier = okOnCase(evidence, call.tool, call.input)[0];
@@ -42,6 +43,7 @@ export const rule: Rule<{ tool: string; caseId: string; earlier: string }> = {
       tool: shown(call),
       caseId: arg(call, "case_id"),
       earlier: `${FIELD[call.tool]} ${String(earlier.input[FIELD[call.tool]] ?? "?")}`,
+      next: callText("determination.get_summary", { case_id: arg(call, "case_id") }),
     };
   },
   valid: [
@@ -61,7 +63,11 @@ export const rule: Rule<{ tool: string; caseId: string; earlier: string }> = {
         tool: "review_submit_md_case_decision",
         caseId: "CASE-3903B8ED",
         earlier: "decision p2p_review",
+        next: "determination_get_summary(case_id=CASE-3903B8ED)",
       },
+      reason: "Cannot call review_submit_md_case_decision on CASE-3903B8ED again: decision p2p_review is " +
+        "already recorded and cannot be changed. Continue from that decision: " +
+        "determination_get_summary(case_id=CASE-3903B8ED) shows the next step.",
     },
   ],
 };

@@ -5,15 +5,16 @@
  */
 import { okOnCase } from "../lib/guard/engine/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { p2pNextStep, withP2pRequest } from "../lib/guard/engine/next_ids.ts";
 
 const FINALIZE = toolCall("determination.finalize", { case_id: "CASE-3903B8ED", decision: "denied" });
 const P2P_REVIEW = toolCall("review.submit_md_case_decision", {
   case_id: "CASE-3903B8ED",
   decision: "p2p_review",
-});
+}, { result: { p2p_request: { id: "P2P-5439b781", case_id: "CASE-3903B8ED", status: "requested" } } });
 
 /** UM-03: no determination.finalize while a P2P review is pending without a recorded outcome. */
-export const rule: Rule<{ caseId: string }> = {
+export const rule: Rule<{ caseId: string; next: string }> = {
   meta: {
     id: "UM-03",
     fromAbsence: true,
@@ -29,8 +30,8 @@ export const rule: Rule<{ caseId: string }> = {
       "outcome.target_status",
     ],
     message: "Cannot finalize {caseId}: the case is pending peer-to-peer review and no P2P outcome is " +
-      "recorded. Conduct the P2P (p2p_offer_slots, p2p_schedule, p2p_session_send_turn) and record it with " +
-      "p2p_session_submit_summary or p2p_record_outcome, then finalize.",
+      "recorded. The P2P's next step: {next}; record its outcome with p2p_session_submit_summary once the " +
+      "conversation has happened, then finalize.",
   },
   check(call, evidence) {
     const pending = evidence.phase === "p2p" ||
@@ -41,7 +42,9 @@ export const rule: Rule<{ caseId: string }> = {
     const recorded = evidence.calls.some((c) =>
       c.ok && (c.tool === "p2p.record_outcome" || c.tool === "p2p_session.submit_summary")
     );
-    return recorded ? null : { caseId: arg(call, "case_id") };
+    if (recorded) return null;
+    const caseId = arg(call, "case_id");
+    return { caseId, next: withP2pRequest(evidence, caseId, (request) => p2pNextStep(evidence, request)) };
   },
   valid: [
     { name: "no P2P review pending", call: FINALIZE, evidence: { calls: [] } },
@@ -57,6 +60,15 @@ export const rule: Rule<{ caseId: string }> = {
     name: "a P2P review pending without an outcome",
     call: FINALIZE,
     evidence: { calls: [P2P_REVIEW] },
-    data: { caseId: "CASE-3903B8ED" },
+    data: {
+      caseId: "CASE-3903B8ED",
+      next:
+        "people_list_reviewer_contacts(), then p2p_offer_slots(request_id=P2P-5439b781, payer_contact_id=<the " +
+        "contact it returns>, slots=[<open slots>])",
+    },
+    reason: "Cannot finalize CASE-3903B8ED: the case is pending peer-to-peer review and no P2P outcome is " +
+      "recorded. The P2P's next step: people_list_reviewer_contacts(), then p2p_offer_slots(request_id=" +
+      "P2P-5439b781, payer_contact_id=<the contact it returns>, slots=[<open slots>]); record its outcome with " +
+      "p2p_session_submit_summary once the conversation has happened, then finalize.",
   }],
 };

@@ -7,8 +7,8 @@
  */
 import { idArg, okCalls, plainText } from "../lib/guard/engine/facts.ts";
 import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { p2pNextStep, PAST_REQUESTED } from "../lib/guard/engine/next_ids.ts";
 
-const PAST_REQUESTED = /"status"\s*:\s*"(?:slots_offered|slot_selected|scheduled|event_open|completed)"/;
 const SCHEDULE = toolCall("p2p.schedule", {
   request_id: "P2P-5439b781",
   payer_contact_id: "PAYER-CONTACT-001",
@@ -16,7 +16,7 @@ const SCHEDULE = toolCall("p2p.schedule", {
 const OFFER = toolCall("p2p.offer_slots", { request_id: "P2P-5439b781" });
 
 /** UM-16: no p2p_schedule before slots were offered for the request. */
-export const rule: Rule<{ requestId: string }> = {
+export const rule: Rule<{ requestId: string; offer: string }> = {
   meta: {
     id: "UM-16",
     fromAbsence: true,
@@ -30,8 +30,8 @@ export const rule: Rule<{ requestId: string }> = {
       "p2p.required_file_sequence_ordered",
       "p2p.audit_chronology",
     ],
-    message: "Cannot schedule the peer-to-peer for {requestId}: no slots were offered yet. Call " +
-      "p2p_offer_slots with request_id={requestId}, payer_contact_id and slots first, then p2p_schedule.",
+    message: "Cannot schedule the peer-to-peer for {requestId}: no slots were offered yet. Call {offer} " +
+      "first, then p2p_schedule.",
   },
   check(call, evidence) {
     const requestId = idArg(call.input, "request_id");
@@ -40,7 +40,7 @@ export const rule: Rule<{ requestId: string }> = {
     const shown = evidence.calls.some((c) =>
       c.ok && c.text.includes(requestId) && PAST_REQUESTED.test(plainText(c.text))
     );
-    return shown ? null : { requestId };
+    return shown ? null : { requestId, offer: p2pNextStep(evidence, requestId) };
   },
   valid: [
     { name: "slots were offered", call: SCHEDULE, evidence: { calls: [OFFER] } },
@@ -58,6 +58,14 @@ export const rule: Rule<{ requestId: string }> = {
     name: "no slots offered for the request",
     call: SCHEDULE,
     evidence: { calls: [] },
-    data: { requestId: "P2P-5439b781" },
+    data: {
+      requestId: "P2P-5439b781",
+      offer:
+        "people_list_reviewer_contacts(), then p2p_offer_slots(request_id=P2P-5439b781, payer_contact_id=<the " +
+        "contact it returns>, slots=[<open slots>])",
+    },
+    reason: "Cannot schedule the peer-to-peer for P2P-5439b781: no slots were offered yet. Call " +
+      "people_list_reviewer_contacts(), then p2p_offer_slots(request_id=P2P-5439b781, payer_contact_id=<the " +
+      "contact it returns>, slots=[<open slots>]) first, then p2p_schedule.",
   }],
 };

@@ -5,23 +5,9 @@
  * passing glm runs did exactly that).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
-import { idArg, shown, showsEventOpen } from "../lib/guard/engine/facts.ts";
+import { idArg, sessionOpened, shown } from "../lib/guard/engine/facts.ts";
 import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
-import type { Evidence } from "../lib/guard/engine/evidence.ts";
-
-const SESSION = ["p2p_session.get_context", "p2p_session.send_turn"];
-const SCHEDULING = ["p2p.offer_slots", "p2p.schedule"];
-/** A result that reports an error in its text although the harness did not flag it (seen in openai-agents runs). */
-const NOT_OPEN =
-  /^\W*(?:\{"type":\s*"text",\s*"text":\s*")?Error executing tool|No active peer-to-peer session/;
-
-/** True when the P2P session for the request opened in this session. */
-export function sessionOpened(ev: Evidence, requestId: string): boolean {
-  return ev.calls.some((c) =>
-    c.ok && idArg(c.input, "request_id") === requestId && !NOT_OPEN.test(c.text) &&
-    (SESSION.includes(c.tool) || (SCHEDULING.includes(c.tool) && showsEventOpen(c.text)))
-  );
-}
+import { p2pNextStep } from "../lib/guard/engine/next_ids.ts";
 
 const RECORD = toolCall("p2p.record_outcome", {
   request_id: "P2P-5439b781",
@@ -32,7 +18,7 @@ const NO_SESSION = toolCall("p2p_session.get_context", { request_id: "P2P-5439b7
 });
 
 /** UM-09: no P2P outcome or summary for a request whose session never opened. */
-export const rule: Rule<{ tool: string; requestId: string }> = {
+export const rule: Rule<{ tool: string; requestId: string; next: string }> = {
   meta: {
     id: "UM-09",
     fromAbsence: true,
@@ -50,13 +36,13 @@ export const rule: Rule<{ tool: string; requestId: string }> = {
     ],
     message: "Cannot call {tool} for {requestId}: no peer-to-peer conversation has happened (no successful " +
       "p2p_session_get_context or p2p_session_send_turn, no event_open status). Do not record an outcome for " +
-      "a P2P that did not occur: call p2p_offer_slots and p2p_schedule with request_id={requestId} and a " +
-      "payer_contact_id from the directory until it is event_open, then p2p_session_send_turn.",
+      "a P2P that did not occur; its next step is {next}, until the session is event_open and the " +
+      "conversation (p2p_session_send_turn) has taken place.",
   },
   check(call, evidence) {
     const requestId = idArg(call.input, "request_id");
     if (!requestId || sessionOpened(evidence, requestId)) return null;
-    return { tool: shown(call), requestId };
+    return { tool: shown(call), requestId, next: p2pNextStep(evidence, requestId) };
   },
   valid: [
     {
@@ -79,19 +65,44 @@ export const rule: Rule<{ tool: string; requestId: string }> = {
       name: "the session never opened",
       call: RECORD,
       evidence: { calls: [NO_SESSION] },
-      data: { tool: "p2p_record_outcome", requestId: "P2P-5439b781" },
+      data: {
+        tool: "p2p_record_outcome",
+        requestId: "P2P-5439b781",
+        next:
+          "people_list_reviewer_contacts(), then p2p_offer_slots(request_id=P2P-5439b781, payer_contact_id=<the " +
+          "contact it returns>, slots=[<open slots>])",
+      },
     },
     {
       name: "slots offered, no session opened",
       call: RECORD,
       evidence: {
         calls: [
-          toolCall("p2p.offer_slots", { request_id: "P2P-5439b781" }, {
-            result: { status: "slots_offered" },
+          toolCall("people.list_reviewer_contacts", {}, { result: { items: [{ id: "PAYER-CONTACT-002" }] } }),
+          toolCall("p2p.offer_slots", { request_id: "P2P-5439b781", payer_contact_id: "PAYER-CONTACT-002" }, {
+            result: {
+              p2p_request: {
+                id: "P2P-5439b781",
+                status: "slots_offered",
+                payer_contact_id: "PAYER-CONTACT-002",
+              },
+            },
           }),
         ],
       },
-      data: { tool: "p2p_record_outcome", requestId: "P2P-5439b781" },
+      data: {
+        tool: "p2p_record_outcome",
+        requestId: "P2P-5439b781",
+        next:
+          "p2p_schedule(request_id=P2P-5439b781, payer_contact_id=PAYER-CONTACT-002, scheduled_at=<one of the " +
+          "offered slots>)",
+      },
+      reason:
+        "Cannot call p2p_record_outcome for P2P-5439b781: no peer-to-peer conversation has happened (no " +
+        "successful p2p_session_get_context or p2p_session_send_turn, no event_open status). Do not record an " +
+        "outcome for a P2P that did not occur; its next step is p2p_schedule(request_id=P2P-5439b781, " +
+        "payer_contact_id=PAYER-CONTACT-002, scheduled_at=<one of the offered slots>), until the session is " +
+        "event_open and the conversation (p2p_session_send_turn) has taken place.",
     },
   ],
 };

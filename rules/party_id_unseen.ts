@@ -7,11 +7,18 @@
  * A result Claude Code saved to a file counts: live the guard reads the file behind the notice, replay takes what
  * the agent read of it. In replay an id a saved result may hold that the agent never read is reported as not
  * observable, not as a block (lib/trajectories/replay.ts).
+ * The next call names the id the record holds for the argument (a P2P request's own contact, the one id of
+ * that kind), else the exact lookup that lists such ids, then the call. Not complete when the record holds
+ * several contacts and the request names none of them: the reason lists them and leaves the choice (one codex
+ * trial in P4, whose statically read script passed `payer_contact_id=U`).
  * Fires in passing trials (replay, checklist arm, 10 packets, 700 trials): none.
  */
 import { groundedIds, mutatingTools, shown } from "../lib/guard/engine/facts.ts";
 import { normalizeId } from "../lib/guard/engine/ids.ts";
-import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { type Call, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { contactFor, idsOfKind, unseenIdNext } from "../lib/guard/engine/next_ids.ts";
+import { idArg } from "../lib/guard/engine/facts.ts";
+import type { Evidence } from "../lib/guard/engine/evidence.ts";
 import { TOOLS } from "./catalog/tools.ts";
 
 const ARGS = ["patient_id", "ordering_practitioner_id", "payer_contact_id", "preferred_contact_id"];
@@ -36,8 +43,23 @@ const OFFER = toolCall("p2p.offer_slots", {
   slots: ["2026-04-09T10:00:00"],
 }, { result: { request: { id: "P2P-5439b781", payer_contact_id: "PAYER-CONTACT-002" } } });
 
+/** The id kind of each party argument (lib/guard/engine/ids.ts ID_SHAPES). */
+const KINDS = {
+  patient_id: "patient",
+  ordering_practitioner_id: "practitioner",
+  payer_contact_id: "contact",
+  preferred_contact_id: "contact",
+} as const;
+
+/** The party ids the record holds for the argument: a P2P request's own contact first, else every one seen. */
+function knownFor(call: Call, ev: Evidence, arg: keyof typeof KINDS): string[] {
+  const request = idArg(call.input, "request_id");
+  const contact = arg === "payer_contact_id" && request ? contactFor(ev, request) : "";
+  return contact ? [contact] : idsOfKind(ev, KINDS[arg]);
+}
+
 /** GLOBAL-04: no mutation naming a patient, practitioner or contact id never seen in an earlier result. */
-export const rule: Rule<{ tool: string; arg: string; value: string }> = {
+export const rule: Rule<{ tool: string; arg: string; value: string; next: string }> = {
   meta: {
     id: "GLOBAL-04",
     fromAbsence: true,
@@ -56,15 +78,20 @@ export const rule: Rule<{ tool: string; arg: string; value: string }> = {
       "new_referral.case_status",
     ],
     message: "Cannot call {tool} with {arg}={value}: that id does not appear in the prompt or any earlier " +
-      "result (an echo of your own argument does not count). Look it up first (the chart, people_list_* or " +
-      "p2p_list) and pass {arg} exactly as the system returned it.",
+      "result (an echo of your own argument does not count). {next}.",
   },
   check(call, evidence) {
     const grounded = groundedIds(evidence);
-    for (const arg of ARGS) {
+    for (const arg of ARGS as (keyof typeof KINDS)[]) {
       const value = call.input[arg];
       if (typeof value !== "string" || !value.trim()) continue;
-      if (!grounded.has(normalizeId(value))) return { tool: shown(call), arg, value: value.trim() };
+      if (grounded.has(normalizeId(value))) continue;
+      return {
+        tool: shown(call),
+        arg,
+        value: value.trim(),
+        next: unseenIdNext(call, evidence, arg, knownFor(call, evidence, arg)),
+      };
     }
     return null;
   },
@@ -93,7 +120,17 @@ export const rule: Rule<{ tool: string; arg: string; value: string }> = {
           }),
         ],
       },
-      data: { tool: "p2p_schedule", arg: "payer_contact_id", value: "PAYER-MD-001" },
+      data: {
+        tool: "p2p_schedule",
+        arg: "payer_contact_id",
+        value: "PAYER-MD-001",
+        next: "Call p2p_schedule(request_id=P2P-5439b781, payer_contact_id=PAYER-CONTACT-001) (the " +
+          "payer_contact_id the record holds)",
+      },
+      reason: "Cannot call p2p_schedule with payer_contact_id=PAYER-MD-001: that id does not appear in the " +
+        "prompt or any earlier result (an echo of your own argument does not count). Call " +
+        "p2p_schedule(request_id=P2P-5439b781, payer_contact_id=PAYER-CONTACT-001) (the payer_contact_id the " +
+        "record holds).",
     },
     {
       name: "an id only the agent wrote in its own note",
@@ -108,7 +145,30 @@ export const rule: Rule<{ tool: string; arg: string; value: string }> = {
           }, { result: { notes: "Discussed with PAYER-MD-007 before scheduling." } }),
         ],
       },
-      data: { tool: "p2p_schedule", arg: "payer_contact_id", value: "PAYER-MD-007" },
+      data: {
+        tool: "p2p_schedule",
+        arg: "payer_contact_id",
+        value: "PAYER-MD-007",
+        next: "Call p2p_schedule(request_id=P2P-5439b781, payer_contact_id=PAYER-CONTACT-001) (the " +
+          "payer_contact_id the record holds)",
+      },
+    },
+    {
+      name: "a guessed contact, no directory read yet",
+      call: toolCall("p2p.offer_slots", { request_id: "P2P-5439b781", payer_contact_id: "SYSTEM-MD" }),
+      evidence: {
+        prompt: "# MD Review\n- Use only payer namespaces: `review`, `p2p`",
+        calls: [toolCall("p2p.list", { case_id: "CASE-3903B8ED" }, {
+          result: { items: [{ id: "P2P-5439b781", case_id: "CASE-3903B8ED" }] },
+        })],
+      },
+      data: {
+        tool: "p2p_offer_slots",
+        arg: "payer_contact_id",
+        value: "SYSTEM-MD",
+        next: "Call people_list_reviewer_contacts() first, then p2p_offer_slots(request_id=P2P-5439b781, " +
+          "payer_contact_id=<the id exactly as it returns it>)",
+      },
     },
   ],
 };

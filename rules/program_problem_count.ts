@@ -8,6 +8,7 @@
  */
 import { lastSavedPlan, listOf } from "../lib/guard/engine/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { callText } from "../lib/guard/engine/next_call.ts";
 
 const CASE = "CM-CASE-CM_AFIB_001";
 const OPEN = toolCall("cm_intake.open_case", { referral_id: "REF-CM_AFIB_001", program: "chronic_disease" }, {
@@ -20,8 +21,15 @@ const SAVE = (n: number) =>
   });
 const FINALIZE = toolCall("cm_care_plan.finalize", { case_id: CASE });
 
+const PLAN_DATA = "<the whole plan, one problem for each active problem>";
+
+/** The whole plan saved again: the next call before finalizing. */
+function saveCall(caseId: string): string {
+  return callText("cm_care_plan.save_care_plan", { case_id: caseId, plan_data: PLAN_DATA });
+}
+
 /** CM-03: no care-plan finalize whose saved plan lists no problem. */
-export const rule: Rule<{ caseId: string }> = {
+export const rule: Rule<{ caseId: string; save: string }> = {
   meta: {
     id: "CM-03",
     name: "program-problem-count",
@@ -29,14 +37,15 @@ export const rule: Rule<{ caseId: string }> = {
     seat: "cm",
     triggers: ["cm_care_plan.finalize"],
     protects: ["cm.care_plan.problem_count"],
-    message: "Cannot finalize the care plan for {caseId}: the saved plan lists no problems. Call " +
-      "cm_care_plan_save_care_plan with the whole plan_data, one problem (with its goals and interventions) " +
-      "for each active problem from the chart and assessment, then finalize.",
+    message:
+      "Cannot finalize the care plan for {caseId}: the saved plan lists no problems. Call {save}, one " +
+      "problem (with its goals and interventions) for each active problem from the chart and assessment, " +
+      "then finalize.",
   },
   check(call, evidence) {
     const plan = lastSavedPlan(evidence, call.input);
     if (!plan || listOf(plan.problems).length > 0) return null;
-    return { caseId: arg(call, "case_id") };
+    return { caseId: arg(call, "case_id"), save: saveCall(arg(call, "case_id")) };
   },
   valid: [
     { name: "three problems", call: FINALIZE, evidence: { calls: [OPEN, SAVE(3)] } },
@@ -49,7 +58,11 @@ export const rule: Rule<{ caseId: string }> = {
       name: "a saved plan with no problems",
       call: FINALIZE,
       evidence: { calls: [OPEN, SAVE(0)] },
-      data: { caseId: CASE },
+      data: { caseId: CASE, save: saveCall(CASE) },
+      reason: `Cannot finalize the care plan for ${CASE}: the saved plan lists no problems. Call ` +
+        `cm_care_plan_save_care_plan(case_id=${CASE}, plan_data=<the whole plan, one problem for each active ` +
+        "problem>), one problem (with its goals and interventions) for each active problem from the chart and " +
+        "assessment, then finalize.",
     },
   ],
 };

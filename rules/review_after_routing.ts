@@ -6,6 +6,8 @@
  */
 import { CLINICAL_DECISION_TOOLS, okOnCase, shown } from "../lib/guard/engine/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { callText } from "../lib/guard/engine/next_call.ts";
+import type { Evidence } from "../lib/guard/engine/evidence.ts";
 
 const TRIAGE = "# Triage Routing\n- Use only payer namespaces: `triage`, `review`";
 const RECOMMEND = toolCall("review.submit_nurse_case_recommendation", {
@@ -14,8 +16,25 @@ const RECOMMEND = toolCall("review.submit_nurse_case_recommendation", {
 });
 const ROUTE = toolCall("triage.route_case", { case_id: "CASE-3903B8ED" });
 
+/** Routing's next step: the disposition first when none is set, else the route itself. */
+function routing(ev: Evidence, input: Record<string, unknown>, caseId: string): string {
+  if (okOnCase(ev, "triage.set_disposition", input).length) {
+    return `${
+      callText("triage.route_case", { case_id: caseId })
+    } (no override_target unless the policy lane ` +
+      "is wrong)";
+  }
+  return `${
+    callText("triage.set_disposition", {
+      case_id: caseId,
+      urgency_level: "<routine, urgent or stat>",
+      sla_deadline: "<from triage_calculate_sla>",
+    })
+  }, then ${callText("triage.route_case", { case_id: caseId })}`;
+}
+
 /** UM-14: in a triage task, no review decision, determination or letter before triage_route_case succeeded. */
-export const rule: Rule<{ tool: string; caseId: string }> = {
+export const rule: Rule<{ tool: string; caseId: string; next: string }> = {
   meta: {
     id: "UM-14",
     fromAbsence: true,
@@ -24,14 +43,15 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
     triggers: CLINICAL_DECISION_TOOLS,
     protects: ["triage.record_exists", "triage.audit", "triage.route_matches"],
     message: "Cannot call {tool} on {caseId}: this is a triage task and the case has not been routed. Call " +
-      "triage_set_disposition and then triage_route_case with case_id={caseId} (no override_target unless " +
-      "the policy lane is wrong) first.",
+      "{next} first.",
   },
   check(call, evidence) {
     if (evidence.phase !== "triage") return null;
-    return okOnCase(evidence, "triage.route_case", call.input).length
-      ? null
-      : { tool: shown(call), caseId: arg(call, "case_id") };
+    return okOnCase(evidence, "triage.route_case", call.input).length ? null : {
+      tool: shown(call),
+      caseId: arg(call, "case_id"),
+      next: routing(evidence, call.input, arg(call, "case_id")),
+    };
   },
   valid: [
     {
@@ -50,7 +70,17 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
       name: "a triage task before the case was routed",
       call: RECOMMEND,
       evidence: { prompt: TRIAGE, calls: [] },
-      data: { tool: "review_submit_nurse_case_recommendation", caseId: "CASE-3903B8ED" },
+      data: {
+        tool: "review_submit_nurse_case_recommendation",
+        caseId: "CASE-3903B8ED",
+        next: "triage_set_disposition(case_id=CASE-3903B8ED, urgency_level=<routine, urgent or stat>, " +
+          "sla_deadline=<from triage_calculate_sla>), then triage_route_case(case_id=CASE-3903B8ED)",
+      },
+      reason:
+        "Cannot call review_submit_nurse_case_recommendation on CASE-3903B8ED: this is a triage task and " +
+        "the case has not been routed. Call triage_set_disposition(case_id=CASE-3903B8ED, urgency_level=" +
+        "<routine, urgent or stat>, sla_deadline=<from triage_calculate_sla>), then " +
+        "triage_route_case(case_id=CASE-3903B8ED) first.",
     },
   ],
 };

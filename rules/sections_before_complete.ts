@@ -9,9 +9,11 @@
  */
 import { objectArg, okOnCase } from "../lib/guard/engine/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { callText } from "../lib/guard/engine/next_call.ts";
+import { CM_SECTIONS } from "../lib/guard/engine/next_ids.ts";
 
-/** The sections the verifier requires. */
-export const SECTIONS = ["clinical", "medication", "behavioral_health", "sdoh"];
+/** The sections the verifier requires (the list the care-management next steps name, next_ids.ts). */
+export const SECTIONS = CM_SECTIONS;
 
 const CASE = "CM-CASE-CM_AFIB_001";
 const SAVE = (section: string, asText = false) => {
@@ -24,7 +26,7 @@ const SAVE = (section: string, asText = false) => {
 const COMPLETE = toolCall("cm_assessment.complete_assessment", { case_id: CASE });
 
 /** CM-10: no assessment completion before all four sections were saved. */
-export const rule: Rule<{ caseId: string; missing: string }> = {
+export const rule: Rule<{ caseId: string; missing: string; save: string }> = {
   meta: {
     id: "CM-10",
     fromAbsence: true,
@@ -33,9 +35,9 @@ export const rule: Rule<{ caseId: string; missing: string }> = {
     seat: "cm",
     triggers: ["cm_assessment.complete_assessment"],
     protects: ["cm.assessment.required_sections_present", "cm.assessment.completed"],
-    message: "Cannot complete the assessment for {caseId}: no section was saved for {missing}. Call " +
-      "cm_assessment_save_section with case_id={caseId} for each (payload an object with section and data), " +
-      "then cm_assessment_complete_assessment.",
+    message:
+      "Cannot complete the assessment for {caseId}: no section was saved for {missing}. Call {save}, " +
+      "and the same for each other missing section, then cm_assessment_complete_assessment.",
   },
   check(call, evidence) {
     const saved = new Set(
@@ -43,7 +45,13 @@ export const rule: Rule<{ caseId: string; missing: string }> = {
         .map((c) => objectArg(c.input.payload)?.section),
     );
     const missing = SECTIONS.filter((s) => !saved.has(s));
-    return missing.length ? { caseId: arg(call, "case_id"), missing: missing.join(", ") } : null;
+    if (!missing.length) return null;
+    const caseId = arg(call, "case_id");
+    const save = callText("cm_assessment.save_section", {
+      case_id: caseId,
+      payload: { section: missing[0], data: "<what the chart and the member established>" },
+    });
+    return { caseId, missing: missing.join(", "), save };
   },
   valid: [
     { name: "all four sections saved", call: COMPLETE, evidence: { calls: SECTIONS.map((s) => SAVE(s)) } },
@@ -58,7 +66,18 @@ export const rule: Rule<{ caseId: string; missing: string }> = {
       name: "two of four sections saved",
       call: COMPLETE,
       evidence: { calls: [SAVE("clinical"), SAVE("medication")] },
-      data: { caseId: CASE, missing: "behavioral_health, sdoh" },
+      data: {
+        caseId: CASE,
+        missing: "behavioral_health, sdoh",
+        save:
+          `cm_assessment_save_section(case_id=${CASE}, payload={section: behavioral_health, data: <what the ` +
+          "chart and the member established>})",
+      },
+      reason:
+        `Cannot complete the assessment for ${CASE}: no section was saved for behavioral_health, sdoh. ` +
+        `Call cm_assessment_save_section(case_id=${CASE}, payload={section: behavioral_health, data: <what the ` +
+        "chart and the member established>}), and the same for each other missing section, then " +
+        "cm_assessment_complete_assessment.",
     },
   ],
 };

@@ -7,6 +7,7 @@
  */
 import { filled, lastSavedPlan, listOf } from "../lib/guard/engine/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { callText } from "../lib/guard/engine/next_call.ts";
 
 /** Problems in the plan whose goals are missing or lack target_date / measurable_criteria. */
 export function goalGaps(plan: Record<string, unknown>): string[] {
@@ -32,8 +33,15 @@ const SAVE = (goals: unknown[]) =>
   toolCall("cm_care_plan.save_care_plan", { case_id: CASE, plan_data: { problems: [{ goals }] } });
 const FINALIZE = toolCall("cm_care_plan.finalize", { case_id: CASE });
 
+const PLAN_DATA = "<the whole plan, every goal with target_date and measurable_criteria>";
+
+/** The whole plan saved again: the next call before finalizing. */
+function saveCall(caseId: string): string {
+  return callText("cm_care_plan.save_care_plan", { case_id: caseId, plan_data: PLAN_DATA });
+}
+
 /** CM-01: no care-plan finalize while a problem lacks a goal or a goal lacks target_date / measurable_criteria. */
-export const rule: Rule<{ caseId: string; gaps: string }> = {
+export const rule: Rule<{ caseId: string; gaps: string; save: string }> = {
   meta: {
     id: "CM-01",
     name: "smart-goals",
@@ -41,14 +49,19 @@ export const rule: Rule<{ caseId: string; gaps: string }> = {
     seat: "cm",
     triggers: ["cm_care_plan.finalize"],
     protects: ["cm.care_plan.goal_structure"],
-    message: "Cannot finalize the care plan for {caseId}: goals must be SMART, and {gaps}. Call " +
-      "cm_care_plan_save_care_plan with the whole plan_data, giving every problem a goal with target_date " +
-      "and measurable_criteria, then finalize.",
+    message: "Cannot finalize the care plan for {caseId}: goals must be SMART, and {gaps}. Call {save}, " +
+      "giving every problem a goal with target_date and measurable_criteria, then finalize.",
   },
   check(call, evidence) {
     const plan = lastSavedPlan(evidence, call.input);
     const gaps = plan ? goalGaps(plan) : [];
-    return gaps.length ? { caseId: arg(call, "case_id"), gaps: gaps.slice(0, 4).join("; ") } : null;
+    return gaps.length
+      ? {
+        caseId: arg(call, "case_id"),
+        gaps: gaps.slice(0, 4).join("; "),
+        save: saveCall(arg(call, "case_id")),
+      }
+      : null;
   },
   valid: [
     {
@@ -67,13 +80,18 @@ export const rule: Rule<{ caseId: string; gaps: string }> = {
       name: "a goal with empty measurable criteria",
       call: FINALIZE,
       evidence: { calls: [SAVE([{ ...GOAL, measurable_criteria: "" }])] },
-      data: { caseId: CASE, gaps: "problem[0].goal[0] missing measurable_criteria" },
+      data: { caseId: CASE, gaps: "problem[0].goal[0] missing measurable_criteria", save: saveCall(CASE) },
+      reason: "Cannot finalize the care plan for CM-CASE-CM_AFIB_001: goals must be SMART, and " +
+        "problem[0].goal[0] missing measurable_criteria. Call cm_care_plan_save_care_plan(case_id=" +
+        "CM-CASE-CM_AFIB_001, plan_data=<the whole plan, every goal with target_date and " +
+        "measurable_criteria>), giving every problem a goal with target_date and measurable_criteria, then " +
+        "finalize.",
     },
     {
       name: "a problem with no goals",
       call: FINALIZE,
       evidence: { calls: [SAVE([])] },
-      data: { caseId: CASE, gaps: "problem[0] has no goals" },
+      data: { caseId: CASE, gaps: "problem[0] has no goals", save: saveCall(CASE) },
     },
   ],
 };

@@ -8,6 +8,7 @@
 import { shown } from "../lib/guard/engine/facts.ts";
 import { shownName } from "../lib/guard/engine/names.ts";
 import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { sameCallWith } from "../lib/guard/engine/next_ids.ts";
 
 const GATES = [
   "triage.route_case",
@@ -24,7 +25,7 @@ const ROUTE_FAIL = toolCall("triage.route_case", { case_id: "CASE-3903B8ED" }, {
 });
 
 /** GLOBAL-06: no terminal call while the last call of a gate tool failed and was not retried successfully. */
-export const rule: Rule<{ tool: string; gate: string; error: string }> = {
+export const rule: Rule<{ tool: string; gate: string; error: string; again: string }> = {
   meta: {
     id: "GLOBAL-06",
     fromAbsence: true,
@@ -44,9 +45,9 @@ export const rule: Rule<{ tool: string; gate: string; error: string }> = {
       "cm.cross_stage.target_status",
       "provider_pre_submission.final_action",
     ],
-    message: "Cannot call {tool}: the last {gate} call failed ({error}) and has not succeeded since. " +
-      "Resolve that first (read the error, fix the arguments or the earlier step, call {gate} again) " +
-      "before calling {tool}.",
+    message: "Cannot call {tool}: the last {gate} call failed ({error}) and has not succeeded since. Fix " +
+      "what that error names (an argument, or the earlier step it needs), then call {again} until it " +
+      "succeeds, before calling {tool}.",
   },
   check(call, evidence) {
     for (const gate of GATES) {
@@ -54,7 +55,8 @@ export const rule: Rule<{ tool: string; gate: string; error: string }> = {
       if (!last || last.ok) continue;
       const error = (last.error ?? last.text).replace(/^Error executing tool \S+:\s*/, "");
       if (DUPLICATE.test(error)) continue;
-      return { tool: shown(call), gate: shownName(gate), error: error.slice(0, 160).trim() };
+      const again = sameCallWith({ tool: gate, input: last.input }, {}, evidence);
+      return { tool: shown(call), gate: shownName(gate), error: error.slice(0, 160).trim(), again };
     }
     return null;
   },
@@ -83,7 +85,13 @@ export const rule: Rule<{ tool: string; gate: string; error: string }> = {
         tool: "determination_finalize",
         gate: "triage_route_case",
         error: "Authorization is not required for this service",
+        again: "triage_route_case(case_id=CASE-3903B8ED)",
       },
+      reason:
+        "Cannot call determination_finalize: the last triage_route_case call failed (Authorization is " +
+        "not required for this service) and has not succeeded since. Fix what that error names (an argument, " +
+        "or the earlier step it needs), then call triage_route_case(case_id=CASE-3903B8ED) until it " +
+        "succeeds, before calling determination_finalize.",
     },
   ],
 };

@@ -6,6 +6,7 @@
  */
 import { okOnCase, shown } from "../lib/guard/engine/facts.ts";
 import { arg, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { confirmCall } from "../lib/guard/engine/next_ids.ts";
 
 const INTAKE = "# New Intake\n- Use only payer namespaces: `payer_intake_hub`, `triage`";
 const DISPOSE = toolCall("triage.set_disposition", { case_id: "CASE-3903B8ED", disposition: "nurse_review" });
@@ -17,7 +18,7 @@ const CONFIRM = toolCall("payer_intake_hub.confirm_decisions", {
 });
 
 /** UM-12: in an intake task, no triage before payer_intake_hub_confirm_decisions succeeded. */
-export const rule: Rule<{ tool: string; caseId: string }> = {
+export const rule: Rule<{ tool: string; caseId: string; confirm: string }> = {
   meta: {
     id: "UM-12",
     fromAbsence: true,
@@ -31,14 +32,13 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
       "intake.decision_service_covered",
     ],
     message: "Cannot call {tool} on {caseId}: this is an intake task and the intake decisions are not " +
-      "confirmed. Call payer_intake_hub_confirm_decisions with case_id={caseId}, request_complete, " +
-      "member_eligible, service_covered and provider_network_status first.",
+      "confirmed. Call {confirm} first.",
   },
   check(call, evidence) {
     if (evidence.phase !== "intake") return null;
     return okOnCase(evidence, "payer_intake_hub.confirm_decisions", call.input).length
       ? null
-      : { tool: shown(call), caseId: arg(call, "case_id") };
+      : { tool: shown(call), caseId: arg(call, "case_id"), confirm: confirmCall(arg(call, "case_id")) };
   },
   valid: [
     {
@@ -57,7 +57,16 @@ export const rule: Rule<{ tool: string; caseId: string }> = {
       name: "an intake task before the intake decisions were confirmed",
       call: DISPOSE,
       evidence: { prompt: INTAKE, calls: [] },
-      data: { tool: "triage_set_disposition", caseId: "CASE-3903B8ED" },
+      data: {
+        tool: "triage_set_disposition",
+        caseId: "CASE-3903B8ED",
+        confirm: confirmCall("CASE-3903B8ED"),
+      },
+      reason: "Cannot call triage_set_disposition on CASE-3903B8ED: this is an intake task and the intake " +
+        "decisions are not confirmed. Call payer_intake_hub_confirm_decisions(case_id=CASE-3903B8ED, " +
+        "request_complete=<true or false, as the documents show>, member_eligible=<true or false, as the " +
+        "documents show>, service_covered=<true or false, as the documents show>, provider_network_status=<as " +
+        "the documents show>) first.",
     },
   ],
 };

@@ -13,7 +13,10 @@
  */
 import { groundedIds, mutatingTools, shown } from "../lib/guard/engine/facts.ts";
 import { normalizeId } from "../lib/guard/engine/ids.ts";
-import { type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { type Call, type Rule, toolCall } from "../lib/guard/engine/rule.ts";
+import { callText } from "../lib/guard/engine/next_call.ts";
+import { grounded, lockedCaseId, lookupCall } from "../lib/guard/engine/next_ids.ts";
+import type { Evidence } from "../lib/guard/engine/evidence.ts";
 import { TOOLS } from "./catalog/tools.ts";
 
 const ARGS = ["case_id", "referral_id"];
@@ -22,8 +25,28 @@ const QUEUE = toolCall("payer_intake_hub.list_intake_queue", {}, {
 });
 const DISPOSE = (caseId: string) => toolCall("triage.set_disposition", { case_id: caseId });
 
+/**
+ * The next call: the same call on the case this session already changed, when it has one (the unseen id is
+ * then a mistyped copy of it, or another case, which GLOBAL-01 refuses anyway); else the lookup of the seat
+ * that lists the ids, then the call with the id as it returns it.
+ */
+function nextFor(call: Call, ev: Evidence, arg: string): string {
+  const locked = arg === "case_id" ? lockedCaseId(ev) : "";
+  if (locked && grounded(ev, locked)) {
+    return `This session's case is ${locked}: call ${
+      callText(call.tool, { case_id: locked })
+    } with your other ` +
+      "arguments as they are";
+  }
+  const lookup = lookupCall(arg, call, ev);
+  const then = callText(call.tool, { [arg]: "<the id exactly as it returns it>" });
+  return lookup
+    ? `Call ${lookup} first, then ${then}`
+    : `Look the id up with your seat's list tool, then ${then}`;
+}
+
 /** GLOBAL-02: no mutation naming a case or referral id never seen in the prompt or an earlier result. */
-export const rule: Rule<{ tool: string; arg: string; value: string }> = {
+export const rule: Rule<{ tool: string; arg: string; value: string; next: string }> = {
   meta: {
     id: "GLOBAL-02",
     fromAbsence: true,
@@ -41,14 +64,14 @@ export const rule: Rule<{ tool: string; arg: string; value: string }> = {
       "new_referral.service_request_created",
     ],
     message: "Cannot call {tool} with {arg}={value}: that id has not appeared in the task prompt or any " +
-      "earlier result. List or get the case first (the queue or get tool of your seat) and pass {arg} " +
-      "exactly as the system returned it.",
+      "earlier result. {next}.",
   },
   check(call, evidence) {
     const arg = ARGS.find((a) => typeof call.input[a] === "string" && String(call.input[a]).trim());
     if (!arg) return null;
     const value = String(call.input[arg]).trim();
-    return groundedIds(evidence).has(normalizeId(value)) ? null : { tool: shown(call), arg, value };
+    if (groundedIds(evidence).has(normalizeId(value))) return null;
+    return { tool: shown(call), arg, value, next: nextFor(call, evidence, arg) };
   },
   valid: [
     { name: "a case id listed by the queue", call: DISPOSE("CASE-3903B8ED"), evidence: { calls: [QUEUE] } },
@@ -63,7 +86,17 @@ export const rule: Rule<{ tool: string; arg: string; value: string }> = {
       name: "an id never seen anywhere",
       call: DISPOSE("CASE ring?"),
       evidence: { calls: [QUEUE] },
-      data: { tool: "triage_set_disposition", arg: "case_id", value: "CASE ring?" },
+      data: {
+        tool: "triage_set_disposition",
+        arg: "case_id",
+        value: "CASE ring?",
+        next:
+          "Call payer_intake_hub_list_intake_queue() first, then triage_set_disposition(case_id=<the id " +
+          "exactly as it returns it>)",
+      },
+      reason: "Cannot call triage_set_disposition with case_id=CASE ring?: that id has not appeared in the " +
+        "task prompt or any earlier result. Call payer_intake_hub_list_intake_queue() first, then " +
+        "triage_set_disposition(case_id=<the id exactly as it returns it>).",
     },
     {
       name: "an id seen only in the agent's own failed call",
@@ -71,7 +104,29 @@ export const rule: Rule<{ tool: string; arg: string; value: string }> = {
       evidence: {
         calls: [QUEUE, toolCall("triage.set_disposition", { case_id: "CASE-0000AAAA" }, { error: "x" })],
       },
-      data: { tool: "triage_set_disposition", arg: "case_id", value: "CASE-0000AAAA" },
+      data: {
+        tool: "triage_set_disposition",
+        arg: "case_id",
+        value: "CASE-0000AAAA",
+        next:
+          "Call payer_intake_hub_list_intake_queue() first, then triage_set_disposition(case_id=<the id " +
+          "exactly as it returns it>)",
+      },
+    },
+    {
+      name: "a mistyped copy of the case the session already changed",
+      call: DISPOSE("CASE-3903B8DE"),
+      evidence: {
+        calls: [QUEUE, toolCall("payer_intake_hub.confirm_decisions", { case_id: "CASE-3903B8ED" })],
+      },
+      data: {
+        tool: "triage_set_disposition",
+        arg: "case_id",
+        value: "CASE-3903B8DE",
+        next:
+          "This session's case is CASE-3903B8ED: call triage_set_disposition(case_id=CASE-3903B8ED) with " +
+          "your other arguments as they are",
+      },
     },
   ],
 };

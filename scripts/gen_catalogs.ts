@@ -38,6 +38,7 @@ export function toolsSource(tools: SharedTool[]): string {
         caseArgs: t.case_id_args ?? [],
         idArgs: Object.keys(t.indirect_id_args ?? {}),
         args: (t.args ?? []).map((a) => a.name),
+        required: (t.args ?? []).filter((a) => a.required).map((a) => a.name),
       })
     },`
   );
@@ -53,6 +54,8 @@ export interface ToolInfo {
   caseArgs: string[];
   idArgs: string[];
   args: string[];
+  /** The arguments the tool's signature requires. */
+  required: string[];
 }
 
 /** Every χ-Bench tool (${tools.length}; exposed ones are served by default). */

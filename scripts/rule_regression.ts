@@ -1,7 +1,7 @@
 /**
  * Rule regression on real packets: replays every trial through the guard (lib/trajectories/replay.ts, checklist arm)
  * and compares what it catches with a committed baseline. A catch is a rule, or the closure gate, that fired
- * in a failed trial where a check it protects failed, at or before that check's doom (lib/guard/engine/doom.ts:
+ * in a failed trial where a check it protects failed, at or before that check's doom (lib/trajectories/doom.ts:
  * in time, lib/trajectories/verdict.ts); a fire after the doom is recorded as too late, not as a catch. A
  * rule change that loses one of the baseline's catches is a regression. Fires in passing trials are listed
  * per packet.

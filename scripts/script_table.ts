@@ -38,6 +38,7 @@ export const ENTRIES: readonly Entry[] = [
   { file: "dashboard/server.tsx" },
   { file: "demo.ts" },
   { file: "scripts/rule_regression.ts" },
+  { file: "scripts/next_call.ts" },
   { file: "coverage.ts" },
   { file: "handbook.ts" },
   { file: "handbook.ts", sub: "search", table: false },

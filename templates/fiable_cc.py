@@ -27,6 +27,9 @@ Installed into chi-bench by fiable-agent's ``install.ts``; ``install.ts --uninst
   ``cb submission`` run has no agent kwargs: set ``FIABLE_CC_ARM``). ``stock`` uploads nothing and writes
   no hooks: plain Claude Code under the same harness name. The Claude Code version is the agent kwarg
   ``version``, else the host env ``FIABLE_CC_CLAUDE_VERSION``, else the image's.
+* The guard's port is the agent kwarg ``guard_port``, else 8787 in a container of its own; where trials share
+  the host's network (Harbor's Singularity environment), each trial gets a free port of its own, never one
+  another trial of this Harbor process holds, and keeps it when its run is resumed.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ import json
 import os
 import shlex
 import shutil
+import socket
 import subprocess
 from importlib import metadata
 from pathlib import Path, PurePosixPath
@@ -76,6 +80,33 @@ def resolve_port(kwarg: object) -> int:
     return port
 
 
+#: Harbor environments whose trials share the host's network: there, each trial's guard needs its own port.
+SHARED_NETWORK_ENVIRONMENTS = frozenset({"singularity"})
+#: The guard ports handed to trials of this Harbor process (a job runs its trials concurrently in it).
+_GUARD_PORTS: set[int] = set()
+
+
+def shares_host_network(environment: object) -> bool:
+    """True when the environment runs its trials on the host's network (Harbor's ``type()``)."""
+    try:
+        kind = environment.type()  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - an environment without a type keeps the default port
+        return False
+    return str(getattr(kind, "value", kind)) in SHARED_NETWORK_ENVIRONMENTS
+
+
+def free_port(taken: set[int]) -> int:
+    """A port free on this host now and held by no other trial of this process; it is then taken."""
+    for _ in range(100):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in taken:
+            taken.add(port)
+            return port
+    raise RuntimeError("Cannot start fiable-cc: no free port for the guard in 100 tries. Free some ports.")
+
+
 def check_harbor_version() -> None:
     """Refuse a Harbor other than 0.20.x: 0.21 rewrote ClaudeCode (ACP mode, --settings)."""
     try:
@@ -104,6 +135,7 @@ class FiableClaudeCode(ClaudeCode):
         super().__init__(*args, **kwargs)
         self.arm = resolve_arm(arm, self._host_env("FIABLE_CC_ARM"))
         self.guard_port = resolve_port(guard_port)
+        self.port_fixed = guard_port not in (None, "")
 
     @staticmethod
     def name() -> str:
@@ -158,8 +190,16 @@ class FiableClaudeCode(ClaudeCode):
         context: AgentContext,
     ) -> None:
         if self.arm != "stock":
+            self.trial_port(environment)
             await self.exec_as_agent(environment, command=self.start_guard_command(), timeout_sec=60)
         await super().run(instruction, environment, context)
+
+    def trial_port(self, environment: BaseEnvironment) -> int:
+        """The guard's port for this trial: its own free one where trials share the host's network."""
+        if not self.port_fixed and shares_host_network(environment):
+            self.guard_port = free_port(_GUARD_PORTS)
+            self.port_fixed = True  # a resumed run keeps the port its hooks already name
+        return self.guard_port
 
     def guard_facts(self) -> tuple[dict | None, str | None]:
         """The guard's facts about this trial (``node fiable_guard.cjs facts``), or why there are none."""

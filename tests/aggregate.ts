@@ -11,7 +11,8 @@ import { pilotVerdict } from "../lib/results/pilot.ts";
 import { writeSamples } from "../lib/samples/trials.ts";
 import { csvTable, LEADERBOARD_COLUMNS } from "../lib/results/aggregate_report.ts";
 import { parsePrices, type Recipe } from "../lib/results/cost.ts";
-import { main, parseArgs } from "../aggregate.ts";
+import { main as aggregateMain, parseArgs } from "../aggregate.ts";
+import { quietly } from "./support/quiet.ts";
 import { connect, sqlString } from "../lib/results/columnar.ts";
 import { parseLedger } from "../lib/guard/ledger/ledger.ts";
 import { findTrials } from "../lib/results/trials.ts";
@@ -20,6 +21,11 @@ import { type FakeTrial, tempDir, writeArm, writeGuardedTrial } from "./support/
 import { mcnemarExact } from "../lib/results/stats.ts";
 import { REGISTERED } from "../lib/results/protocol.ts";
 import padjust from "@stdlib/stats-padjust";
+
+/** aggregate.ts's main, its printed paths and problem lines kept off the test output. */
+async function main(args: string[]): Promise<number> {
+  return (await quietly(() => aggregateMain(args))).value;
+}
 
 const s = suite("aggregate");
 const LEADERBOARD = join(import.meta.dirname!, "..", "..", "shared", "leaderboard");
@@ -300,7 +306,7 @@ s("on the terminal: the overall table and every comparison; --no-out writes noth
   made.push(here);
   Deno.chdir(here);
   try {
-    const run = await captured(main, [
+    const run = await captured(aggregateMain, [
       "--arm",
       `a=${stock}`,
       "--arm",
@@ -604,14 +610,9 @@ s(
     const out = tempDir();
     made.push(dir, out);
     const { arms } = writeSamples(dir, { attempts: 1 });
-    const log = console.log;
-    const lines: string[] = [];
-    console.log = (...a: unknown[]) => void lines.push(a.join(" "));
-    try {
-      await main([...Object.entries(arms).flatMap(([n, d]) => ["--arm", `${n}=${d}`]), "--out", out]);
-    } finally {
-      console.log = log;
-    }
+    const { out: lines } = await quietly(() =>
+      aggregateMain([...Object.entries(arms).flatMap(([n, d]) => ["--arm", `${n}=${d}`]), "--out", out])
+    );
     const refs = findTrials(Object.values(arms));
     const records = refs.flatMap((r) => r.ledgers).reduce(
       (n, p) => n + parseLedger(readFileSync(p, "utf8")).records.length,

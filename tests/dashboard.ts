@@ -764,6 +764,27 @@ rulesPage("fired rules by fires in failed, then in time, then in passed; the res
   );
 });
 
+rulesPage(
+  "each row shows its replayed deny reasons' next call, complete of all, as replay counts them",
+  async () => {
+    const html = (await get("/rules")).text;
+    assert.match(html, "replayed reasons: next call complete");
+    const graded = ruleFires(rows()).fired.filter((f) =>
+      f.nextCall.complete + f.nextCall.partial + f.nextCall.none
+    );
+    assert.ok(graded.length > 0, "no replayed deny reason was graded");
+    for (const f of graded) {
+      const row = html.slice(html.indexOf(`<tr id="rule-${f.id}"`));
+      const cell = /<td class="next-call">([^<]*)<\/td>/.exec(row)?.[1];
+      assert.is(
+        cell,
+        `${f.nextCall.complete} of ${f.nextCall.complete + f.nextCall.partial + f.nextCall.none}`,
+        f.id,
+      );
+    }
+  },
+);
+
 rulesPage("the CRITIC row is the critic panel's own block, named and explained", async () => {
   const fired = { ...rows().find((r) => r.outcome === "failed")!, rules: ["CRITIC"], replays: [] };
   const panel = ruleFires([...rows(), fired]).fired.find((f) => f.id === "CRITIC")!;

@@ -7,7 +7,7 @@ import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type DoomableCall, doomIndex, doomOf, DOOMS } from "../lib/guard/engine/doom.ts";
+import { type DoomableCall, doomIndex, doomOf, DOOMS } from "../lib/trajectories/doom.ts";
 import { RULES } from "../rules/mod.ts";
 import { JUDGES } from "../lib/guard/engine/judges/mod.ts";
 import { GATE_PROTECTS } from "../lib/guard/engine/closure.ts";
@@ -27,7 +27,7 @@ s("every check a rule, judge or the closure gate protects has an entry with a re
     ...Object.values(GATE_PROTECTS).flat(),
   ]);
   const missing = [...protectedChecks].filter((c) => !doomOf(c)?.why || !doomOf(c)?.sources.length);
-  assert.equal(missing, [], `no doom entry or reason (lib/guard/engine/doom.ts) for ${missing.join(", ")}`);
+  assert.equal(missing, [], `no doom entry or reason (lib/trajectories/doom.ts) for ${missing.join(", ")}`);
 });
 
 s("every deterministic check the v1.0.0 verifier emits has an entry", () => {

@@ -706,6 +706,38 @@ py("the harness resolves the arm from the kwarg, then the host FIABLE_CC_ARM, th
   assert.is(run.stdout.trim(), "stock plan 8787");
 });
 
+py(
+  "where trials share the host's network (Singularity), each trial's guard gets a free port of its own",
+  async () => {
+    const dir = await realInstall();
+    const code = [
+      "from chi_bench.experiment.agents.fiable_cc_harness import FiableClaudeCode as C",
+      "class Env:",
+      "    def __init__(self, kind): self.kind = kind",
+      "    def type(self): return self.kind",
+      "shared, own = Env('singularity'), Env('docker')",
+      "trials = [C(logs_dir='/tmp/unused', arm='critic') for _ in range(8)]",
+      "ports = [t.trial_port(shared) for t in trials]",
+      "assert len(set(ports)) == 8 and 8787 not in ports, ports",
+      "assert [t.trial_port(shared) for t in trials] == ports, 'a resumed run keeps its port'",
+      "assert all(f' up --port {p} ' in t.start_guard_command() for t, p in zip(trials, ports))",
+      "assert C(logs_dir='/tmp/unused', arm='critic').trial_port(own) == 8787",
+      "assert C(logs_dir='/tmp/unused', arm='critic', guard_port='9100').trial_port(shared) == 9100",
+      "print('ok')",
+    ].join("\n");
+    const run = spawnSync("python3", ["-c", code], {
+      encoding: "utf8",
+      env: {
+        ...Deno.env.toObject(),
+        PYTHONPATH: `${STUB}:${join(dir, "src")}`,
+        PYTHONDONTWRITEBYTECODE: "1",
+      },
+    });
+    assert.is(run.status, 0, run.stderr);
+    assert.is(run.stdout.trim(), "ok");
+  },
+);
+
 py("the template's arms and asset name match the project's", () => {
   const source = TEMPLATE.toString();
   assert.ok(

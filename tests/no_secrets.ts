@@ -16,6 +16,7 @@ import { post, postFail, pre, prompt, PROVIDER_PROMPT, stop } from "./support/pa
 import { claudeV12, mcpJson, PROMPTS, writeTrials } from "./support/atif_fixture.ts";
 import { replayTrees } from "../lib/trajectories/replay.ts";
 import { main as aggregateMain } from "../aggregate.ts";
+import { quietly } from "./support/quiet.ts";
 import { createApp } from "../dashboard/app.tsx";
 import { CREDENTIALS } from "./support/credentials.ts";
 
@@ -165,11 +166,8 @@ s("replay, aggregate and the dashboard transcript of a trial full of secrets hol
   assert.ok(assertFilesClean(replayed) >= 1, "replay wrote no ledger");
 
   const aggregated = join(root, "aggregate-out");
-  const log = console.log;
-  console.log = () => {};
-  let code: number;
-  try {
-    code = await aggregateMain([
+  const { value: code } = await quietly(() =>
+    aggregateMain([
       "--arm",
       `stock=${packet}`,
       "--arm",
@@ -180,10 +178,8 @@ s("replay, aggregate and the dashboard transcript of a trial full of secrets hol
       aggregated,
       "--iters",
       "10",
-    ]);
-  } finally {
-    console.log = log;
-  }
+    ])
+  );
   assert.is(code, 0);
   assert.ok(assertFilesClean(aggregated) >= 1, "aggregate wrote nothing");
 

@@ -82,6 +82,7 @@ s("--json keys are exactly the issue's shape", async () => {
     "rescue_estimate",
     "rescue_ignoring_time",
     "not_observable_fires",
+    "next_call",
   ]);
 });
 

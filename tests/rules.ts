@@ -37,6 +37,11 @@ for (const rule of RULES as Rule[]) {
     assert.is(new Set(names).size, names.length, `names repeat: ${names}`);
   });
   s("has an invalid case", () => assert.ok(rule.invalid.length > 0));
+  s("an invalid example asserts its whole reason, and each such reason renders exactly", () => {
+    const whole = rule.invalid.filter((c) => c.reason !== undefined);
+    assert.ok(whole.length > 0, "no invalid example gives its expected reason in full");
+    for (const c of whole) assert.is(renderMessage(rule.meta.message, c.data), c.reason, c.name);
+  });
   s("every example's call is one of its triggers (the engine runs the rule on no other)", () => {
     for (const c of [...rule.valid, ...rule.invalid]) {
       assert.ok(

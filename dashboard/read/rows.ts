@@ -156,13 +156,13 @@ export function buildModel(src: RowSources): Model {
     const replayArms = new Map<string, LedgerPart[]>();
     for (const key of keys) {
       for (const [arm, list] of replays.get(key) ?? []) {
-        // Two packets can hold a trial of the same name: keep the replay written under this trial's packet.
-        const mine = list.filter((p) => basename(dirname(p.tail.path)) === info.packet);
+        // Two packets can hold a trial of the same name: keep the replay its summary.json says is this trial's.
+        const mine = list.filter((p) => src.replays.ledgerOwner(p.tail.path) === info.key);
         replayArms.set(arm, [...(replayArms.get(arm) ?? []), ...(mine.length ? mine : list)]);
         usedReplays.add(key);
       }
     }
-    const replayed = verdictsOf(info.packet, info.ref.name) ?? [];
+    const replayed = verdictsOf.get(info.key) ?? [];
     for (const v of replayed) if (!replayArms.has(v.arm)) replayArms.set(v.arm, []);
     const marks = [...replayArms].sort(([a], [b]) => a.localeCompare(b)).map(([arm, list]) => {
       const all = statsOf(list);

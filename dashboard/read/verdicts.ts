@@ -7,14 +7,13 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ArmVerdict, armVerdict, type TrialReplay } from "../../lib/trajectories/verdict.ts";
+import { type ArmVerdict, armVerdict } from "../../lib/trajectories/verdict.ts";
 import type { Arm } from "../../lib/guard/engine/record.ts";
 import { packetName } from "../../lib/results/trials.ts";
+import { ledgerFileName } from "../../lib/guard/ledger/ledger.ts";
+import { parseSummaryFile, SUMMARY_FILE } from "../../lib/trajectories/summary_file.ts";
 import { foldersWith } from "./summary.ts";
 import type { WalkCache } from "../../lib/walk.ts";
-
-/** The file a replay writes its per-trial results into. */
-export const SUMMARY_FILE = "summary.json";
 
 /** One replayed arm's verdict on one trial. */
 export interface ReplayVerdict {
@@ -27,37 +26,38 @@ export interface ReplayVerdict {
   steps: Record<string, number>;
 }
 
-/** The key a trial goes by in both the replay's summary and the dashboard: its packet folder's name and its name. */
-export function verdictKey(packet: string, trial: string): string {
-  return `${packet}/${trial}`;
-}
-
 /** Folders holding a replay's summary.json: the roots themselves and up to three levels below them. */
 export function findReplayRuns(roots: readonly string[], cache?: WalkCache): string[] {
   return foldersWith(roots, SUMMARY_FILE, cache);
 }
 
-/** Every verdict in a replay's summary.json, by trial key; or why the file is not a replay's summary. */
-export function readVerdicts(dir: string): Map<string, ReplayVerdict[]> | { why: string } {
+/** A replay run's verdicts by trial key (`trialKey`), and which trial each replay ledger is, by its place. */
+export interface ReplayRun {
+  verdicts: Map<string, ReplayVerdict[]>;
+  /** `<packet folder>/<ledger file>` (where replay writes a trial's ledger below each arm) → its trial key. */
+  ledgers: Map<string, string>;
+}
+
+/** Every verdict in a replay's summary.json, by trial key; or why the file is not one this version reads. */
+export function readVerdicts(dir: string): ReplayRun | { why: string } {
   const path = join(dir, SUMMARY_FILE);
-  let data: { arms?: unknown; trials?: unknown };
+  let text: string;
   try {
-    data = JSON.parse(readFileSync(path, "utf8"));
+    text = readFileSync(path, "utf8");
   } catch (err) {
     return { why: `Cannot read ${path}: ${String((err as Error).message).split("\n")[0]}` };
   }
-  if (!Array.isArray(data?.arms) || !Array.isArray(data?.trials)) {
-    return { why: `${path} is not a replay's summary (no arms and trials)` };
-  }
-  const out = new Map<string, ReplayVerdict[]>();
-  for (const t of data.trials as TrialReplay[]) {
-    if (!t?.name || !t.arms) continue;
-    const key = verdictKey(packetName(t.packet ?? ""), t.name);
-    const list = out.get(key) ?? [];
+  const file = parseSummaryFile(text, path);
+  if ("why" in file) return file;
+  const verdicts = new Map<string, ReplayVerdict[]>();
+  const ledgers = new Map<string, string>();
+  for (const t of file.trials) {
+    ledgers.set(`${packetName(t.packet ?? "")}/${ledgerFileName(t.name)}`, t.key);
+    const list = verdicts.get(t.key) ?? [];
     for (const arm of Object.keys(t.arms) as Arm[]) {
       const steps: Record<string, number> = {};
       for (const [id, fired] of Object.entries(t.arms[arm]?.rules ?? {})) {
-        const first = Math.min(...(fired?.calls ?? []).map((c) => c.step));
+        const first = Math.min(...fired.calls.map((c) => c.step));
         if (Number.isFinite(first)) steps[id] = first;
       }
       list.push({
@@ -68,7 +68,7 @@ export function readVerdicts(dir: string): Map<string, ReplayVerdict[]> | { why:
         steps,
       });
     }
-    out.set(key, list);
+    verdicts.set(t.key, list);
   }
-  return out;
+  return { verdicts, ledgers };
 }

@@ -61,8 +61,8 @@ export function closestPackets(
   return {
     packets: p.packets.filter((x) => x.agent === "claude-code"),
     why:
-      `no Claude Code packet of ${model} has its trials at hand, so the Claude Code packets in ../shared ` +
-      "stand in",
+      `no Claude Code packet of ${model} has its trials at hand, so the Claude Code packets whose trials ` +
+      "are (actava-ai/leaderboard, read in ../shared when the file was made) stand in",
   };
 }
 

@@ -11,7 +11,7 @@
 import * as z from "zod/mini";
 import en from "zod/locales/en";
 import { ARMS } from "../guard/engine/record.ts";
-import { FACTS_KEY } from "./guard_facts_reader.ts";
+import { FACTS_KEY } from "./guard_facts_key.ts";
 
 z.config(en());
 

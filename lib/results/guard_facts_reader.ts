@@ -5,8 +5,7 @@
  */
 import type { FactsRead } from "./guard_facts.ts";
 
-/** The metadata key of the facts in `agent_result.metadata` (`<key>_error` holds why there are none). */
-export const FACTS_KEY = "fiable_guard";
+export { FACTS_KEY } from "./guard_facts_key.ts";
 
 let reader: ((result: unknown, path: string) => FactsRead) | undefined;
 

@@ -415,3 +415,12 @@ export function packetOf(trial: { dir: string } | string, roots: readonly string
 export function packetName(packet: string): string {
   return basename(packet) || packet;
 }
+
+/**
+ * The name a trial goes by wherever it is read (replay's summary.json, the dashboard): its packet folder's
+ * name (`packetOf` with no roots: a leaderboard packet's, else the folder holding the trial) and its own, so
+ * same-named trials of two packets or two jobs stay apart, and a tree read from another place keeps its keys.
+ */
+export function trialKey(dir: string): string {
+  return `${packetName(packetOf(dir))}/${basename(dir)}`;
+}

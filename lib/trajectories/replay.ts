@@ -1,7 +1,7 @@
 /**
  * Replay: recorded χ-Bench trials → the hook events the live guard would have seen → the same engine
  * (`decide`), per arm. Shadow semantics: a would-be block is recorded and the trial continues as recorded.
- * Each failed check's doom (the first executed call that fixes it, lib/guard/engine/doom.ts) is kept with
+ * Each failed check's doom (the first executed call that fixes it, lib/trajectories/doom.ts) is kept with
  * the trial, so verdict.ts can tell a block in time from one too late; the trial-level metrics are there.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -19,10 +19,11 @@ import {
 import { type Bounds, decide, DEFAULT_BOUNDS, type GuardEvent } from "../guard/engine/decide.ts";
 import { RECENT_TEXT, recentText } from "../guard/engine/judge.ts";
 import { isJudged } from "../guard/engine/judges/mod.ts";
-import { checkMatches, doomIndex } from "../guard/engine/doom.ts";
+import { checkMatches, doomIndex } from "./doom.ts";
 import { type SavedEvent, withSavedReads } from "./saved_reads.ts";
 import { extractIds, normalizeId, stringsIn } from "../guard/engine/ids.ts";
 import { isIdentifier } from "../guard/engine/critic.ts";
+import { countGrade, gradeRecord, nextCallCounts } from "./next_call.ts";
 import { isMutating } from "../guard/engine/names.ts";
 import { ledgerFileName } from "../guard/ledger/ledger.ts";
 import { type Arm, type LedgerRecord } from "../guard/engine/record.ts";
@@ -304,6 +305,9 @@ export function replayArm(
       }
     }
     if (marked.event === "stop" && marked.decision !== "allow") result.closure = marked.obligations ?? [];
+    for (const [id, graded] of gradeRecord(marked, records)) {
+      countGrade((result.nextCall ??= {})[id] ??= nextCallCounts(), graded);
+    }
     records.push(marked);
     if (marked.event === "post" && (call as SavedEvent | undefined)?.saved) {
       saved = { record: marked, call: call! };
@@ -431,7 +435,7 @@ function verdictOf(
   };
 }
 
-/** Each failed check's first executed dooming call among the trial's χ-World calls (lib/guard/engine/doom.ts). */
+/** Each failed check's first executed dooming call among the trial's χ-World calls (lib/trajectories/doom.ts). */
 export function doomPoints(
   calls: readonly ToolEvent[],
   failed: readonly string[],
@@ -641,7 +645,10 @@ async function replayInto(paths: string[], refs: TrialRef[], opts: ReplayOptions
   };
   if (opts.out) {
     mkdirSync(opts.out, { recursive: true });
-    writeFileSync(join(opts.out, "summary.json"), JSON.stringify({ paths, ...report }, null, 1) + "\n");
+    // Loaded when used: replay.ts imports no npm package before it can install them (lib/packages.ts).
+    const { SUMMARY_FILE, summaryFileOf } = await import("./summary_file.ts");
+    const file = summaryFileOf(paths, report);
+    writeFileSync(join(opts.out, SUMMARY_FILE), JSON.stringify(file, null, 1) + "\n");
     if (opts.columnar !== false) {
       report.columnar = await replayColumnar(opts.out, refs, trials, paths, opts);
     }

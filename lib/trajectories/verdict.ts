@@ -4,81 +4,18 @@
  * Parquet summary, the judge figures, rule_regression and the dashboard all read these two functions.
  *
  * Time-aware: a block helps a failed check only if it comes at or before the first executed call that dooms
- * the check (lib/guard/engine/doom.ts; a block on that call itself counts); the closure gate blocks at the stop, so
+ * the check (lib/trajectories/doom.ts; a block on that call itself counts); the closure gate blocks at the stop, so
  * it helps only checks doomed there. A shadow replay shows when a block would have come, not what the agent
  * would have done after it: "rescued" means every failed deterministic check had such a block.
  */
-import { checkMatches } from "../guard/engine/doom.ts";
+import { checkMatches } from "./doom.ts";
 import { GATE_PROTECTS } from "../guard/engine/closure.ts";
 import type { Arm } from "../guard/engine/record.ts";
-import type { UnresolvedCall } from "./atif.ts";
+// Types only: the records are summary.json's schema's (summary_file.ts), and this file loads no npm package.
+import type { ArmResult, DoomPoint, FiredCall, TrialReplay } from "./summary_file.ts";
+import { addCounts, type NextCallCounts, nextCallCounts } from "./next_call.ts";
 
-/** One call a rule would have blocked. */
-export interface FiredCall {
-  step: number;
-  /** The call's position among the trial's χ-World calls (the order the guard saw them in). */
-  at: number;
-  id: string;
-  tool: string;
-  decision: string;
-}
-
-/** What one arm did on one trial. */
-export interface ArmResult {
-  /** Rule ID → the calls it would have blocked, with the checks it protects. */
-  rules: Record<string, { checks: string[]; calls: FiredCall[] }>;
-  /** Obligations open at the end (the closure gate would have blocked the stop). */
-  closure: string[];
-  /** True when any call or the stop would have been blocked. */
-  blocked: boolean;
-  /** The first would-be block: a rule on a call, or the closure gate. */
-  firstBlock: { step: number | null; tool: string | null; rules: string[] } | null;
-  /** Ledger file written, or null. */
-  ledger: string | null;
-  /** Judge name → the calls it objected to, enforced or shadow (what a decision-point judge would catch). */
-  votes?: Record<string, FiredCall[]>;
-  /**
-   * Rule ID → calls it would have blocked on an id a saved oversized result may hold (replay has only what
-   * the agent read of the file; the live guard reads it whole): not observable, counted in no block figure.
-   */
-  unobservable?: Record<string, FiredCall[]>;
-}
-
-/** The first executed call that dooms a failed check (lib/guard/engine/doom.ts). */
-export interface DoomPoint {
-  /** Position among the trial's χ-World calls, as FiredCall.at. */
-  at: number;
-  step: number;
-  tool: string;
-}
-
-/** One replayed trial. */
-export interface TrialReplay {
-  dir: string;
-  /** The packet the trial belongs to (see `packetOf`); set by replayTrial. */
-  packet?: string;
-  name: string;
-  domain: string;
-  harness: string;
-  version: string;
-  passed: boolean;
-  failedChecks: string[];
-  /**
-   * A provider trial's expected disposition, read from its scorecard: `hold` when the verifier judged
-   * `provider_pre_submission.final_action` (it does only when a hold was expected), else `submit`; absent
-   * for other seats. Judges must never fire where a submission was expected.
-   */
-  expects?: "submit" | "hold";
-  /** Failed check → its doom; a failed check not listed is doomed only at the stop. */
-  doom?: Record<string, DoomPoint>;
-  toolCalls: { all: number; mcp: number };
-  unresolved: UnresolvedCall[];
-  /** False when the agent reached the simulator outside MCP, so the guard saw only part of the trial. */
-  observable?: boolean;
-  /** Why the trial is not observable (the first off-channel call), when it is not. */
-  unobservable?: string;
-  arms: Partial<Record<Arm, ArmResult>>;
-}
+export type { ArmResult, DoomPoint, FiredCall, TrialReplay };
 
 /** Whether a rule's block came in time for a failed check it protects. */
 export type Timing = "in time" | "too late";
@@ -115,6 +52,8 @@ export interface ArmVerdict {
   rescueIgnoringTime: Rescue;
   /** Rules whose only blocks rested on an id a saved result may hold (`ArmResult.unobservable`). */
   unobservable?: string[];
+  /** The trial's deny reasons by protector and grade (`ArmResult.nextCall`). */
+  nextCall?: Record<string, NextCallCounts>;
 }
 
 /** The closure gate's name where protectors are listed together (verdicts.parquet, the CLI table). */
@@ -183,6 +122,7 @@ export function armVerdict(t: TrialReplay, arm: Arm): ArmVerdict | null {
     rescue: rescue(true),
     rescueIgnoringTime: rescue(false),
     ...(r.unobservable ? { unobservable: Object.keys(r.unobservable).sort() } : {}),
+    ...(r.nextCall ? { nextCall: r.nextCall } : {}),
   };
 }
 
@@ -219,6 +159,11 @@ export interface ReplaySummary {
    * not observable in replay, and in no figure above.
    */
   not_observable_fires: Record<string, { failed: number; passed: number }>;
+  /**
+   * Per protector (a rule, a judge, the panel, a stop-gate obligation), its deny reasons by how complete the
+   * next call they name is: complete (the tool and every id it needs, each in the evidence), partial, none.
+   */
+  next_call: Record<string, NextCallCounts>;
 }
 
 /** Counts with nothing counted yet. */
@@ -261,6 +206,7 @@ export function summarizeVerdicts(trials: readonly Counted[], unreadable: number
     rescue_estimate: { upper: 0, strict: 0 },
     rescue_ignoring_time: { upper: 0, strict: 0 },
     not_observable_fires: {},
+    next_call: {},
   };
   for (const t of trials) {
     if (t.passed) s.passed++;
@@ -271,6 +217,9 @@ export function summarizeVerdicts(trials: readonly Counted[], unreadable: number
     for (const [id, f] of Object.entries(v.rules)) countFire(s.by_rule[id] ??= fireCounts(), v.passed, f);
     if (v.gate) countFire(s.closure_gate, v.passed, v.gate);
     if (v.blocked) s.trials_blocked[v.passed ? "passed" : "failed"]++;
+    for (const [id, n] of Object.entries(v.nextCall ?? {})) {
+      addCounts(s.next_call[id] ??= nextCallCounts(), n);
+    }
     for (const id of v.unobservable ?? []) {
       (s.not_observable_fires[id] ??= { failed: 0, passed: 0 })[v.passed ? "passed" : "failed"]++;
     }
@@ -285,6 +234,7 @@ export function summarizeVerdicts(trials: readonly Counted[], unreadable: number
     }
   }
   s.by_rule = Object.fromEntries(Object.entries(s.by_rule).sort(([a], [b]) => a.localeCompare(b)));
+  s.next_call = Object.fromEntries(Object.entries(s.next_call).sort(([a], [b]) => a.localeCompare(b)));
   return s;
 }
 

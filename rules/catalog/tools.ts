@@ -10,6 +10,8 @@ export interface ToolInfo {
   caseArgs: string[];
   idArgs: string[];
   args: string[];
+  /** The arguments the tool's signature requires. */
+  required: string[];
 }
 
 /** Every χ-Bench tool (125; exposed ones are served by default). */
@@ -23,6 +25,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["patient_id"],
     "idArgs": [],
     "args": ["patient_id"],
+    "required": ["patient_id"],
   },
   {
     "name": "chart.list_candidate_orders",
@@ -33,6 +36,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["patient_id"],
     "idArgs": [],
     "args": ["patient_id"],
+    "required": ["patient_id"],
   },
   {
     "name": "chart.search_patients",
@@ -43,6 +47,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["patient_id", "member_id"],
     "idArgs": [],
     "args": ["query", "patient_id", "member_id", "first_name", "last_name", "dob", "limit"],
+    "required": [],
   },
   {
     "name": "cases.create_from_order",
@@ -64,6 +69,16 @@ export const TOOLS: readonly ToolInfo[] = [
       "site_of_service",
       "requested_date",
     ],
+    "required": [
+      "patient_id",
+      "ordering_practitioner_id",
+      "service_type",
+      "procedure_code",
+      "description",
+      "priority",
+      "diagnosis_codes",
+      "site_of_service",
+    ],
   },
   {
     "name": "cases.get_case",
@@ -74,6 +89,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "cases.list_cases",
@@ -84,6 +100,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": [],
     "args": ["status"],
+    "required": [],
   },
   {
     "name": "inbox.list_messages",
@@ -94,6 +111,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": [],
   },
   {
     "name": "inbox.read_message",
@@ -104,6 +122,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["message_id"],
     "args": ["message_id"],
+    "required": ["message_id"],
   },
   {
     "name": "docs.create_submission_bundle",
@@ -114,6 +133,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": ["document_ids"],
     "args": ["case_id", "document_ids", "include_chart_summary", "include_form_responses"],
+    "required": ["case_id", "document_ids"],
   },
   {
     "name": "docs.get_document",
@@ -124,6 +144,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["document_id"],
     "args": ["document_id"],
+    "required": ["document_id"],
   },
   {
     "name": "docs.list_case_documents",
@@ -134,6 +155,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "docs.upload_evidence",
@@ -144,6 +166,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "kind", "title", "content"],
+    "required": ["case_id", "kind", "title"],
   },
   {
     "name": "docs.upload_evidence_file",
@@ -154,6 +177,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "kind", "title", "filename", "mime_type", "file_bytes", "note"],
+    "required": ["case_id", "kind", "title", "filename", "mime_type", "file_bytes"],
   },
   {
     "name": "forms.list_required_forms",
@@ -164,6 +188,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "channel"],
+    "required": ["case_id"],
   },
   {
     "name": "forms.save_form_response",
@@ -174,6 +199,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "answers", "form_id"],
+    "required": ["case_id", "answers"],
   },
   {
     "name": "forms.validate_form",
@@ -184,6 +210,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "form_id"],
+    "required": ["case_id"],
   },
   {
     "name": "auth.check_status",
@@ -194,6 +221,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "channel"],
+    "required": ["case_id", "channel"],
   },
   {
     "name": "auth.file_appeal",
@@ -204,6 +232,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": ["document_ids"],
     "args": ["case_id", "rationale", "document_ids"],
+    "required": ["case_id", "rationale"],
   },
   {
     "name": "auth.file_external_appeal",
@@ -214,6 +243,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": ["document_ids"],
     "args": ["case_id", "rationale", "document_ids"],
+    "required": ["case_id", "rationale"],
   },
   {
     "name": "auth.finalize_provider_determination",
@@ -233,6 +263,7 @@ export const TOOLS: readonly ToolInfo[] = [
       "questionnaire_answers",
       "line_updates",
     ],
+    "required": ["case_id", "final_action"],
   },
   {
     "name": "auth.request_peer_to_peer",
@@ -243,6 +274,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": ["preferred_contact_id"],
     "args": ["case_id", "preferred_contact_id"],
+    "required": ["case_id"],
   },
   {
     "name": "auth.respond_to_peer_to_peer",
@@ -253,6 +285,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": ["request_id"],
     "args": ["case_id", "request_id", "note", "selected_slot"],
+    "required": ["case_id", "request_id"],
   },
   {
     "name": "auth.respond_to_pend",
@@ -263,6 +296,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": ["document_ids"],
     "args": ["case_id", "note", "document_ids"],
+    "required": ["case_id", "note"],
   },
   {
     "name": "auth.submit_authorization",
@@ -273,6 +307,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": ["bundle_document_id"],
     "args": ["case_id", "channel", "bundle_document_id", "questionnaire_answers", "line_updates"],
+    "required": ["case_id", "channel"],
   },
   {
     "name": "people.list_contacts",
@@ -283,6 +318,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": [],
     "args": ["role"],
+    "required": [],
   },
   {
     "name": "people.list_ordering_providers",
@@ -293,6 +329,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": [],
     "args": [],
+    "required": [],
   },
   {
     "name": "people.list_reviewer_contacts",
@@ -303,6 +340,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": [],
     "args": ["required_role"],
+    "required": [],
   },
   {
     "name": "p2p_session.get_context",
@@ -313,6 +351,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["request_id"],
     "args": ["request_id"],
+    "required": ["request_id"],
   },
   {
     "name": "p2p_session.send_turn",
@@ -323,6 +362,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["request_id"],
     "args": ["request_id", "message"],
+    "required": ["request_id", "message"],
   },
   {
     "name": "p2p_session.submit_summary",
@@ -333,6 +373,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["request_id"],
     "args": ["request_id", "summary", "proposed_result"],
+    "required": ["request_id", "summary", "proposed_result"],
   },
   {
     "name": "payer_intake_hub.list_intake_queue",
@@ -343,6 +384,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": [],
     "args": [],
+    "required": [],
   },
   {
     "name": "payer_intake_hub.get_intake_case",
@@ -353,6 +395,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_intake_hub.create_intake_case",
@@ -363,6 +406,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "auth_type"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_intake_hub.save_auth_header",
@@ -373,6 +417,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "data"],
+    "required": ["case_id", "data"],
   },
   {
     "name": "payer_intake_hub.save_diagnoses",
@@ -383,6 +428,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "data"],
+    "required": ["case_id", "data"],
   },
   {
     "name": "payer_intake_hub.save_requesting_provider",
@@ -393,6 +439,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "data"],
+    "required": ["case_id", "data"],
   },
   {
     "name": "payer_intake_hub.add_line_item",
@@ -403,6 +450,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "item_data"],
+    "required": ["case_id", "item_data"],
   },
   {
     "name": "payer_intake_hub.update_line_item",
@@ -413,6 +461,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "line_number", "item_data"],
+    "required": ["case_id", "line_number", "item_data"],
   },
   {
     "name": "payer_intake_hub.remove_line_item",
@@ -423,6 +472,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "line_number"],
+    "required": ["case_id", "line_number"],
   },
   {
     "name": "payer_intake_hub.list_documents",
@@ -433,6 +483,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_intake_hub.confirm_decisions",
@@ -443,6 +494,13 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "request_complete", "member_eligible", "service_covered", "provider_network_status"],
+    "required": [
+      "case_id",
+      "request_complete",
+      "member_eligible",
+      "service_covered",
+      "provider_network_status",
+    ],
   },
   {
     "name": "triage.get",
@@ -453,6 +511,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "triage.calculate_sla",
@@ -463,6 +522,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "urgency_level", "state"],
+    "required": ["case_id", "urgency_level"],
   },
   {
     "name": "triage.check_gold_card",
@@ -473,6 +533,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "provider_npi", "service_category"],
+    "required": ["case_id"],
   },
   {
     "name": "triage.set_disposition",
@@ -493,6 +554,7 @@ export const TOOLS: readonly ToolInfo[] = [
       "disposition_reason",
       "actor",
     ],
+    "required": ["case_id", "urgency_level", "sla_deadline"],
   },
   {
     "name": "triage.route_case",
@@ -505,6 +567,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "actor", "override_target"],
+    "required": ["case_id"],
   },
   {
     "name": "review.get_nurse_review_data",
@@ -515,6 +578,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "review.save_criteria_evaluation",
@@ -525,6 +589,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": ["review_id"],
     "args": ["case_id", "line_number", "review_id", "evaluations", "reviewer_id"],
+    "required": ["case_id", "line_number"],
   },
   {
     "name": "review.submit_nurse_case_recommendation",
@@ -537,6 +602,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "recommendation", "clinical_notes", "info_requested", "info_deadline", "reviewer_id"],
+    "required": ["case_id", "recommendation"],
   },
   {
     "name": "review.get_md_review_data",
@@ -547,6 +613,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "review.save_md_review",
@@ -557,6 +624,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": ["review_id"],
     "args": ["case_id", "line_number", "review_id", "evaluations", "reviewer_id"],
+    "required": ["case_id", "line_number"],
   },
   {
     "name": "review.submit_md_case_decision",
@@ -581,6 +649,7 @@ export const TOOLS: readonly ToolInfo[] = [
       "line_item_decisions",
       "signed_off",
     ],
+    "required": ["case_id", "decision"],
   },
   {
     "name": "determination.get_summary",
@@ -591,6 +660,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "determination.finalize",
@@ -601,6 +671,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "decision", "overridden", "override_reason", "actor"],
+    "required": ["case_id", "decision"],
   },
   {
     "name": "p2p.list",
@@ -611,6 +682,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": [],
   },
   {
     "name": "p2p.offer_slots",
@@ -621,6 +693,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["request_id", "payer_contact_id"],
     "args": ["request_id", "payer_contact_id", "slots"],
+    "required": ["request_id"],
   },
   {
     "name": "p2p.schedule",
@@ -631,6 +704,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["request_id", "payer_contact_id"],
     "args": ["request_id", "payer_contact_id", "scheduled_at"],
+    "required": ["request_id"],
   },
   {
     "name": "p2p.record_outcome",
@@ -641,6 +715,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["request_id", "payer_contact_id"],
     "args": ["request_id", "payer_contact_id", "outcome", "note"],
+    "required": ["request_id"],
   },
   {
     "name": "payer_letter_center.list",
@@ -651,6 +726,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": [],
   },
   {
     "name": "payer_letter_center.get",
@@ -661,6 +737,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["letter_id"],
     "args": ["letter_id"],
+    "required": ["letter_id"],
   },
   {
     "name": "payer_letter_center.generate_approval",
@@ -671,6 +748,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "actor", "body", "supporting_basis", "policy_citations"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_letter_center.generate_partial_approval",
@@ -681,6 +759,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "actor", "body", "supporting_basis", "policy_citations"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_letter_center.generate_denial",
@@ -691,6 +770,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "actor", "body", "supporting_basis", "policy_citations", "appeal_information"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_letter_center.generate_pend",
@@ -701,6 +781,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "actor", "body", "supporting_basis", "policy_citations"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_letter_center.generate_notification",
@@ -711,6 +792,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "notification_type", "actor"],
+    "required": ["case_id", "notification_type"],
   },
   {
     "name": "payer_letter_center.deliver",
@@ -721,6 +803,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["letter_id"],
     "args": ["letter_id", "channel"],
+    "required": ["letter_id", "channel"],
   },
   {
     "name": "payer_letter_center.reissue",
@@ -731,6 +814,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["letter_id"],
     "args": ["letter_id", "reason"],
+    "required": ["letter_id", "reason"],
   },
   {
     "name": "payer_letter_center.audit_completeness",
@@ -741,6 +825,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["letter_id"],
     "args": ["letter_id"],
+    "required": ["letter_id"],
   },
   {
     "name": "payer_intake_hub.lookup_procedures",
@@ -751,6 +836,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": [],
     "args": ["query", "match_mode"],
+    "required": ["query"],
   },
   {
     "name": "payer_intake_hub.save_servicing_facility",
@@ -761,6 +847,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "data"],
+    "required": ["case_id", "data"],
   },
   {
     "name": "payer_policy_library.list_categories",
@@ -771,6 +858,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": [],
     "args": [],
+    "required": [],
   },
   {
     "name": "payer_policy_library.search",
@@ -781,6 +869,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": [],
     "args": ["query", "category"],
+    "required": [],
   },
   {
     "name": "payer_policy_library.get_file",
@@ -791,6 +880,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": [],
     "args": ["file_path"],
+    "required": ["file_path"],
   },
   {
     "name": "payer_portal.submit",
@@ -801,6 +891,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["kwargs"],
+    "required": ["kwargs"],
   },
   {
     "name": "payer_portal.upload",
@@ -811,6 +902,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": ["document_ids"],
     "args": ["case_id", "document_ids"],
+    "required": ["case_id", "document_ids"],
   },
   {
     "name": "payer_portal.status",
@@ -821,6 +913,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_portal.request_p2p",
@@ -831,6 +924,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "preferred_contact_id"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_portal.appeal",
@@ -841,6 +935,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "rationale", "document_ids"],
+    "required": ["case_id", "rationale"],
   },
   {
     "name": "payer_api_gateway.submit_request",
@@ -851,6 +946,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["kwargs"],
+    "required": ["kwargs"],
   },
   {
     "name": "payer_api_gateway.update_request",
@@ -861,6 +957,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["kwargs"],
+    "required": ["kwargs"],
   },
   {
     "name": "payer_api_gateway.cancel_request",
@@ -871,6 +968,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "reason"],
+    "required": ["case_id", "reason"],
   },
   {
     "name": "payer_api_gateway.status_inquiry",
@@ -881,6 +979,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_api_gateway.attach_supporting_info",
@@ -891,6 +990,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": ["document_ids"],
     "args": ["case_id", "document_ids"],
+    "required": ["case_id", "document_ids"],
   },
   {
     "name": "payer_edi_gateway.submit_278_request",
@@ -901,6 +1001,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["kwargs"],
+    "required": ["kwargs"],
   },
   {
     "name": "payer_edi_gateway.submit_275_attachment_ref",
@@ -911,6 +1012,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": ["document_ids"],
     "args": ["case_id", "document_ids"],
+    "required": ["case_id", "document_ids"],
   },
   {
     "name": "payer_edi_gateway.inquire_status",
@@ -921,6 +1023,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_fax_room.receive",
@@ -931,6 +1034,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["kwargs"],
+    "required": ["kwargs"],
   },
   {
     "name": "payer_fax_room.index",
@@ -941,6 +1045,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_fax_room.attach",
@@ -951,6 +1056,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": ["document_ids"],
     "args": ["case_id", "document_ids"],
+    "required": ["case_id", "document_ids"],
   },
   {
     "name": "payer_fax_room.mark_unreadable",
@@ -962,6 +1068,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "note"],
+    "required": ["case_id", "note"],
   },
   {
     "name": "payer_call_center.create_intake",
@@ -972,6 +1079,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "note"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_call_center.record_note",
@@ -982,6 +1090,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "note"],
+    "required": ["case_id", "note"],
   },
   {
     "name": "payer_call_center.create_callback",
@@ -992,6 +1101,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "note"],
+    "required": ["case_id", "note"],
   },
   {
     "name": "payer_appeals.list",
@@ -1002,6 +1112,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": [],
   },
   {
     "name": "payer_appeals.get",
@@ -1012,6 +1123,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["appeal_id"],
     "args": ["appeal_id"],
+    "required": ["appeal_id"],
   },
   {
     "name": "payer_appeals.assign_reviewer",
@@ -1022,6 +1134,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["appeal_id"],
     "args": ["appeal_id", "reviewer_id"],
+    "required": ["appeal_id"],
   },
   {
     "name": "payer_appeals.decide",
@@ -1032,6 +1145,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["appeal_id"],
     "args": ["appeal_id", "reviewer_id", "outcome", "rationale"],
+    "required": ["appeal_id"],
   },
   {
     "name": "payer_appeals.assign_external",
@@ -1042,6 +1156,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["appeal_id"],
     "args": ["appeal_id", "coordinator_id", "vendor_name"],
+    "required": ["appeal_id"],
   },
   {
     "name": "payer_appeals.record_external_outcome",
@@ -1052,6 +1167,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["appeal_id"],
     "args": ["appeal_id", "coordinator_id", "outcome", "rationale"],
+    "required": ["appeal_id"],
   },
   {
     "name": "payer_appeals.validate_independence",
@@ -1062,6 +1178,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["appeal_id"],
     "args": ["appeal_id"],
+    "required": ["appeal_id"],
   },
   {
     "name": "payer_appeals.validate_timeliness",
@@ -1072,6 +1189,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["appeal_id"],
     "args": ["appeal_id"],
+    "required": ["appeal_id"],
   },
   {
     "name": "payer_audit.get_case_timeline",
@@ -1082,6 +1200,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_audit.get_sla_status",
@@ -1092,6 +1211,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_audit.check_role_compliance",
@@ -1102,6 +1222,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_audit.check_reviewer_independence",
@@ -1112,6 +1233,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_audit.check_letter_completeness",
@@ -1122,6 +1244,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_audit.check_policy_citation_quality",
@@ -1132,6 +1255,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_audit.check_decision_consistency",
@@ -1142,6 +1266,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "payer_audit.summarize_case_quality",
@@ -1152,6 +1277,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "cm_intake.list_referral_queue",
@@ -1162,6 +1288,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": [],
     "args": [],
+    "required": [],
   },
   {
     "name": "cm_intake.get_referral",
@@ -1172,6 +1299,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["referral_id"],
     "idArgs": [],
     "args": ["referral_id"],
+    "required": ["referral_id"],
   },
   {
     "name": "cm_intake.open_case",
@@ -1182,6 +1310,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["referral_id"],
     "idArgs": [],
     "args": ["referral_id", "priority", "program"],
+    "required": ["referral_id", "priority", "program"],
   },
   {
     "name": "cm_intake.disenroll_case",
@@ -1192,6 +1321,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "reason"],
+    "required": ["case_id", "reason"],
   },
   {
     "name": "cm_chart.get_chart_data",
@@ -1202,6 +1332,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "cm_chart.submit_chart_review",
@@ -1212,6 +1343,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "review"],
+    "required": ["case_id", "review"],
   },
   {
     "name": "cm_outreach.start_outreach_call",
@@ -1222,6 +1354,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "cm_outreach.send_message",
@@ -1232,6 +1365,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["session_id"],
     "args": ["session_id", "message"],
+    "required": ["session_id", "message"],
   },
   {
     "name": "cm_outreach.get_transcript",
@@ -1242,6 +1376,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["session_id"],
     "args": ["session_id"],
+    "required": ["session_id"],
   },
   {
     "name": "cm_outreach.end_outreach_call",
@@ -1252,6 +1387,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": [],
     "idArgs": ["session_id"],
     "args": ["session_id", "summary"],
+    "required": ["session_id", "summary"],
   },
   {
     "name": "cm_assessment.start_assessment",
@@ -1262,6 +1398,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "cm_assessment.save_section",
@@ -1272,6 +1409,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "payload", "blocked_reason"],
+    "required": ["case_id", "payload"],
   },
   {
     "name": "cm_assessment.complete_assessment",
@@ -1282,6 +1420,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "cm_care_plan.create_draft",
@@ -1292,6 +1431,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
   {
     "name": "cm_care_plan.save_care_plan",
@@ -1302,6 +1442,7 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id", "plan_data"],
+    "required": ["case_id", "plan_data"],
   },
   {
     "name": "cm_care_plan.finalize",
@@ -1312,5 +1453,6 @@ export const TOOLS: readonly ToolInfo[] = [
     "caseArgs": ["case_id"],
     "idArgs": [],
     "args": ["case_id"],
+    "required": ["case_id"],
   },
 ] as const satisfies readonly ToolInfo[];

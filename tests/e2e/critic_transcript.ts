@@ -53,7 +53,10 @@ for (const mode of MODES) {
     assert.ok(shown?.is_error, why);
     assert.match(shown!.text, "[CRITIC-01]");
     assert.match(shown!.text, "has not yet been completed");
-    assert.match(shown!.text, /gather_more_evidence .*do_not_submit/s);
+    assert.match(
+      shown!.text,
+      /call auth_finalize_provider_determination\(case_id=CASE-ACT-001, final_action=gather_more_evidence, .*final_action=do_not_submit instead/s,
+    );
     assert.is(preOf(run, HOLD.id!)?.decision, "allow", why);
     assert.not.match(JSON.stringify(run.ledger.filter((r) => r.event !== "pre")), "disclose that and submit");
   });

@@ -391,6 +391,12 @@ export const FIXTURE_ANSWER = {
   rescue_estimate: { upper: 2, strict: 1 },
   rescue_ignoring_time: { upper: 2, strict: 1 },
   not_observable_fires: {},
+  next_call: {
+    "CM-FINALIZE": { complete: 1, partial: 0, none: 0, unheld: 0 },
+    "PP-01": { complete: 1, partial: 0, none: 0, unheld: 0 },
+    // The fixture's payer trials hold no case id: the letter's case is a placeholder.
+    "UM-LETTER": { complete: 0, partial: 2, none: 0, unheld: 2 },
+  },
 };
 
 /** Writes the fixture trials as a packet below `root`; returns the trial dirs. */

@@ -42,6 +42,8 @@ export async function ensureChromium(): Promise<string> {
         "Run `sudo apt-get install -y chromium` (Debian) and retry.",
     );
   }
+  // One line, on stderr so the suites' output on stdout stays as uvu prints it; apt's own output only on failure.
+  console.error("Installing Debian's chromium for the browser tests (apt-get install chromium) …");
   const update = await run("apt-get", ["update"]);
   if (!update.ok) {
     throw new Error(

@@ -1,14 +1,14 @@
 /**
  * The Checks page's model: each verifier check that failed in a trial, its failures per arm, what protects it
  * (a rule's `protects`, a decisive judge's, the closure gate's obligations in `GATE_PROTECTS`: the traces
- * replay counts with), the calls that doom it (lib/guard/engine/doom.ts), and per replay arm how many of its
+ * replay counts with), the calls that doom it (lib/trajectories/doom.ts), and per replay arm how many of its
  * failures a protecting block came in time for (replay's verdicts, counted by verdict.ts's summarizeChecks).
  */
 import { RULES } from "../../../rules/mod.ts";
 import { type CheckInfo, CHECKS } from "../../../rules/catalog/checks.ts";
 import { JUDGES } from "../../../lib/guard/engine/judges/mod.ts";
 import { GATE_PROTECTS } from "../../../lib/guard/engine/closure.ts";
-import { checkMatches, doomCallText, doomOf } from "../../../lib/guard/engine/doom.ts";
+import { checkMatches, doomCallText, doomOf } from "../../../lib/trajectories/doom.ts";
 import type { CheckCounts } from "../../../lib/trajectories/verdict.ts";
 import { GATE } from "../../read/ledgers.ts";
 import type { Row } from "../../read/model.ts";

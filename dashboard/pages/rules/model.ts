@@ -7,6 +7,7 @@
 import { RULES } from "../../../rules/mod.ts";
 import { JUDGES } from "../../../lib/guard/engine/judges/mod.ts";
 import type { FireCounts } from "../../../lib/trajectories/verdict.ts";
+import { addCounts, type NextCallCounts, nextCallCounts } from "../../../lib/trajectories/next_call.ts";
 import { replayArmSummary } from "../../read/figures.ts";
 import { GATE } from "../../read/ledgers.ts";
 import type { Row } from "../../read/model.ts";
@@ -30,6 +31,8 @@ export interface RuleFires {
   other: number;
   /** Replay arm → replay's own fire counts for it (in time / too late; replay's summary). */
   replay: Record<string, FireCounts>;
+  /** Its replayed deny reasons over every replay arm, by how complete the next call they name is. */
+  nextCall: NextCallCounts;
 }
 
 /** The Rules page's figures: fired protectors in order, those that never fired, and the replay arms. */
@@ -44,7 +47,7 @@ export interface RulesModel {
 function blank(id: string): RuleFires {
   const rule = RULES.find((r) => r.meta.id === id)?.meta;
   const judge = JUDGES.find((j) => j.meta.id === id)?.meta;
-  const base = { id, failed: 0, passed: 0, other: 0, replay: {} };
+  const base = { id, failed: 0, passed: 0, other: 0, replay: {}, nextCall: nextCallCounts() };
   if (rule) return { ...base, name: rule.name, kind: "rule", seat: rule.seat, protects: rule.protects };
   if (judge) {
     return {
@@ -112,6 +115,10 @@ export function ruleFires(rows: readonly Row[]): RulesModel {
     // Replay's own counts (its verdicts), the closure gate as STOP-GATE.
     const summary = replayArmSummary(rows, arm);
     for (const [id, r] of Object.entries(summary.by_rule)) entry(id).replay[arm] = r;
+    // A stop-gate obligation's reasons count for the gate's row.
+    for (const [id, n] of Object.entries(summary.next_call ?? {})) {
+      addCounts((fires.has(id) || !/^[A-Z]+-[A-Z]/.test(id) ? entry(id) : entry(GATE)).nextCall, n);
+    }
     if (summary.closure_gate.fires_failed + summary.closure_gate.fires_passed) {
       entry(GATE).replay[arm] = summary.closure_gate;
     }

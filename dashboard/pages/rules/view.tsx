@@ -4,11 +4,18 @@ import { Refreshed } from "../../ui/layout.tsx";
 import type { CheckInfo } from "../../../rules/catalog/checks.ts";
 import type { RuleMeta } from "../../../lib/guard/engine/rule.ts";
 import { PANEL, type RuleFires, type RulesModel } from "./model.ts";
+import type { NextCallCounts } from "../../../lib/trajectories/next_call.ts";
 import { GATE } from "../../read/ledgers.ts";
 
 /** A count that opens the trials it counts: the rule fired there (`by` the guard or a replay arm), with that outcome. */
 const Count: FC<{ n: number; rule: string; by: string; outcome: string }> = ({ n, rule, by, outcome }) =>
   n ? <a href={`/trials?${new URLSearchParams({ rule, by, outcome })}`}>{n}</a> : <>0</>;
+
+/** `complete of all` for a protector's replayed deny reasons (lib/trajectories/next_call.ts); · when none. */
+function nextCallCell(n: NextCallCounts): string {
+  const all = n.complete + n.partial + n.none;
+  return all ? `${n.complete} of ${all}` : "·";
+}
 
 const FireRow: FC<{ f: RuleFires; replayArms: string[] }> = ({ f, replayArms }) => (
   <tr id={`rule-${f.id}`} class={`kind-${f.kind}`}>
@@ -43,6 +50,7 @@ const FireRow: FC<{ f: RuleFires; replayArms: string[] }> = ({ f, replayArms }) 
         ? <span class="muted">the checks of each obligation it holds open (the Checks page lists them)</span>
         : f.protects.join(", ") || <span class="muted">no check</span>}
     </td>
+    <td class="next-call">{nextCallCell(f.nextCall)}</td>
   </tr>
 );
 
@@ -59,6 +67,7 @@ const FireTable: FC<{ id: string; fires: RuleFires[]; replayArms: string[] }> = 
         <th>… unscored</th>
         {replayArms.map((a) => <th key={a}>replay {a}: fires in failed (in time / too late) / passed</th>)}
         <th>protects</th>
+        <th>replayed reasons: next call complete</th>
       </tr>
     </thead>
     <tbody>

@@ -3,7 +3,7 @@
  * so a 10,000-row table costs one sort and one slice per request.
  */
 import type { Row } from "../../read/model.ts";
-import { checkMatches } from "../../../lib/guard/engine/doom.ts";
+import { checkMatches } from "../../../lib/trajectories/doom.ts";
 import type { Timing } from "../../../lib/trajectories/verdict.ts";
 
 /** Sortable columns, in table order. */

@@ -3,11 +3,11 @@
  * for its ledgers, and its verdicts (summary.json, verdicts.ts), each read again when it changes.
  */
 import { statSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { DuckLoader } from "../../../lib/results/columnar.ts";
 import type { WalkCache } from "../../../lib/walk.ts";
 import { findSummaries, loadSummary, type SummaryReplay } from "../summary.ts";
-import { findReplayRuns, readVerdicts, type ReplayVerdict, verdictKey } from "../verdicts.ts";
+import { findReplayRuns, readVerdicts, type ReplayRun, type ReplayVerdict } from "../verdicts.ts";
 import { LedgerTail } from "../ledgers.ts";
 import type { LedgerPart } from "../model.ts";
 
@@ -23,7 +23,7 @@ interface SummaryState {
 export class ReplaySources {
   #summaries = new Map<string, SummaryState>();
   /** Replay runs (their summary.json): the verdicts by trial key, read again when it changes. */
-  #runs = new Map<string, { mtime: number; verdicts: Map<string, ReplayVerdict[]> | null }>();
+  #runs = new Map<string, { mtime: number; got: ReplayRun | null; why: string | null }>();
   #lazyTails = new Map<string, LedgerTail>();
 
   /**
@@ -68,7 +68,11 @@ export class ReplaySources {
       }
       if (this.#runs.get(dir)?.mtime === mtime) continue;
       const got = readVerdicts(dir);
-      this.#runs.set(dir, { mtime, verdicts: "why" in got ? null : got });
+      this.#runs.set(dir, {
+        mtime,
+        got: "why" in got ? null : got,
+        why: "why" in got ? `${got.why}.` : null,
+      });
       changed();
       yield;
     }
@@ -87,9 +91,13 @@ export class ReplaySources {
     }));
   }
 
-  /** Why a summary could not be used (its ledgers are read instead), one line each. */
+  /**
+   * Why a Parquet summary could not be used (its ledgers are read instead), or a summary.json could not be read
+   * (its trials show without replay's verdicts), one line each.
+   */
   notes(): string[] {
-    return [...this.#summaries.values()].map((s) => s.why).filter((w): w is string => !!w);
+    return [...[...this.#summaries.values()].map((s) => s.why), ...[...this.#runs.values()].map((r) => r.why)]
+      .filter((w): w is string => !!w);
   }
 
   /** Each session a loaded summary replayed, by arm, its ledger read only when its records are asked for. */
@@ -104,21 +112,22 @@ export class ReplaySources {
     }
   }
 
-  /** A trial's verdicts: by packet and name, else by a name only one replayed trial has. */
-  verdicts(): (packet: string, name: string) => ReplayVerdict[] | undefined {
-    const verdicts = new Map<string, ReplayVerdict[]>();
-    const byName = new Map<string, string[]>();
+  /** Every trial's verdicts by its key (`trialKey`), as the replay runs' summary.json files name them. */
+  verdicts(): Map<string, ReplayVerdict[]> {
+    const out = new Map<string, ReplayVerdict[]>();
     for (const run of this.#runs.values()) {
-      for (const [key, list] of run.verdicts ?? []) {
-        verdicts.set(key, list);
-        const name = key.slice(key.indexOf("/") + 1);
-        byName.set(name, [...(byName.get(name) ?? []), key]);
-      }
+      for (const [key, list] of run.got?.verdicts ?? []) out.set(key, list);
     }
-    return (packet, name) => {
-      const keys = byName.get(name) ?? [];
-      return verdicts.get(verdictKey(packet, name)) ??
-        (keys.length === 1 ? verdicts.get(keys[0]) : undefined);
-    };
+    return out;
+  }
+
+  /** Which trial a replay ledger is (its key), from where replay wrote it; undefined without a summary.json. */
+  ledgerOwner(path: string): string | undefined {
+    const place = `${basename(dirname(path))}/${basename(path)}`;
+    for (const run of this.#runs.values()) {
+      const key = run.got?.ledgers.get(place);
+      if (key) return key;
+    }
+    return undefined;
   }
 }

@@ -2,10 +2,9 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
-  packetName,
-  packetOf,
   readScorecard,
   readTrial,
+  trialKey,
   type TrialRef,
   type TrialSummary,
 } from "../../../lib/results/trials.ts";
@@ -36,8 +35,8 @@ export interface TrialInfo {
   cost: number | null;
   failedChecks: string[];
   synthetic: boolean;
-  /** The packet folder's name (replay writes a trial's ledgers under it, so same-named trials stay apart). */
-  packet: string;
+  /** The name it goes by in replay's summary.json too (`trialKey`: its packet folder's name and its own). */
+  key: string;
   /** Epoch ms of the last write to the folder, trial.log or agent/ while it has no result; 0 once it has one. */
   touched: number;
   /** The guard's facts in result.json (a packet's guarded trial), when valid. */
@@ -108,7 +107,7 @@ export function readTrialInfo(
     cost: summary.readable ? trialCost(summary, pricing.recipe ?? "B", pricing.prices ?? {}) : null,
     failedChecks,
     synthetic: raw?.source === "fiable-samples",
-    packet: packetName(packetOf(ref.dir)),
+    key: trialKey(ref.dir),
     touched: outcome === "running" ? lastWritten(ref.dir) : 0,
     facts,
   };

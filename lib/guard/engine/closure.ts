@@ -4,15 +4,29 @@
  * false positives); anything looser would block correct runs. Replayed over all ten real packets (700
  * trials, the 400 unseen ones included) it opens in no passing trial; trials whose agent drove the simulator
  * outside MCP are reported as not observable instead (lib/trajectories/replay.ts).
+ *
+ * Each obligation names the next call that closes it with its ids from the evidence (lib/guard/engine/
+ * next_ids.ts). Where the evidence holds no case yet it cannot be complete, and says what to put there: a
+ * provider that stops before creating the case gets PP-CASE's lookup and PP-DETERMINATION's call with
+ * `case_id=<the case id>` (P10: 19 of its 21 stop blocks); a payer that never looked up one case of the
+ * queue's 25 gets UM-DETERMINATION's call with the same placeholder (P2 5, P8 4, P10 9): which case is the
+ * task's is for the agent to match against the prompt, not for the gate to guess.
  */
 import type { Evidence } from "./evidence.ts";
 import { objectArg, okCalls, plainText } from "./facts.ts";
+import { callText } from "./next_call.ts";
+import { cmNextStep, cmOpenCall, idsOfKind, p2pNextStep, sessionCaseId, withP2pRequest } from "./next_ids.ts";
 
-/** One open obligation: an ID, what is open, and the tool that closes it. */
+/** One open obligation: an ID, what is open, and the next call that closes it (ids from the evidence). */
 export interface Obligation {
   id: string;
   text: string;
   closes: string;
+}
+
+/** The case the session works on as a reason writes it: its id, or what to put there when none is known. */
+function caseOr(ev: Evidence): string {
+  return sessionCaseId(ev) || "<the case id>";
 }
 
 /** An open CM case and an unfinalized care plan protect the same chain: chart review through the audit trail. */
@@ -91,17 +105,25 @@ export const LETTERS: Record<string, string> = {
 /** A triage route result that fast-tracked the case to an approved determination (gold card, notification lane). */
 const FAST_TRACK = /"status"\s*:\s*"approved"|authorization_number/;
 
-function shownTool(name: string): string {
-  return name.replace(".", "_");
-}
-
 function providerObligations(ev: Evidence): Obligation[] {
   const open: Obligation[] = [];
   if (!okCalls(ev, "cases.create_from_order").length) {
+    const patients = idsOfKind(ev, "patient");
     open.push({
       id: "PP-CASE",
       text: "no case was created from the order",
-      closes: "cases_create_from_order (patient_id, ordering_practitioner_id and the order's codes)",
+      closes: patients.length === 1
+        ? `${
+          callText("chart.list_candidate_orders", { patient_id: patients[0] })
+        } (the order's practitioner ` +
+          `and codes), then ${
+            callText("cases.create_from_order", {
+              patient_id: patients[0],
+              ordering_practitioner_id: "<the order's practitioner>",
+            })
+          } with the order's codes`
+        : `${callText("chart.search_patients", { query: "<the member's name>" })}, then ` +
+          "chart_list_candidate_orders and cases_create_from_order with the patient_id it returns",
     });
   }
   const determined = okCalls(ev, "auth.finalize_provider_determination");
@@ -110,16 +132,19 @@ function providerObligations(ev: Evidence): Obligation[] {
     open.push({
       id: "PP-DETERMINATION",
       text: "no provider determination is recorded and nothing was submitted",
-      closes:
-        "auth_finalize_provider_determination (final_action submit_pa, gather_more_evidence or do_not_submit, " +
-        "with override_reason)",
+      closes: callText("auth.finalize_provider_determination", {
+        case_id: caseOr(ev),
+        final_action:
+          "<submit_pa, gather_more_evidence or do_not_submit, as each criterion against the chart decides>",
+        override_reason: "<the criteria the chart meets or misses>",
+      }),
     });
   }
   if (determined.at(-1)?.input.final_action === "submit_pa" && !submitted) {
     open.push({
       id: "PP-SUBMIT",
       text: "the determination is submit_pa but the case was never submitted",
-      closes: "auth_submit_authorization (case_id, channel, bundle_document_id)",
+      closes: submitCall(ev),
     });
   }
   return open;
@@ -139,12 +164,32 @@ function payerObligations(ev: Evidence): Obligation[] {
     okCalls(ev, "review.submit_nurse_case_recommendation", (i) => i.recommendation === "request_info")
         .length > 0 ||
     okCalls(ev, "payer_letter_center.generate_pend").length > 0;
+  const p2pDecision =
+    okCalls(ev, "review.submit_md_case_decision", (i) => i.decision === "p2p_review").length > 0;
+  const p2pRecorded = okCalls(ev, "p2p.record_outcome").length > 0 ||
+    okCalls(ev, "p2p_session.submit_summary").length > 0;
+  const p2pOpen = (p2pDecision || ev.phase === "p2p") && !p2pRecorded;
+  if (p2pOpen) {
+    open.push({
+      id: "UM-P2P",
+      text: p2pDecision
+        ? "the MD chose p2p_review but no peer-to-peer outcome is recorded"
+        : "this is a peer-to-peer task and no outcome is recorded",
+      closes: withP2pRequest(ev, caseOr(ev), (request) => p2pNextStep(ev, request)),
+    });
+  }
   const decisions = finalizedDecisions(ev);
   if (!decisions.length && !pended) {
+    const finalize = callText("determination.finalize", {
+      case_id: caseOr(ev),
+      decision: "<the decision the review recorded>",
+    });
     open.push({
       id: "UM-DETERMINATION",
       text: "no determination is finalized and no pend (request_info) path was taken",
-      closes: "determination_finalize (case_id, decision) after the review decision",
+      closes: p2pOpen
+        ? `${finalize} once the peer-to-peer's outcome is recorded (UM-P2P)`
+        : `${finalize} (determination_get_summary shows the review's recommendation)`,
     });
   }
   for (const decision of new Set(decisions)) {
@@ -153,59 +198,57 @@ function payerObligations(ev: Evidence): Obligation[] {
       open.push({
         id: "UM-LETTER",
         text: `the case was finalized ${decision} but no ${decision.replace("_", " ")} letter was generated`,
-        closes: `${shownTool(letter)} (case_id)`,
+        closes: callText(letter, { case_id: caseOr(ev) }),
       });
     }
-  }
-  const p2pDecision =
-    okCalls(ev, "review.submit_md_case_decision", (i) => i.decision === "p2p_review").length > 0;
-  const p2pRecorded = okCalls(ev, "p2p.record_outcome").length > 0 ||
-    okCalls(ev, "p2p_session.submit_summary").length > 0;
-  if ((p2pDecision || ev.phase === "p2p") && !p2pRecorded) {
-    open.push({
-      id: "UM-P2P",
-      text: p2pDecision
-        ? "the MD chose p2p_review but no peer-to-peer outcome is recorded"
-        : "this is a peer-to-peer task and no outcome is recorded",
-      closes: "p2p_session_submit_summary or p2p_record_outcome (request_id) after the conversation",
-    });
   }
   return open;
 }
 
-/** The CM chain after opening, in order: the first step not yet done is the next one to take. */
-const CM_CHAIN: [string, string][] = [
-  ["cm_chart.submit_chart_review", "cm_chart_submit_chart_review"],
-  ["cm_outreach.end_outreach_call", "cm_outreach_start_outreach_call, then cm_outreach_end_outreach_call"],
-  [
-    "cm_assessment.complete_assessment",
-    "cm_assessment_start_assessment, save_section ×4, complete_assessment",
-  ],
-  ["cm_care_plan.create_draft", "cm_care_plan_create_draft"],
-  ["cm_care_plan.save_care_plan", "cm_care_plan_save_care_plan"],
-  ["cm_care_plan.finalize", "cm_care_plan_finalize"],
-];
+/** The CM case the session opened: the case id its open_case returned (the session's case otherwise). */
+function cmCaseId(ev: Evidence): string {
+  for (const c of okCalls(ev, "cm_intake.open_case")) {
+    const id = /"(?:case_id|id)"\s*:\s*"(CM-[^"]+)"/.exec(plainText(c.text))?.[1];
+    if (id) return id;
+  }
+  return caseOr(ev);
+}
+
+/** The submission the provider's submit_pa determination owes: with the case's bundle, or after building one. */
+function submitCall(ev: Evidence): string {
+  const caseId = caseOr(ev);
+  const bundle = idsOfKind(ev, "document").filter((id) => /^DOC-BUNDLE-/.test(id)).at(-1);
+  return bundle
+    ? callText("auth.submit_authorization", {
+      case_id: caseId,
+      channel: "portal",
+      bundle_document_id: bundle,
+    })
+    : `${
+      callText("docs.create_submission_bundle", { case_id: caseId, document_ids: "<the evidence documents>" })
+    }, ` +
+      `then ${
+        callText("auth.submit_authorization", { case_id: caseId, channel: "portal" })
+      } with its bundle_document_id`;
+}
 
 function cmObligations(ev: Evidence): Obligation[] {
   if (!okCalls(ev, "cm_intake.open_case").length) {
-    return [{
-      id: "CM-OPEN",
-      text: "no care-management case was opened",
-      closes: "cm_intake_open_case (referral_id, priority, program)",
-    }];
+    return [{ id: "CM-OPEN", text: "no care-management case was opened", closes: cmOpenCall(ev) }];
   }
   if (okCalls(ev, "cm_care_plan.finalize").length || okCalls(ev, "cm_intake.disenroll_case").length) {
     return [];
   }
   const declined = okCalls(ev, "cm_outreach.end_outreach_call")
     .some((c) => objectArg(c.input.summary)?.consent_obtained === false);
-  const remaining = CM_CHAIN.filter(([tool]) => !okCalls(ev, tool).length).map(([, shown]) => shown);
+  const caseId = cmCaseId(ev);
   return [{
     id: "CM-FINALIZE",
     text: declined
       ? "the member declined, but the case is still open without a finalized care plan"
       : "the case is open without a finalized care plan",
-    closes: remaining.join(" → "),
+    closes: `${cmNextStep(ev, caseId) || callText("cm_care_plan.finalize", { case_id: caseId })}, then ` +
+      "the rest of the chain to cm_care_plan_finalize",
   }];
 }
 
@@ -217,7 +260,7 @@ export function openObligations(ev: Evidence): Obligation[] {
   return [];
 }
 
-/** The Stop block reason: every open obligation with the tool that closes it. */
+/** The Stop block reason: every open obligation with the next call that closes it. */
 export function closureMessage(open: Obligation[]): string {
   const lines = open.map((o) => `- ${o.id}: ${o.text}; close it with ${o.closes}.`);
   return `Cannot stop yet: ${open.length} obligation${open.length === 1 ? " is" : "s are"} open.\n${

@@ -12,6 +12,8 @@ import type { RuleHit, Vote } from "./record.ts";
 import { type JudgeContext, NO_TEXT } from "./judge.ts";
 import { JUDGES } from "./judges/mod.ts";
 import { type Call, renderMessage } from "./rule.ts";
+import { shownName } from "./names.ts";
+import { lookupCall, sameCallWith } from "./next_ids.ts";
 
 /** Argument names whose values are identifiers or codes the call must have observed. */
 const ID_KEY = /(^|_)(id|ids|npi|code|codes)$/;
@@ -191,6 +193,42 @@ export function policyJudge(call: Call, ev: Evidence): Vote {
     : { judge: "policy", object: false, reason: "every rationale is specific (or none is required)" };
 }
 
+/** Arguments that carry a terminal call's decision: kept as they are in the panel's next call. */
+const DECISION_ARGS = [
+  "decision",
+  "final_action",
+  "recommendation",
+  "outcome",
+  "proposed_result",
+  "signed_off",
+];
+
+/**
+ * The panel's next call: the same call with the rationale the policy judge found wanting written out (the
+ * rules that fired name their own next calls in the same reason), or, for an unseen id alone, its lookup.
+ */
+function panelNext(call: Call, ev: Evidence, objecting: Vote[]): string {
+  const decision = Object.fromEntries(
+    DECISION_ARGS.filter((k) => call.input[k] !== undefined).map((k) => [k, call.input[k]]),
+  );
+  const policy = objecting.find((v) => v.judge === "policy");
+  if (policy) {
+    const fields = RATIONALE_ARGS.filter((k) => policy.reason.includes(k));
+    const written = Object.fromEntries(
+      fields.map((
+        k,
+      ) => [
+        k,
+        `<the policy criterion and the chart evidence behind it, at least ${MIN_RATIONALE} characters>`,
+      ]),
+    );
+    return `Call ${sameCallWith(call, { ...decision, ...written }, ev)}`;
+  }
+  const unseen = /(\w+)=\S/.exec(objecting.find((v) => v.judge === "grounding")?.reason ?? "")?.[1];
+  const lookup = unseen ? lookupCall(unseen, call, ev) : null;
+  return lookup ? `Look the id up with ${lookup}, then call ${sameCallWith(call, decision, ev)} with it` : "";
+}
+
 /** The panel's three votes for a terminal call. */
 export function panel(call: Call, ev: Evidence, hits: RuleHit[]): Vote[] {
   return [contractJudge(hits), groundingJudge(call, ev), policyJudge(call, ev)];
@@ -231,11 +269,19 @@ export function judgeVotes(
  * The blocks the panel asks for: `CRITIC` for two of three, and one per objecting decisive judge (its own ID).
  * A checkpoint's block protects no check: what it changes is for a paid run to show, not for replay to count.
  */
-export function criticHits(votes: Vote[]): RuleHit[] {
+export function criticHits(votes: Vote[], call?: Call, ev?: Evidence): RuleHit[] {
   const hits: RuleHit[] = [];
   if (panelObjects(votes)) {
-    const reasons = votes.filter((v) => v.object && !v.mode).map((v) => `${v.judge}: ${v.reason}`);
-    hits.push({ id: "CRITIC", checks: [], message: reasons.join("; ") });
+    const objecting = votes.filter((v) => v.object && !v.mode);
+    const reasons = objecting.map((v) => `${v.judge}: ${v.reason}`).join("; ");
+    const next = call && ev ? panelNext(call, ev, objecting) : "";
+    const tool = call ? shownName(call.tool) : "this call";
+    hits.push({
+      id: "CRITIC",
+      checks: [],
+      message: `Cannot call ${tool} yet: two of the critic panel's three judges object (${reasons}). ` +
+        (next ? `${next}.` : "Answer each objection, then call it again."),
+    });
   }
   for (const v of votes) {
     if (!v.object || v.mode !== "decisive") continue;

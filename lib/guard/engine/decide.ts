@@ -246,7 +246,7 @@ function decidePre(
     ...judgeVotes(call, ev, { recentText: event.recentText ?? [] }, ENFORCES[config.arm].critic),
   ];
   const votes = all.length ? all.map((v) => ({ ...v, reason: redactText(v.reason, held) })) : undefined;
-  const criticHit = criticHits(all).map((h) => ({ ...h, message: redactText(h.message, held) }));
+  const criticHit = criticHits(all, call, ev).map((h) => ({ ...h, message: redactText(h.message, held) }));
   const record: LedgerRecord = {
     ...base(event, config, now),
     event: "pre",
@@ -342,13 +342,16 @@ function decidePost(
 ): Outcome {
   const tool = normalizeToolName(event.tool);
   if (!tool) return { reply: {}, record: null };
-  // The result is where ids come from: its own hex ids are kept. The arguments keep those the evidence holds
-  // (a command-mode post reads none, so there only those the result itself holds).
-  const raw = event.word === "post" ? responseText(event.response) : event.error;
-  const own = new Set(extractIds(raw));
+  // The result is where ids come from: it keeps its own hex ids, and the arguments keep those it or the
+  // evidence holds (a command-mode post reads no evidence, so there only those of the result itself).
+  const resultCut: RedactState = { deep: false, keep: KEEP_HEX };
+  const text = redactText(event.word === "post" ? responseText(event.response) : event.error, KEEP_HEX);
+  const ids = extractIds(text);
+  const own = new Set(ids);
+  const held = ev ? heldHex(ev) : null;
   const cut: RedactState = {
     deep: false,
-    keep: (hex) => own.has(normalizeId(hex)) || (ev ? heldHex(ev)(hex) : false),
+    keep: (hex) => own.has(normalizeId(hex)) || (held?.(hex) ?? false),
   };
   const common = {
     ...base(event, config, now),
@@ -359,18 +362,15 @@ function decidePost(
     ...(event.agentId ? { agent_id: event.agentId } : {}),
     ...durationOf(event.durationMs),
   };
-  const resultCut: RedactState = { deep: false, keep: KEEP_HEX };
   let record: LedgerRecord;
   if (event.word === "post-fail") {
-    const error = capValue(redactText(raw, KEEP_HEX), CAPS.text) as string;
-    record = { ...common, event: "post-fail", error };
+    record = { ...common, event: "post-fail", error: capValue(text, CAPS.text) as string };
   } else {
-    const text = redactText(raw, KEEP_HEX);
     const parsed = parseResult(text);
     const result = parsed === undefined
       ? capValue(text, CAPS.result)
       : redactCapped(parsed, CAPS.result, resultCut);
-    record = { ...common, event: "post", result, ids: extractIds(text) };
+    record = { ...common, event: "post", result, ids };
   }
   if (cut.deep || resultCut.deep) {
     record.degraded = true;

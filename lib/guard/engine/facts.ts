@@ -196,3 +196,17 @@ export function rawCase(input: Record<string, unknown>): string {
   }
   return "";
 }
+
+const SESSION = ["p2p_session.get_context", "p2p_session.send_turn"];
+const SCHEDULING = ["p2p.offer_slots", "p2p.schedule"];
+/** A result that reports an error in its text although the harness did not flag it (seen in openai-agents runs). */
+const NOT_OPEN =
+  /^\W*(?:\{"type":\s*"text",\s*"text":\s*")?Error executing tool|No active peer-to-peer session/;
+
+/** True when the P2P session for the request opened in this session. */
+export function sessionOpened(ev: Evidence, requestId: string): boolean {
+  return ev.calls.some((c) =>
+    c.ok && idArg(c.input, "request_id") === requestId && !NOT_OPEN.test(c.text) &&
+    (SESSION.includes(c.tool) || (SCHEDULING.includes(c.tool) && showsEventOpen(c.text)))
+  );
+}

@@ -1,7 +1,7 @@
 /**
  * The next call a block reason names, written the one way every reason writes it: the tool as the model sees
  * it and each argument `name=value`, e.g. `determination_finalize(case_id=CASE-3903B8ED, decision=denied)`.
- * A list is `[a, b]`; a value with a space, comma, bracket or quote is a JSON string; a value the model must
+ * A list is `[a, b]`, an object `{key: value}`; a value with a space, comma, bracket or quote is a JSON string; a value the model must
  * still write (a rationale, a slot) is `<what to write>`, never an id the record already holds. Replay grades
  * reasons by reading this form back (lib/trajectories/next_call.ts).
  */
@@ -10,6 +10,9 @@ import { shownName } from "./names.ts";
 /** A value as a reason writes it. */
 function valueText(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(valueText).join(", ")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.entries(value).map(([k, v]) => `${k}: ${valueText(v)}`).join(", ")}}`;
+  }
   const text = typeof value === "string" ? value : JSON.stringify(value);
   if (/^<[^<>]*>$/.test(text)) return text;
   return /^[^\s,()[\]"'=]+$/.test(text) ? text : JSON.stringify(text);

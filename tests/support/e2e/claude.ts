@@ -46,6 +46,10 @@ export function ensureClaude(version = CLAUDE_CODE_VERSION): Promise<string> {
       const dir = cacheDir(version);
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, "package.json"), JSON.stringify({ private: true }) + "\n");
+      // One line, on stderr so the suites' output on stdout stays as uvu prints it; npm's own only on failure.
+      console.error(
+        `Installing Claude Code ${version} for the end-to-end tests (npm, into .cache/claude-code/${version}) …`,
+      );
       const out = await new Deno.Command("npm", {
         args: ["install", "--no-audit", "--no-fund", "--save-exact", "--loglevel=error", claudeSpec(version)],
         cwd: dir,

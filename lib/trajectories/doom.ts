@@ -3,7 +3,8 @@
  * executed, with where that fact comes from. A block helps only if it comes at or before the check's doom:
  * once a submission bundle exists on a case that should be held, `packet_absent` is lost whatever happens
  * next. Replay's time-aware rescue, the coverage report and the dashboard read this one table, beside the
- * closure gate's map (`GATE_PROTECTS`, closure.ts).
+ * closure gate's map (`GATE_PROTECTS`, lib/guard/engine/closure.ts). It lives with replay, its first user: the
+ * guard itself never loads it (a live guard cannot know a doom before it happens).
  *
  * A check whose entry names no call is doomed only at the stop (the closure gate blocks there): its calls
  * overwrite, append or can still be made. Replay cannot know which case is the task's target, so it takes
