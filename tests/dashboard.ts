@@ -828,6 +828,13 @@ transcript(
     const message = /<pre>([^<]*fiable-guard blocked[^<]*)<\/pre>/.exec(box)?.[1] ?? "";
     assert.ok(message, "the deny shows its reason");
     assert.not.match(box, 'class="msg"');
+    // Nor again as the call's result, which for a denied call is that same reason.
+    const call = html.slice(
+      html.indexOf('class="call call-deny'),
+      html.indexOf('class="args"', html.indexOf("call-deny")),
+    );
+    assert.match(call, "result: the block reason above, as the model read it");
+    assert.is((call.match(/fiable-guard blocked/g) ?? []).length, 1, "the reason once in the denied call");
     assert.match(t, "plan given to the agent");
     assert.match(html, 'id="scorecard"');
   },

@@ -6,7 +6,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -149,6 +149,14 @@ s("the page finder names a page's folder, and nothing outside one", () => {
   assert.is(pageOf("dashboard/pages/trial/view.tsx"), "trial");
   assert.is(pageOf("dashboard/pages/mod.ts"), null);
   assert.is(pageOf("dashboard/ui/layout.tsx"), null);
+});
+
+s("dashboard/server.tsx keeps to the command line and serve: at most 250 lines", () => {
+  const lines = readFileSync(join(ROOT, "dashboard/server.tsx"), "utf8").split("\n").length - 1;
+  assert.ok(
+    lines <= 250,
+    `dashboard/server.tsx has ${lines} lines: move what is not the command line or serve out`,
+  );
 });
 
 s("a dashboard page imports no other page; read/ and ui/ import no page", async () => {

@@ -38,7 +38,7 @@ export function findSummaries(roots: readonly string[]): string[] {
 
 const ENFORCED = "('deny', 'block', 'release')";
 
-/** The per-session fold of StatsFold (dashboard/ledgers.ts) in SQL, over replay records only. */
+/** The per-session fold of StatsFold (read/ledgers.ts) in SQL, over replay records only. */
 function foldSql(file: string): string {
   return `
     SELECT session, arm, packet, ledger,

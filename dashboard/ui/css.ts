@@ -40,7 +40,7 @@ form#filters{margin:.5rem 0}form#filters label{margin-right:1rem}.would{color:#9
 .legend .cell{padding:0 .3rem}.cell.gained{outline:2px solid #059669}.cell.lost{outline:2px solid #dc2626}
 #matrix tr.group th{background:#f3f4f6}#matrix td.task{font-family:monospace;font-size:12px}
 .bar{display:inline-block;width:8rem;height:.6rem;background:#e5e7eb;margin-left:.5rem;vertical-align:middle}.bar span{display:block;height:100%;background:#4c78a8}
-#trials td{font-size:13px}#trials td:first-child{max-width:19rem}#trials td.task{max-width:13rem;font-size:12px;color:#4b5563}
+#trials td{font-size:13px}#trials td:first-child{max-width:19rem}#trials a.trial-link{white-space:nowrap}#trials td.task{max-width:13rem;font-size:12px;color:#4b5563}
 #trials td:nth-child(10),#trials td:nth-child(11){max-width:12rem;font-size:12px}
 #trials td.checks{max-width:15rem;min-width:8rem}.failed-ids code{font-size:11px}.ledger-link{display:block;font-size:11px}
 #decisions a.active{font-weight:700;text-decoration:none;color:inherit}#checks td{vertical-align:top}#checks td.doom{max-width:16rem;font-size:12px;word-break:break-word}#checks td.timing{white-space:nowrap;font-size:13px}#checks td.checks{min-width:13rem}

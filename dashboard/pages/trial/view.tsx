@@ -47,6 +47,13 @@ const Metrics: FC<{ m: NonNullable<Extract<Item, { kind: "agent" }>["metrics"]> 
   </span>
 );
 
+/** True when a denied call's result is the guard's block reason itself (shown once, in the guard's box). */
+function blockedWith(call: CallItem): boolean {
+  const reason = call.guard && String(call.guard.decision) === "deny" ? call.guard.reason : undefined;
+  const first = typeof reason === "string" ? reason.split("\n").find((l) => l.trim())?.trim() : undefined;
+  return !!first && call.result.includes(first);
+}
+
 const CallView: FC<{ call: CallItem; overlay: string | null }> = ({ call, overlay }) => {
   const d = call.guard ? cls(call.guard.decision) : "";
   const w = call.would ? cls(call.would.decision) : "";
@@ -67,7 +74,9 @@ const CallView: FC<{ call: CallItem; overlay: string | null }> = ({ call, overla
       {call.would && (w !== "allow" || call.would.rules?.length)
         ? <GuardBox record={call.would} would={overlay ?? "replay"} />
         : null}
-      {call.result
+      {call.result && blockedWith(call)
+        ? <div class="result muted">result: the block reason above, as the model read it</div>
+        : call.result
         ? (
           <div class="result">
             <pre class="preview">{firstLines(call.result)}</pre>

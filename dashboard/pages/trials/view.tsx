@@ -50,9 +50,7 @@ export const TrialRows: FC<{ rows: readonly Row[] }> = ({ rows }) => (
     {rows.map((r) => (
       <tr>
         <td>
-          <a href={`/trials/${r.id}`} class="trial-link" title={r.name}>
-            <Name text={attemptLabel(r.name, r.task)} />
-          </a>
+          <a href={`/trials/${r.id}`} class="trial-link" title={r.name}>{attemptLabel(r.name, r.task)}</a>
           {r.guarded && r.source !== "ingest"
             ? (
               <a href={`/trials/${r.id}/ledger`} class="ledger-link muted" title="the guard ledger">
