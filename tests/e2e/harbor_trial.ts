@@ -12,6 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { LedgerRecord } from "../../lib/guard/engine/record.ts";
 import { settingsJson } from "../../lib/guard/config/claude_settings.ts";
+import { hookToken, readKey } from "../../lib/guard/resident/key.ts";
 import { findTrials } from "../../lib/results/trials.ts";
 import { readTrajectory, toolEvents } from "../../lib/trajectories/atif.ts";
 import { replayTrial } from "../../lib/trajectories/replay.ts";
@@ -122,6 +123,7 @@ s("http hooks; guard killed mid-run comes back, state resumed, gap recorded; res
         ledgerDir: LEDGER,
         guard: GUARD,
         port: trial.guardPort,
+        token: hookToken(readKey(join(trial.trialDir, "agent", "fiable"))!),
       }),
     );
   }
