@@ -4,6 +4,7 @@
  * corrupt lines, parallel calls spending one block budget, session ids a raw-text scan misroutes, and
  * symbolic links in the ledger dir. Each case is a reproduction: it failed before its fix.
  */
+import { chainKeyOf } from "../lib/guard/ledger/chain.ts";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import {
@@ -145,7 +146,10 @@ for (const runtime of await runtimes()) {
       const posted = await runGuard(runtime, "post", queue("failed-write"), env(dir));
       assert.is(posted.code, 0, posted.stderr);
       assert.match(posted.stderr, "cannot write the ledger");
-      assert.ok(existsSync(join(dir, lostFileName("failed-write"))), readdirSync(dir).join(", "));
+      assert.ok(
+        existsSync(join(dir, lostFileName("failed-write", chainKeyOf(dir)))),
+        readdirSync(dir).join(", "),
+      );
       // The ledger can be written again (the directory is gone): the post is not in it, the mark is.
       rmdirSync(ledger);
       const last = notDenied(

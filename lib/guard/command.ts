@@ -13,6 +13,8 @@ import { eventSettings, loadSettings } from "./config/guard_settings.ts";
 import { type BoundedInput, inputCollector } from "./input.ts";
 import { runEvent } from "./event.ts";
 import { lockLedger } from "./ledger/lock.ts";
+import { saveRecord } from "./ledger/ledger.ts";
+import { guardRecord } from "./resident/gap.ts";
 
 /** Stdin under a bound: an oversized input is drained, keeping its head and tail (see `inputCollector`). */
 async function readStdin(): Promise<BoundedInput> {
@@ -57,6 +59,7 @@ async function commandEvent(
   // events that read it; `FIABLE_CHECKPOINT=0` re-reads the whole ledger every time.
   const checkpoints = env.FIABLE_CHECKPOINT !== "0";
   let folded: LoadedEvidence | undefined;
+  let reported = false;
   const { live } = await runEvent(word, {
     settings,
     input: readStdin,
@@ -65,10 +68,16 @@ async function commandEvent(
       ? (text) =>
         checkResident(Number(env.FIABLE_GUARD_PORT), settings.arm, settings.ledgerDir, sessionOf(text), env)
       : undefined,
-    evidence: (session) =>
-      readsEvidence(word, settings.arm)
-        ? (folded = loadEvidence(settings.ledgerDir, session, { checkpoint: checkpoints })).ev
-        : null,
+    evidence: (session) => {
+      if (!readsEvidence(word, settings.arm)) return null;
+      folded = loadEvidence(settings.ledgerDir, session, { checkpoint: checkpoints });
+      // Once, though a deny is decided again under the lock.
+      if (folded.tampered && !reported) {
+        reported = true;
+        reportTamper(settings.ledgerDir, session, settings.arm, folded.tampered);
+      }
+      return folded.ev;
+    },
     reread: (session) => (folded = loadEvidence(settings.ledgerDir, session, { checkpoint: false })).ev,
     send: (reply) => {
       io.writeOut(JSON.stringify(reply) + "\n");
@@ -87,6 +96,16 @@ async function commandEvent(
   await live;
 }
 
+/**
+ * Records that the session's ledger changed beneath its checkpoint (`LoadedEvidence.tampered`): a `guard` record
+ * with decision `tamper`. The checkpoint written after this event digests the ledger as it now is, so the next
+ * hook does not report it again.
+ */
+function reportTamper(dir: string, session: string, arm: Arm, what: string): void {
+  const note = `tampering: ${what}. The session's evidence is what its checkpoint held.`;
+  saveRecord(dir, guardRecord(session, arm, "tamper", { t: new Date().toISOString(), note }));
+}
+
 /** How long a deny waits for the session's ledger lock (another parallel call deciding and recording). */
 const LOCK_WAIT_MS = 500;
 
@@ -96,7 +115,7 @@ const LOCK_WAIT_MS = 500;
  * lock). Never fails the hook (a checkpoint is only a shortcut).
  */
 function checkpointIfDue(dir: string, session: string, loaded: LoadedEvidence): void {
-  if (loaded.bytes === null || loaded.folded < CHECKPOINT_EVERY) return;
+  if (loaded.bytes === null || (loaded.folded < CHECKPOINT_EVERY && !loaded.respan)) return;
   try {
     writeCheckpoint(dir, session, { ...loaded, bytes: loaded.bytes });
   } catch {
