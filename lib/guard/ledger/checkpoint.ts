@@ -36,7 +36,7 @@ import {
 import { type Evidence, foldLedger, foldRecord, foldsToNothing } from "../engine/evidence.ts";
 import * as io from "../io.ts";
 import { Digest, digest, DIGEST_NAME } from "./digest.ts";
-import { ChainCheck, type ChainStart, chainKeyOf, linkOf, TAIL_BYTES, tailLink, unseal } from "./chain.ts";
+import { ChainCheck, chainKeyOf, type ChainStart, linkOf, TAIL_BYTES, tailLink, unseal } from "./chain.ts";
 import { createHmac } from "node:crypto";
 import { tryLock } from "./lock.ts";
 import {
@@ -348,10 +348,16 @@ function foldAfter(
   const records = check.chained ? after.records : after.legacy;
   for (const r of records) foldRecord(ev, r);
   const arm = records[0]?.arm ?? "shadow";
-  if (!check.chained && after.corrupt) foldRecord(ev, degradedMarker(session, arm, corruptNote(after.corrupt)));
+  if (!check.chained && after.corrupt) {
+    foldRecord(ev, degradedMarker(session, arm, corruptNote(after.corrupt)));
+  }
   if (isLost(dir, session)) foldRecord(ev, degradedMarker(session, arm, LOST_NOTE));
   const legacy = check.chained ? after.legacy.length : 0;
-  return { folded: records.length, untrusted: untrustedCount(after.untrusted) + legacy, chain: check.start() };
+  return {
+    folded: records.length,
+    untrusted: untrustedCount(after.untrusted) + legacy,
+    chain: check.start(),
+  };
 }
 
 function resume(dir: string, session: string, whole: boolean): LoadedEvidence | null {

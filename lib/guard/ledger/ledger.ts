@@ -8,8 +8,8 @@ import * as io from "../io.ts";
 import type { Arm, LedgerRecord } from "../engine/record.ts";
 import {
   ChainCheck,
-  type ChainStart,
   chainKeyOf,
+  type ChainStart,
   GENESIS,
   LEDGER_VERSION,
   type LineKind,
@@ -68,12 +68,16 @@ export function appendRecord(dir: string, record: LedgerRecord): Appended {
   io.makeDir(dir);
   const key = chainKeyOf(dir);
   let p = "", c = "";
-  const { bytes, size } = io.appendAfter(io.joinPath(dir, ledgerFileName(record.session)), TAIL_BYTES, (end) => {
-    p = tailLink(end);
-    const sealed = recordLine(record, p, key);
-    c = sealed.c;
-    return sealed.line + "\n";
-  });
+  const { bytes, size } = io.appendAfter(
+    io.joinPath(dir, ledgerFileName(record.session)),
+    TAIL_BYTES,
+    (end) => {
+      p = tailLink(end);
+      const sealed = recordLine(record, p, key);
+      c = sealed.c;
+      return sealed.line + "\n";
+    },
+  );
   return { bytes, size, p, c };
 }
 

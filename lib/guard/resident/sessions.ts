@@ -20,7 +20,7 @@ import {
   saveRecord,
   untrustedCount,
 } from "../ledger/ledger.ts";
-import { ChainCheck, type ChainStart, chainKeyOf, WINDOW } from "../ledger/chain.ts";
+import { ChainCheck, chainKeyOf, type ChainStart, GENESIS, WINDOW } from "../ledger/chain.ts";
 import { type Arm, type LedgerRecord } from "../engine/record.ts";
 import { guardRecord } from "./gap.ts";
 
@@ -215,9 +215,12 @@ export class SessionStore {
    */
   #behind(session: string, held: Held, written: Appended): string | null {
     if (held.bytes === null || !held.chain) return null;
-    const last = () => held.chain!.links.at(-1);
+    // The link the next append finds: the last line's, or, for an empty ledger, the start of the chain.
+    const last = () => held.chain!.links.at(-1) ?? GENESIS;
     if (written.size === held.bytes) {
-      return written.p === last() ? null : "the ledger's last line is not the one this guard wrote (rewritten)";
+      return written.p === last()
+        ? null
+        : "the ledger's last line is not the one this guard wrote (rewritten)";
     }
     if (written.size < held.bytes) {
       return `the ledger was ${written.size} bytes, shorter than the ${held.bytes} this guard had written (cut)`;
@@ -232,7 +235,9 @@ export class SessionStore {
         "hook's; not folded";
     }
     held.chain = check.start();
-    return written.p === last() ? null : "the ledger's last line is not the one its last writer found (rewritten)";
+    return written.p === last()
+      ? null
+      : "the ledger's last line is not the one its last writer found (rewritten)";
   }
 
   /**
