@@ -6,15 +6,7 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import {
-  appendFileSync,
-  cpSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -353,7 +345,11 @@ s("after a ledger changed beneath its checkpoint, the trusted records appended a
   const loaded = loadEvidence(dir, session);
   assert.ok(loaded.from && loaded.tampered);
   const after = records.slice(120).filter((r) => !(r.event === "pre" && r.decision === "allow"));
-  assert.is(loaded.folded, after.length, "the records after the checkpoint (an allowed pre folds to nothing)");
+  assert.is(
+    loaded.folded,
+    after.length,
+    "the records after the checkpoint (an allowed pre folds to nothing)",
+  );
   assert.is(loaded.untrusted, 1, "the forged line");
   assert.equal(dump(loaded.ev), dump(foldLedger(records)));
 });
