@@ -123,9 +123,6 @@ function checkpointIfDue(dir: string, session: string, loaded: LoadedEvidence): 
   }
 }
 
-/** How long the SessionStart check waits for a guard it started (SessionStart's budget is 5 s). */
-const SESSION_START_WAIT_MS = 3000;
-
 /**
  * The SessionStart check in http mode: this hook runs inside Claude Code's own process tree, so a resident
  * guard that did not outlive its exec (or died since) is started here, before the first http hook needs it.
@@ -138,38 +135,14 @@ async function checkResident(
   session: string,
   env: Record<string, string | undefined>,
 ): Promise<string | undefined> {
-  const { expectedGuard, foreign, probe, startResident, waitHealthy } = await import(
-    "./resident/resident.ts"
-  );
-  let expected;
-  try {
-    expected = expectedGuard(arm, ledgerDir);
-  } catch (err) {
-    return `SessionStart check: cannot read or make the guard key: ${(err as Error).message}`;
-  }
-  const { health, ours } = await probe(port, expected, 300);
-  if (ours) return undefined;
-  if (health) {
-    return `SessionStart check: port ${port} answers, but not as this trial's guard (${
-      foreign(health, expected)
-    }).`;
-  }
-  try {
-    const note = `SessionStart check: the resident guard on port ${port} did not answer; started it again`;
-    const started = startResident({
-      script: process.argv[1],
-      port,
-      arm,
-      ledgerDir,
-      env,
-      restartNote: note,
-      session,
-    });
-    const up = await waitHealthy(port, expected, { ms: SESSION_START_WAIT_MS, started });
-    return up
-      ? `${note} (pid ${started.pid}).`
-      : `${note}, but it did not answer within ${SESSION_START_WAIT_MS} ms.`;
-  } catch (err) {
-    return `SessionStart check: cannot start the resident guard: ${(err as Error).message}`;
-  }
+  const { ensureResident } = await import("./resident/ensure.ts");
+  return await ensureResident({
+    script: process.argv[1],
+    port,
+    arm,
+    ledgerDir,
+    env,
+    who: "SessionStart check",
+    session,
+  });
 }
