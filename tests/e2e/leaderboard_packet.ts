@@ -36,6 +36,7 @@ import {
   standInTrial,
 } from "../support/standin_trial.ts";
 import { CHI_BENCH_SOURCE, chiBenchPython } from "../support/chibench_python.ts";
+import { captured } from "../support/captured.ts";
 
 await loadFactsReader();
 const ROOT = join(import.meta.dirname ?? ".", "..", "..");
@@ -55,23 +56,6 @@ function factsOf(trial: StandInTrial): GuardFacts {
   const read = factsIn(JSON.parse(readFileSync(join(trial.trialDir, "result.json"), "utf8")), trial.trialDir);
   assert.ok(read && "facts" in read, JSON.stringify(read ?? trial.result.agent_result));
   return (read as { facts: GuardFacts }).facts;
-}
-
-/** Runs an entry's main in-process: its exit code and what it printed. */
-async function captured(
-  main: (args: string[]) => Promise<number>,
-  args: string[],
-): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [], err: string[] = [];
-  const { log, error } = console;
-  console.log = (...a: unknown[]) => out.push(a.join(" "));
-  console.error = (...a: unknown[]) => err.push(a.join(" "));
-  try {
-    return { code: await main(args), out: out.join("\n"), err: err.join("\n") };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
 }
 
 s.before(async () => {
