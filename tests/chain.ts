@@ -9,6 +9,7 @@ import {
   ChainCheck,
   chainKey,
   GENESIS,
+  Hmac256,
   type LineKind,
   linkOf,
   seal,
@@ -19,6 +20,7 @@ import {
 } from "../lib/guard/ledger/chain.ts";
 import { ledgerText, recordLine } from "../lib/guard/ledger/ledger.ts";
 import type { LedgerRecord } from "../lib/guard/engine/record.ts";
+import { createHmac } from "node:crypto";
 
 const s = suite("chain");
 
@@ -48,6 +50,16 @@ function expect(texts: readonly string[], want: Record<number, LineKind>, key = 
   const got = kinds(texts, key);
   assert.equal(got, texts.map((_, i) => want[i] ?? "linked"), JSON.stringify(got));
 }
+
+s("the HMAC gives createHmac's bytes, for keys short, of a block, long and not ASCII", () => {
+  for (const key of [UNKEYED, KEY, "k".repeat(64), "k".repeat(65), "ключ-✓".repeat(20), ""]) {
+    const m = new Hmac256(key);
+    for (const parts of [[], ["a"], ["p\n", "{\"v\":2}"], ["x".repeat(10_000), "é"]]) {
+      const want = createHmac("sha256", key).update(parts.join("")).digest("hex");
+      assert.is(m.hex(...parts), want, `${key.slice(0, 8)}… ${parts.length} parts`);
+    }
+  }
+});
 
 s("a line seals and unseals: its record text, the link it follows and its own", () => {
   const json = JSON.stringify({ ...record(1), v: 2 });

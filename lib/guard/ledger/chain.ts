@@ -19,7 +19,8 @@
  * deletion and reordering visible to `verify` and untrusted by the fold; a cut at the end shows only against an
  * anchor (the resident guard's own head in memory, a keyed checkpoint, the trajectory's calls).
  */
-import { createHash, createHmac } from "node:crypto";
+import { Buffer } from "node:buffer";
+import { createHash, createHmac, type Hash } from "node:crypto";
 import * as io from "../io.ts";
 
 /** The trial's key file, in the ledger dir (made by `guard up` and the resident guard: lib/guard/resident/key.ts). */
@@ -80,8 +81,50 @@ export function chainKeyOf(dir: string): string {
   return key;
 }
 
+/**
+ * HMAC-SHA256 under one key (RFC 2104), its inner and outer hash states keyed once and copied for each message:
+ * the bytes `createHmac` gives (tests/chain.ts), at a third of its cost under Deno, whose `createHmac` sets a
+ * key up for every call (≈ 17 µs against 6 µs a record; under Node both ≈ 5 µs).
+ */
+export class Hmac256 {
+  readonly #inner: Hash;
+  readonly #outer: Hash;
+
+  constructor(key: string) {
+    const raw = Buffer.from(key, "utf8");
+    const k = raw.length > 64 ? new Uint8Array(createHash("sha256").update(raw).digest()) : raw;
+    const ipad = Buffer.alloc(64, 0x36);
+    const opad = Buffer.alloc(64, 0x5c);
+    for (let i = 0; i < k.length; i++) {
+      ipad[i] ^= k[i];
+      opad[i] ^= k[i];
+    }
+    this.#inner = createHash("sha256").update(ipad);
+    this.#outer = createHash("sha256").update(opad);
+  }
+
+  /** The HMAC of the parts, one after another, as 64 hex digits. */
+  hex(...parts: (string | Uint8Array)[]): string {
+    const inner = this.#inner.copy();
+    for (const part of parts) inner.update(part);
+    return this.#outer.copy().update(inner.digest()).digest("hex");
+  }
+}
+
+const macs = new Map<string, Hmac256>();
+
+/** The HMAC under a key (its states kept for the process: a guard uses one or two keys). */
+export function hmacOf(key: string): Hmac256 {
+  let m = macs.get(key);
+  if (!m) {
+    if (macs.size >= 16) macs.clear();
+    macs.set(key, m = new Hmac256(key));
+  }
+  return m;
+}
+
 function mac(key: string, p: string, json: string): string {
-  return createHmac("sha256", key).update(`${p}\n`).update(json).digest("hex");
+  return hmacOf(key).hex(`${p}\n`, json);
 }
 
 /** A record's JSON text chained after the link `p`: its line (no newline) and its own link `c`. */

@@ -1,5 +1,5 @@
 /** The evidence ledger: one JSONL file per session, one record per hook event, append-only. */
-import { createHash, createHmac } from "node:crypto";
+import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -11,6 +11,7 @@ import {
   chainKeyOf,
   type ChainStart,
   GENESIS,
+  hmacOf,
   LEDGER_VERSION,
   type LineKind,
   seal,
@@ -109,7 +110,7 @@ export function besideLedger(session: string, suffix: string): string {
  * the trial's chain key, so a `.lost` file the agent plants (without the key) is not one.
  */
 export function lostFileName(session: string, key: string): string {
-  const tag = createHmac("sha256", key).update(`lost\n${session}`).digest("hex").slice(0, 16);
+  const tag = hmacOf(key).hex(`lost\n${session}`).slice(0, 16);
   return besideLedger(session, `.${tag}.lost`);
 }
 

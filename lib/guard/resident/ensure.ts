@@ -7,7 +7,16 @@
  */
 import type { Arm } from "../engine/record.ts";
 import { tryLock } from "../ledger/lock.ts";
-import { expectedGuard, foreign, probe, startResident, waitHealthy } from "./resident.ts";
+import {
+  alive,
+  expectedGuard,
+  foreign,
+  ledgerDirRecords,
+  probe,
+  recordedPid,
+  startResident,
+  waitHealthy,
+} from "./resident.ts";
 
 /** How long a check waits for a guard it (or another hook) started; SessionStart's own budget is 5 s. */
 export const ENSURE_WAIT_MS = 3000;
@@ -46,6 +55,15 @@ export async function ensureResident(o: EnsureOptions): Promise<string | undefin
   if (health) {
     return `${o.who}: port ${o.port} answers, but not as this trial's guard (${foreign(health, expected)}).`;
   }
+  // A live supervisor (guard.pid) starts its server again within about a second: wait for it first, so two
+  // guards never race for the port. A pid the agent wrote there costs the wait, no more.
+  const supervisor = recordedPid(o.ledgerDir);
+  if (
+    supervisor !== null && alive(supervisor) && await waitHealthy(o.port, expected, { ms: ENSURE_WAIT_MS })
+  ) {
+    return `${o.who}: the resident guard on port ${o.port} did not answer; its supervisor (pid ${supervisor}) ` +
+      "started it again.";
+  }
   const unlock = tryLock(o.ledgerDir, STARTING);
   if (typeof unlock !== "function") {
     const up = await waitHealthy(o.port, expected, { ms: ENSURE_WAIT_MS });
@@ -54,6 +72,8 @@ export async function ensureResident(o: EnsureOptions): Promise<string | undefin
   }
   try {
     const note = `${o.who}: the resident guard on port ${o.port} did not answer; started it again`;
+    // The guard answered up to its ledgers' last record: the calls since then without a record are the gap's.
+    const last = ledgerDirRecords(o.ledgerDir).map((r) => r.t).filter(Boolean).sort().at(-1);
     const started = startResident({
       script: o.script,
       port: o.port,
@@ -61,6 +81,7 @@ export async function ensureResident(o: EnsureOptions): Promise<string | undefin
       ledgerDir: o.ledgerDir,
       env: o.env,
       restartNote: note,
+      ...(last ? { downSince: last } : {}),
       session: o.session,
     });
     const up = await waitHealthy(o.port, expected, { ms: ENSURE_WAIT_MS, started });

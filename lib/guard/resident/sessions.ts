@@ -24,6 +24,15 @@ import { ChainCheck, chainKeyOf, type ChainStart, GENESIS, WINDOW } from "../led
 import { type Arm, type LedgerRecord } from "../engine/record.ts";
 import { guardRecord } from "./gap.ts";
 
+/**
+ * A record another process writes to a ledger beside the resident guard: a SessionStart hook's (a command hook
+ * in http mode) and another guard's own (`restart`, `gap`, `tamper`: one starting up). Neither folds to anything
+ * that loosens a rule.
+ */
+export function besideResident(r: LedgerRecord): boolean {
+  return r.event === "session-start" || r.event === "guard";
+}
+
 /** When sessions are released, and how much the store may hold. */
 export interface SessionLimits {
   /** A session whose last event is a Stop is released this long after it (ms). */
@@ -210,8 +219,8 @@ export class SessionStore {
   /**
    * What changed in the ledger behind this guard before its append `written` (null: nothing): the ledger is
    * shorter than what it wrote (cut), its last line is not the one it wrote (rewritten), or lines were
-   * appended that are not a SessionStart hook's in command mode (the only other writer beside a resident
-   * guard), whose trusted records are taken into its copy of the chain.
+   * appended that the chain does not trust or that are not another writer's beside a resident guard
+   * (`besideResident`); those are taken into its copy of the chain.
    */
   #behind(session: string, held: Held, written: Appended): string | null {
     if (held.bytes === null || !held.chain) return null;
@@ -228,7 +237,7 @@ export class SessionStore {
     const file = io.joinPath(this.#dir, ledgerFileName(session));
     const check = new ChainCheck(chainKeyOf(this.#dir), held.chain);
     const after = chainedRecords(io.readRange(file, held.bytes, written.size - held.bytes), session, check);
-    const foreign = after.records.filter((r) => r.event !== "session-start").length + after.legacy.length +
+    const foreign = after.records.filter((r) => !besideResident(r)).length + after.legacy.length +
       untrustedCount(after.untrusted);
     if (foreign) {
       return `${foreign} line${foreign > 1 ? "s" : ""} appended to the ledger beside this guard were not a ` +
