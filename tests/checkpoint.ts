@@ -827,8 +827,8 @@ store("a resumed session is read whole however far its ledger grew past 8 MB, th
  * that cannot alter a fold, such as a comment, needs only the new digest).
  */
 const FOLD_DIGEST = {
-  version: 7,
-  sha256: "506c66f8b5f178c8210cbc31a9c7e9fd3e3741d0570457c2f9467fa05f1c59aa",
+  version: 8,
+  sha256: "5df4d2fe5441780d608d4f638bada09aa1311dec8f14a4b45c747b6ce581860b",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

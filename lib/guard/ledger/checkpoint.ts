@@ -165,8 +165,8 @@ export interface LoadOptions {
   /**
    * The header line of the checkpoint this resident guard wrote when it released the session (issue 40): that
    * checkpoint, pinned by its line, is the session's evidence, whatever the ledger says since. A ledger edited,
-   * cut or deleted before that point, or records appended that are not a SessionStart hook's, are reported
-   * (`tampered`) and never folded. A checkpoint replaced or removed is reported, then the ledger is read.
+   * cut or deleted before that point, or records appended that the chain does not trust or that are neither a
+   * SessionStart hook's nor a guard's own, are reported (`tampered`) and never folded. A checkpoint replaced or removed is reported, then the ledger is read.
    */
   pinned?: string;
 }
@@ -456,9 +456,9 @@ function recover(
 
 /**
  * The session's evidence from the checkpoint whose header line is `pinned` (`LoadOptions.pinned`), or null when
- * that checkpoint is not there whole. The ledger is read only for what a SessionStart hook in command mode
- * appended since (its records fold to nothing that loosens a rule, and must be trusted by the chain); anything
- * else there is reported.
+ * that checkpoint is not there whole. The ledger is read only for what a SessionStart hook in command mode or a
+ * guard starting up appended since (their records fold to nothing that loosens a rule, and must be trusted by
+ * the chain); anything else there is reported.
  */
 function resumePinned(dir: string, session: string, pinned: string): LoadedEvidence | null {
   const file = io.joinPath(dir, ledgerFileName(session));
