@@ -103,9 +103,10 @@ export const rule: ToolRule<{ tool: string; target: string; what: string }> = {
     id: "GUARD-01",
     name: "guard-untouched",
     tools: WRITING_TOOLS,
-    message: "Cannot run {tool} on {target}: it {what}, and the guard's ledgers, locks, key, hook settings, " +
-      "port and processes belong to the trial's harness, not to the task. Leave them alone and carry on with the task's " +
-      "own tools (reading a saved tool result with cat, jq or python3 is fine).",
+    message:
+      "Cannot run {tool} on {target}: it {what}, and the guard's ledgers, locks, key, hook settings, " +
+      "port and processes belong to the trial's harness, not to the task. Leave them alone and carry on with " +
+      "the task's own tools (reading a saved tool result with cat, jq or python3 is fine).",
   },
   check(call, places) {
     const tool = call.tool;

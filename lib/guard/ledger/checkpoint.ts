@@ -11,16 +11,17 @@
  * (one digest per span a checkpoint added), and each segment of the contents a digest of its own, all of them
  * lib/guard/ledger/digest.ts's, the same under Deno and Node (a checkpoint written by one runtime is used by the
  * other); its first line is an HMAC of the rest under the trial's chain key (issue 40: lib/guard/ledger/chain.ts),
- * so only a holder of the key can make one, and it keeps where the ledger's chain stood at its offset. A reader uses a checkpoint only when all of them match, every ledger byte before its
- * offset read and digested a chunk at a time (never held whole); then it folds the lines appended since. A segment is checked when a rule first reads a call in it, and a mismatch there
- * (`SpoiledCheckpoint`) makes the caller decide again on a full read. Anything else (no checkpoint, another
- * version, a ledger replaced, cut or rewritten anywhere, an unreadable or edited file) is a full read. So
- * `loadEvidence` gives what `foldLedger(readLedger(…))` gives, without the re-fold, and the ledger stays the
- * state: deleting every checkpoint loses nothing. The lines after a checkpoint are folded only when the chain
- * trusts them. A checkpoint whose ledger changed before its offset (cut, or rewritten) is the guard's own fold
- * and stands (`recover`): the change is reported and the trusted records after it are folded. Over `LEDGER_READ.max` bytes a full read keeps only the ledger's head and tail: a checkpoint
- * written by a guard that held the whole fold keeps all of it, and one made from such a read stays degraded as
- * the read was.
+ * so only a holder of the key can make one, and it keeps where the ledger's chain stood at its offset. A reader
+ * uses a checkpoint only when all of them match, every ledger byte before its offset read and digested a chunk at
+ * a time (never held whole); then it folds the lines appended since that the chain trusts. A segment is checked
+ * when a rule first reads a call in it, and a mismatch there (`SpoiledCheckpoint`) makes the caller decide again
+ * on a full read. Anything else wrong with a checkpoint (none, another version, an unreadable or edited file) is
+ * a full read. So `loadEvidence` gives what `foldLedger(readLedger(…))` gives, without the re-fold, and the ledger
+ * stays the state: deleting every checkpoint loses nothing. A checkpoint whose ledger changed before its offset
+ * (cut, deleted or rewritten) is the guard's own fold and stands (`recover`): the change is reported and the
+ * trusted records after it are folded. Over `LEDGER_READ.max` bytes a full read keeps only the ledger's head and
+ * tail: a checkpoint written by a guard that held the whole fold keeps all of it, and one made from such a read
+ * stays degraded as the read was.
  */
 import {
   decodeEvidence,
@@ -166,7 +167,8 @@ export interface LoadOptions {
    * The header line of the checkpoint this resident guard wrote when it released the session (issue 40): that
    * checkpoint, pinned by its line, is the session's evidence, whatever the ledger says since. A ledger edited,
    * cut or deleted before that point, or records appended that the chain does not trust or that are neither a
-   * SessionStart hook's nor a guard's own, are reported (`tampered`) and never folded. A checkpoint replaced or removed is reported, then the ledger is read.
+   * SessionStart hook's nor a guard's own, are reported (`tampered`) and never folded. A checkpoint replaced or
+   * removed is reported, then the ledger is read.
    */
   pinned?: string;
 }

@@ -243,16 +243,6 @@ function readIfAny(
   }
 }
 
-/** A session's own records in JSONL text (`skip` as for `parseLedger`), and the lines that were corrupt. */
-export function sessionRecords(
-  text: string,
-  session: string,
-  skip?: (line: string) => boolean,
-): ParsedLedger {
-  const parsed = parseLedger(text, skip);
-  return { records: parsed.records.filter((r) => r.session === session), corrupt: parsed.corrupt };
-}
-
 /** A session's records in a file's text, its lines checked against the chain (`chainedRecords`). */
 export interface ChainedRecords {
   /** The session's trusted chained records, in order. */

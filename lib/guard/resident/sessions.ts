@@ -319,7 +319,8 @@ export class SessionStore {
     if (written && held.chain && !changed) {
       held.chain = { links: [...held.chain.links.slice(1 - WINDOW), written.c], chained: true };
     }
-    held.bytes = held.bytes === null || written === null ? null : held.bytes + written.bytes;
+    // Its line went after what another writer appended beside it (`#behind`), when one did.
+    held.bytes = held.bytes === null || written === null ? null : written.size + written.bytes;
     held.since++;
     held.records++;
     this.#records++;
