@@ -30,6 +30,12 @@ export interface HookSettingsOptions {
   /** The node executable for command mode. */
   node?: string;
   /**
+   * A start-up snapshot of the guard for this node (lib/guard/runtime/snapshot.ts): command hooks start from it
+   * when it is a regular file, and run the guard file plainly after `||` otherwise or when node cannot load it
+   * (node then fails before reading stdin).
+   */
+  snapshot?: string;
+  /**
    * The MCP server names the trial declares (Harbor's `self.mcp_servers`); the tool hooks match exactly
    * these. Default: `healthverse`, the name of most leaderboard tasks.
    */
@@ -111,11 +117,13 @@ function handler(opts: HookSettingsOptions, word: string): Record<string, unknow
     }`
     : "";
   const env = `FIABLE_CC_ARM=${shellQuote(opts.arm)} FIABLE_LEDGER_DIR=${shellQuote(opts.ledgerDir)}${port}`;
-  return {
-    type: "command",
-    command: `${env} ${shellQuote(opts.node ?? "node")} ${shellQuote(opts.guard)} ${word}`,
-    timeout,
-  };
+  const node = shellQuote(opts.node ?? "node");
+  const plain = `${env} ${node} ${shellQuote(opts.guard)} ${word}`;
+  const blob = opts.snapshot && shellQuote(opts.snapshot);
+  const command = blob
+    ? `[ -f ${blob} ] && ${env} ${node} --snapshot-blob ${blob} ${shellQuote(opts.guard)} ${word} || ${plain}`
+    : plain;
+  return { type: "command", command, timeout };
 }
 
 function residentPort(opts: HookSettingsOptions): number {
