@@ -19,9 +19,10 @@ const ROOT = import.meta.dirname ?? ".";
 /** The command line. */
 export const CLI: CommandSpec = {
   name: "verify",
-  summary: "Proves the guard ran in every trial (ledger, guard coverage of the trajectory's χ-World calls, " +
-    "plan, hook mode, fail-open errors, arm); one line per problem, exit 1 on a guard-integrity failure or " +
-    "an unreadable trial, while a packet's own bookkeeping only warns (exit 1 with `--strict`).",
+  summary: "Proves the guard ran in every trial (ledger and its chain, guard coverage of the trajectory's " +
+    "χ-World calls, plan, hook mode, fail-open errors, arm, tampering); one line per problem, exit 1 on a " +
+    "guard-integrity failure (a ledger tampered with among them) or an unreadable trial, while a packet's own " +
+    "bookkeeping only warns (exit 1 with `--strict`).",
   usage: ["deno task verify DIR... [--trials] [--json] [--prices FILE] [--strict]"],
   options: {
     json: { type: "boolean", description: "the full report as JSON on stdout" },

@@ -19,6 +19,7 @@ import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from
 import { benchLedger } from "./latency.ts";
 import { ledgerFileName } from "../lib/guard/ledger/ledger.ts";
 import { checkpointName } from "../lib/guard/ledger/checkpoint.ts";
+import { writeLedger } from "../tests/support/guard_process.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 const BUDGET_MS = 1500;
@@ -140,7 +141,7 @@ function preparedCases(dir: string): {
 }[] {
   const records = benchLedger();
   const session = records[0].session;
-  const jsonl = records.map((r) => JSON.stringify(r) + "\n").join("");
+
   const file = (name: string, text: string) => {
     const path = join(dir, name);
     writeFileSync(path, text);
@@ -161,7 +162,7 @@ function preparedCases(dir: string): {
   /** The 500-record ledger with the checkpoint its first hook writes; its stored texts spoiled if asked. */
   const checkpointed = (spoil: boolean) => async (argv: (word: string) => string[]) => {
     const ledger = mkdtempSync(join(dir, "ck-"));
-    writeFileSync(join(ledger, ledgerFileName(session)), jsonl);
+    writeLedger(ledger, session, records);
     await timeProcess(argv("pre"), { FIABLE_LEDGER_DIR: ledger, FIABLE_CC_ARM: "critic" }, read);
     if (spoil) {
       const text = readFileSync(join(ledger, checkpointName(session)), "utf8");

@@ -84,6 +84,7 @@ decided = any(tool == "review.submit_md_case_decision" for tool, _ in calls)
 print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
       "permissionDecision": "allow" if decided else "deny", "permissionDecisionReason": "x"}}))
 `;
+import { writeLedger } from "../tests/support/guard_process.ts";
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -230,7 +231,8 @@ async function measure(p: Parsed): Promise<number> {
   const runs = wholeNumber(p, "runs", 1)!;
   const dir = mkdtempSync(join(tmpdir(), "fiable-bench-"));
   const ledger = benchLedger();
-  writeFileSync(join(dir, `${SESSION}.jsonl`), ledger.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  // As a trial's guard wrote it: chained under the trial's key (which `guard up` makes first).
+  writeLedger(dir, SESSION, ledger);
   const bundle = await bundleGuard(join(dir, "fiable-guard.cjs"));
   const blob = ensureSnapshot(bundle);
   if (!blob) {

@@ -25,6 +25,7 @@ import { type LedgerRecord } from "../lib/guard/engine/record.ts";
 import { resolveSettings } from "../lib/guard/config/guard_settings.ts";
 import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 import { SERVE_HEAP_FLAG } from "../lib/guard/resident/resident.ts";
+import { writeLedger } from "../tests/support/guard_process.ts";
 
 const SESSION = "bench-resident";
 const PROMPT = "# ⚕️ MD Review — Knee arthroscopy for PAT-3f2a9c1b7d4e\n" +
@@ -303,8 +304,7 @@ async function measure(p: Parsed): Promise<number> {
     );
   }
   const dir = mkdtempSync(join(tmpdir(), "fiable-resident-"));
-  const file = join(dir, ledgerFileName(SESSION));
-  writeFileSync(file, records.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  const file = writeLedger(dir, SESSION, records);
   const bundle = await bundleGuard(join(dir, "fiable-guard.cjs"));
   // The first event of a session whose ledger is on disk: in a long-running guard after the session was
   // released (SessionEnd), in a fresh guard, and in a restarted guard that folds the sessions it resumes as

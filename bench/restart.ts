@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { bundleGuard } from "../bundle.ts";
 import { benchLedger } from "./latency.ts";
 import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
+import { writeLedger } from "../tests/support/guard_process.ts";
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -37,8 +38,7 @@ async function health(port: number): Promise<{ pid: number; supervisor: number |
 
 function ledgerDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "fiable-bench-restart-"));
-  const lines = benchLedger().map((r) => JSON.stringify({ ...r, t: new Date().toISOString() }) + "\n");
-  writeFileSync(join(dir, "bench-session.jsonl"), lines.join(""));
+  writeLedger(dir, "bench-session", benchLedger().map((r) => ({ ...r, t: new Date().toISOString() })));
   return dir;
 }
 

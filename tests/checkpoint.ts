@@ -1,19 +1,12 @@
 /**
  * Evidence checkpoints (lib/guard/ledger/checkpoint.ts): a checkpoint and the lines appended after it fold to what
  * the whole ledger folds to, on every sequence the fold's property tests use; anything wrong with a checkpoint
- * or its ledger is a full read; and the fold's sources cannot change without a new FOLD_VERSION.
+ * is a full read, and a ledger changed beneath it leaves the checkpoint's evidence standing, reported; and the
+ * fold's sources cannot change without a new FOLD_VERSION.
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import {
-  appendFileSync,
-  cpSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -27,7 +20,9 @@ import { type Evidence, foldLedger } from "../lib/guard/engine/evidence.ts";
 import { RestoredCall, type Segment, SpoiledCheckpoint } from "../lib/guard/ledger/checkpoint_format.ts";
 import { decideOn } from "../lib/guard/engine/decide.ts";
 import { DEFAULT_BOUNDS } from "../lib/guard/engine/decide.ts";
-import { appendRecord, ledgerFileName, parseLedger } from "../lib/guard/ledger/ledger.ts";
+import { appendRecord, ledgerFileName, ledgerText, parseLedger } from "../lib/guard/ledger/ledger.ts";
+import { chainKeyOf, UNKEYED } from "../lib/guard/ledger/chain.ts";
+import { createHmac } from "node:crypto";
 import { type LedgerRecord } from "../lib/guard/engine/record.ts";
 import { type SessionLimits, SessionStore } from "../lib/guard/resident/sessions.ts";
 import { benchLedger } from "../bench/latency.ts";
@@ -81,7 +76,13 @@ function decidesAlike(records: readonly LedgerRecord[], ev: Evidence, full: Evid
   return events.length;
 }
 
-const jsonl = (records: readonly LedgerRecord[]) => records.map((r) => JSON.stringify(r) + "\n").join("");
+/** The records as a new ledger's text, chained as a guard appends them (no trial key here). */
+const jsonl = (records: readonly LedgerRecord[]) => ledgerText(records, UNKEYED);
+
+/** Appends the records to the session's ledger as a guard does, each chained to the line before it. */
+function append(dir: string, records: readonly LedgerRecord[]): void {
+  for (const r of records) appendRecord(dir, r);
+}
 
 /** A ledger directory holding the records as the session's ledger. */
 function ledgerDir(session: string, records: readonly LedgerRecord[]): { dir: string; file: string } {
@@ -114,7 +115,7 @@ s(
       for (const cut of new Set([0, 1, Math.floor(records.length / 3), records.length - 1, records.length])) {
         const { dir, file } = ledgerDir(session, records.slice(0, cut));
         checkpointed(dir, session);
-        appendFileSync(file, jsonl(records.slice(cut)));
+        append(dir, records.slice(cut));
         const resumed = loadEvidence(dir, session);
         assert.ok(resumed.from, `${name} @${cut}: the checkpoint was not used`);
         const full = foldLedger(records);
@@ -174,10 +175,10 @@ s(
 s("checkpoints chain: each one folds only what came after the last, and old data files are removed", () => {
   const records = benchLedger();
   const session = records[0].session;
-  const { dir, file } = ledgerDir(session, records.slice(0, 100));
+  const { dir } = ledgerDir(session, records.slice(0, 100));
   let loaded = checkpointed(dir, session);
   for (let at = 100; at < records.length; at += 100) {
-    appendFileSync(file, jsonl(records.slice(at, at + 100)));
+    append(dir, records.slice(at, at + 100));
     loaded = loadEvidence(dir, session);
     assert.ok(loaded.from);
     assert.ok(loaded.folded <= 100, `folded ${loaded.folded} records, not only the new ones`);
@@ -204,10 +205,9 @@ function editHeader(dir: string, session: string, change: (h: Record<string, unk
   const h = JSON.parse(text.slice(text.indexOf("\n") + 1));
   change(h);
   const json = JSON.stringify(h);
-  writeFileSync(
-    path,
-    `${sign ? digest(new TextEncoder().encode(json)) : text.slice(0, text.indexOf("\n"))}\n${json}`,
-  );
+  // Signed as a holder of the trial's key would (the first line is an HMAC under its chain key).
+  const mac = createHmac("sha256", chainKeyOf(dir)).update(json).digest("hex");
+  writeFileSync(path, `${sign ? mac : text.slice(0, text.indexOf("\n"))}\n${json}`);
 }
 
 /** Flips one byte of a file at `at` (from its end when negative). */
@@ -220,11 +220,11 @@ function flipByte(path: string, at: number): void {
 s("a later checkpoint appends only its new calls: what the contents file held stays byte for byte", () => {
   const records = benchLedger();
   const session = records[0].session;
-  const { dir, file } = ledgerDir(session, records.slice(0, 200));
+  const { dir } = ledgerDir(session, records.slice(0, 200));
   checkpointed(dir, session);
   const contents = join(dir, headerOf(dir, session).contents as string);
   const before = readFileSync(contents);
-  appendFileSync(file, jsonl(records.slice(200)));
+  append(dir, records.slice(200));
   const loaded = loadEvidence(dir, session);
   writeCheckpoint(dir, session, { ...loaded, bytes: loaded.bytes! });
   assert.is(headerOf(dir, session).contents, contents.slice(dir.length + 1), "a new contents file");
@@ -236,7 +236,7 @@ s("a later checkpoint appends only its new calls: what the contents file held st
   assert.equal(dump(resumed.ev), dump(foldLedger(records)));
 });
 
-/** A checkpointed ledger, then `spoil`; the next load must be a full read with the full fold's evidence. */
+/** A checkpointed ledger, then `spoil`; the next load must be a full read with the whole ledger's evidence. */
 function spoiled(what: string, spoil: (dir: string, file: string, session: string) => void): void {
   const records = benchLedger().slice(0, 120);
   const session = records[0].session;
@@ -245,23 +245,42 @@ function spoiled(what: string, spoil: (dir: string, file: string, session: strin
   spoil(dir, file, session);
   const loaded = loadEvidence(dir, session);
   assert.not.ok(loaded.from, `${what}: the checkpoint was used`);
-  const now = parseLedger(readFileSync(file, "utf8"));
-  const full = foldLedger(now.records.filter((r) => r.session === session));
-  // A line the read skipped (a ledger cut mid-line) degrades the evidence.
-  assert.equal(dump(loaded.ev), dump({ ...full, degraded: full.degraded || now.corrupt > 0 }), what);
+  assert.equal(dump(loaded.ev), dump(foldLedger(records)), what);
+}
+
+/**
+ * A checkpointed ledger, then `change` to the ledger beneath it: the checkpoint is the guard's own fold (keyed),
+ * so the next load keeps its evidence, reports the change, and the load after its new checkpoint does not.
+ */
+function changedBeneath(what: string, change: (file: string) => void): void {
+  const records = benchLedger().slice(0, 120);
+  const session = records[0].session;
+  const { dir, file } = ledgerDir(session, records);
+  checkpointed(dir, session);
+  change(file);
+  const loaded = loadEvidence(dir, session);
+  assert.ok(loaded.from, `${what}: the checkpoint was not used`);
+  assert.ok(loaded.tampered, `${what}: not reported`);
+  assert.ok(loaded.respan, `${what}: the next checkpoint would keep the old spans`);
+  assert.equal(dump(loaded.ev), dump(foldLedger(records)), what);
+  if (loaded.bytes === null) return;
+  writeCheckpoint(dir, session, { ...loaded, bytes: loaded.bytes });
+  const again = loadEvidence(dir, session);
+  assert.ok(again.from && !again.tampered, `${what}: reported again after its new checkpoint`);
+  assert.equal(dump(again.ev), dump(foldLedger(records)), what);
 }
 
 s(
-  "a byte changed anywhere before the offset is a full read, at every chunk and span edge of the check",
+  "a byte changed anywhere before the offset keeps the checkpoint's evidence, reported, at every chunk and span edge",
   () => {
     // A ledger read in several chunks (`READ_CHUNK`), folded by three checkpoints (three spans).
     const records = [...benchLedger(), ...benchLedger().slice(1)];
     const session = records[0].session;
-    const { dir, file } = ledgerDir(session, records.slice(0, 300));
+    const { dir } = ledgerDir(session, records.slice(0, 300));
     checkpointed(dir, session);
-    appendFileSync(file, jsonl(records.slice(300, 600)));
+    append(dir, records.slice(300, 600));
     checkpointed(dir, session);
-    appendFileSync(file, jsonl(records.slice(600)));
+    append(dir, records.slice(600));
     checkpointed(dir, session);
     const h = headerOf(dir, session);
     const spans = (h.ledger as [number, string][]).map(([end]) => end);
@@ -270,44 +289,76 @@ s(
     assert.ok(loadEvidence(dir, session).from, "the checkpoint is not used before any change");
     const edges = [0, READ_CHUNK - 1, READ_CHUNK, 2 * READ_CHUNK, ...spans.flatMap((end) => [end - 2, end])]
       .filter((at) => at < (h.bytes as number) - 1);
+    const full = dump(foldLedger(records));
     for (const at of edges) {
       const copy = mkdtempSync(join(tmpdir(), "fiable-checkpoint-"));
       cpSync(dir, copy, { recursive: true });
       flipByte(join(copy, ledgerFileName(session)), at);
       const loaded = loadEvidence(copy, session);
-      assert.not.ok(loaded.from, `byte ${at}: the checkpoint was used`);
-      assert.equal(
-        dump(loaded.ev),
-        dump(loadEvidence(copy, session, { checkpoint: false }).ev),
-        `byte ${at}`,
-      );
+      assert.ok(loaded.from && loaded.tampered, `byte ${at}: the checkpoint was not used, or not reported`);
+      assert.equal(dump(loaded.ev), full, `byte ${at}`);
     }
   },
 );
 
-s("anything wrong with a checkpoint or its ledger is a full read", () => {
-  const header = (dir: string, session: string) => join(dir, checkpointName(session));
-  const ev = (h: Record<string, unknown>) => h.ev as Record<string, unknown>;
-  spoiled("the ledger replaced by another", (_dir, file) => {
+s("a ledger changed beneath its checkpoint keeps the checkpoint's evidence, and is reported once", () => {
+  changedBeneath("the ledger replaced by another", (file) => {
     const other = benchLedger().slice(0, 130).map((r) => ({ ...r, t: "2026-01-01T00:00:00.000Z" }));
     writeFileSync(file, jsonl(other));
   });
-  spoiled("the ledger cut short", (_dir, file) => {
+  changedBeneath("the ledger cut short", (file) => {
     const text = readFileSync(file, "utf8");
     writeFileSync(file, text.slice(0, text.length / 2));
   });
-  spoiled("a record before the offset rewritten", (_dir, file) => {
+  changedBeneath("the ledger cut at a line's end", (file) => {
+    const lines = readFileSync(file, "utf8").split("\n");
+    writeFileSync(file, lines.slice(0, 40).join("\n") + "\n");
+  });
+  changedBeneath("the ledger deleted", (file) => Deno.removeSync(file));
+  changedBeneath("a record before the offset rewritten", (file) => {
     const lines = readFileSync(file, "utf8").split("\n");
     lines[lines.length - 2] = lines[lines.length - 2].replace('"pre"', '"pre" ');
     writeFileSync(file, lines.join("\n"));
   });
-  spoiled("a ledger rewritten in its middle (its length, head and last bytes kept)", (_dir, file) => {
+  changedBeneath("a record before the offset deleted", (file) => {
+    const lines = readFileSync(file, "utf8").split("\n");
+    lines.splice(30, 1);
+    writeFileSync(file, lines.join("\n"));
+  });
+  changedBeneath("a ledger rewritten in its middle (its length, head and last bytes kept)", (file) => {
     const text = readFileSync(file, "utf8");
     const middle = text.indexOf('"decision":"allow"', text.length / 2);
     writeFileSync(file, text.slice(0, middle) + '"decision":"Allow"' + text.slice(middle + 18));
   });
+});
+
+s("after a ledger changed beneath its checkpoint, the trusted records appended after it are folded", () => {
+  const records = benchLedger().slice(0, 160);
+  const session = records[0].session;
+  const { dir, file } = ledgerDir(session, records.slice(0, 120));
+  checkpointed(dir, session);
+  append(dir, records.slice(120));
+  // A record before the checkpoint's offset deleted, and a forged one (no key) appended at the end.
+  const lines = readFileSync(file, "utf8").split("\n");
+  lines.splice(10, 1);
+  writeFileSync(file, lines.join("\n") + JSON.stringify({ ...records[5], event: "stop" }) + "\n");
+  const loaded = loadEvidence(dir, session);
+  assert.ok(loaded.from && loaded.tampered);
+  const after = records.slice(120).filter((r) => !(r.event === "pre" && r.decision === "allow"));
+  assert.is(
+    loaded.folded,
+    after.length,
+    "the records after the checkpoint (an allowed pre folds to nothing)",
+  );
+  assert.is(loaded.untrusted, 1, "the forged line");
+  assert.equal(dump(loaded.ev), dump(foldLedger(records)));
+});
+
+s("anything wrong with a checkpoint itself is a full read", () => {
+  const header = (dir: string, session: string) => join(dir, checkpointName(session));
+  const ev = (h: Record<string, unknown>) => h.ev as Record<string, unknown>;
   spoiled("a header that is not JSON", (dir, _file, session) => writeFileSync(header(dir, session), "{"));
-  // Small consistent edits, the digest left as it was (issue 32): each gave decisions the whole fold would not.
+  // Small consistent edits, the HMAC left as it was (issue 32): each gave decisions the whole fold would not.
   spoiled(
     "the header's case lock edited",
     (dir, _f, session) => editHeader(dir, session, (h) => (ev(h).caseLock = "CASE-00000000"), false),
@@ -316,6 +367,17 @@ s("anything wrong with a checkpoint or its ledger is a full read", () => {
     "the header's deny counts edited",
     (dir, _f, session) =>
       editHeader(dir, session, (h) => (ev(h).denies = [["GLOBAL-02|review.save_md_review|-", 2]]), false),
+  );
+  spoiled(
+    "the header's stop blocks edited, its plain digest recomputed (no key: issue 40)",
+    (dir, _f, session) => {
+      const path = header(dir, session);
+      const text = readFileSync(path, "utf8");
+      const h = JSON.parse(text.slice(text.indexOf("\n") + 1));
+      ev(h).stopBlocks = 3;
+      const json = JSON.stringify(h);
+      writeFileSync(path, `${digest(new TextEncoder().encode(json))}\n${json}`);
+    },
   );
   spoiled(
     "one id string edited, its place kept",
@@ -327,7 +389,7 @@ s("anything wrong with a checkpoint or its ledger is a full read", () => {
     bytes[0] ^= 1;
     writeFileSync(state, bytes);
   });
-  // Edits whose digest was recomputed, that still do not hold together.
+  // Edits signed as a holder of the key would, that still do not hold together.
   spoiled("a header of another version", (dir, _f, session) => editHeader(dir, session, (h) => (h.v = 99)));
   spoiled(
     "a header of another session",
@@ -472,6 +534,9 @@ s("command mode decides and records the same with checkpoints as without, under 
         ...r,
         t: "",
         latency_ms: 0,
+        // The chain's fields cover the time and latency: they differ with them.
+        p: "",
+        c: "",
       }))
     );
     assert.equal(withCk, without, runtime.name);
@@ -762,8 +827,8 @@ store("a resumed session is read whole however far its ledger grew past 8 MB, th
  * that cannot alter a fold, such as a comment, needs only the new digest).
  */
 const FOLD_DIGEST = {
-  version: 7,
-  sha256: "506c66f8b5f178c8210cbc31a9c7e9fd3e3741d0570457c2f9467fa05f1c59aa",
+  version: 8,
+  sha256: "abe4386ea767a2099c56be995838383047b59e5003ebf4c528175444402da545",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

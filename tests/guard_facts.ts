@@ -75,6 +75,14 @@ const SHADOW_START = {
   note: unknownArmNote("checklst"),
 };
 
+/** The fields of a GUARD-01 refusal. */
+const GUARD01 = {
+  event: "pre",
+  decision: "deny",
+  tool: "Bash",
+  rules: [{ id: "GUARD-01", checks: [], message: "Cannot run Bash" }],
+};
+
 // Each case: the verdict from the ledger, and the same verdict, coverage and phrase from the facts alone.
 const PARITY: [string, Partial<GuardedTrialOptions> & { arm: string }, string, RegExp | null][] = [
   ["full coverage (http)", { arm: "checklist" }, "pass", null],
@@ -96,6 +104,27 @@ const PARITY: [string, Partial<GuardedTrialOptions> & { arm: string }, string, R
     null,
   ],
   ["a trajectory without call ids", { arm: "checklist", trajectory: "no-ids" }, "pass", null],
+  ["a chained ledger as the guard wrote it", { arm: "checklist", chained: true }, "pass", null],
+  [
+    "a GUARD-01 refusal (an attempt, not tampering)",
+    {
+      arm: "checklist",
+      chained: true,
+      extra: [{ ...SHADOW_START, arm: "checklist", note: undefined, ...GUARD01 }],
+    },
+    "pass",
+    null,
+  ],
+  [
+    "a chained ledger with a forged line (tampered)",
+    {
+      arm: "checklist",
+      chained: true,
+      extra: ['{"v":2,"t":"","session":"x","event":"post","decision":"record"}'],
+    },
+    "fail",
+    /tampered with/,
+  ],
 ];
 
 const KEYS = [
@@ -106,6 +135,7 @@ const KEYS = [
   "plan_injected",
   "fail_open_errors",
   "stop_blocks",
+  "tamper",
 ] as const;
 const pick = (t: TrialIntegrity) => KEYS.map((k) => t[k]);
 
@@ -185,8 +215,14 @@ s("a reader refuses facts of another version or shape, and says why the harness 
   assert.equal(factsIn(wrap(good), path), { facts: good });
   assert.is(factsIn({ agent_result: { metadata: null } }, path), null);
   assert.is(factsIn({}, path), null);
-  const v2 = factsIn(wrap({ ...good, v: 2 }), path);
-  assert.match(v2 && "problem" in v2 ? v2.problem : "", /has format v2, and this fiable-agent reads v1/);
+  const v3 = factsIn(wrap({ ...good, v: 3 }), path);
+  assert.match(
+    v3 && "problem" in v3 ? v3.problem : "",
+    /has format v3, and this fiable-agent reads v1 and v2/,
+  );
+  // Facts of format 1 (before issue 40) are still read: they know no tampering.
+  const { tamper: _, ...v1 } = good;
+  assert.equal(factsIn(wrap({ ...v1, v: 1 }), path), { facts: { ...v1, v: 1 } });
   const bad = factsIn(wrap({ ...good, coverage: { ...good.coverage, covered: -1 } }), path);
   assert.match(bad && "problem" in bad ? bad.problem : "", /→ at coverage\.covered/);
   const secret = factsIn(wrap({ ...good, blocks_by_rule: { "CASE-1A2B3C4D": 1 } }), path);

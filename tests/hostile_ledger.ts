@@ -4,6 +4,7 @@
  * corrupt lines, parallel calls spending one block budget, session ids a raw-text scan misroutes, and
  * symbolic links in the ledger dir. Each case is a reproduction: it failed before its fix.
  */
+import { chainKeyOf } from "../lib/guard/ledger/chain.ts";
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import {
@@ -36,6 +37,7 @@ import {
   runtimes,
   serveGuard,
   tempLedger,
+  writeLedger,
 } from "./support/guard_process.ts";
 import { post, pre } from "./support/payloads.ts";
 
@@ -145,7 +147,10 @@ for (const runtime of await runtimes()) {
       const posted = await runGuard(runtime, "post", queue("failed-write"), env(dir));
       assert.is(posted.code, 0, posted.stderr);
       assert.match(posted.stderr, "cannot write the ledger");
-      assert.ok(existsSync(join(dir, lostFileName("failed-write"))), readdirSync(dir).join(", "));
+      assert.ok(
+        existsSync(join(dir, lostFileName("failed-write", chainKeyOf(dir)))),
+        readdirSync(dir).join(", "),
+      );
       // The ledger can be written again (the directory is gone): the post is not in it, the mark is.
       rmdirSync(ledger);
       const last = notDenied(
@@ -216,38 +221,47 @@ for (const runtime of await runtimes()) {
     },
   );
 
-  s("a corrupt line a reader skips degrades the session, on a full read and after a checkpoint", async () => {
-    for (const checkpointed of [false, true]) {
-      const dir = tempLedger();
-      const session = `corrupt-${checkpointed}`;
-      const file = join(dir, ledgerFileName(session));
-      // 40 earlier calls; with checkpoints on, the next hook folds them and writes the session's checkpoint.
-      const earlier = Array.from({ length: 40 }, (_, i) => ({
-        v: 1,
-        t: "2026-12-03T00:00:00.000Z",
-        session,
-        event: "post",
-        arm: "checklist",
-        decision: "record",
-        tool: "payer_intake_hub.list_intake_queue",
-        tool_use_id: `toolu_e${i}`,
-        input: {},
-        result: { result: [] },
-      }));
-      writeFileSync(file, earlier.map((r) => JSON.stringify(r) + "\n").join(""));
-      const settings = env(dir, { FIABLE_CHECKPOINT: checkpointed ? "1" : "0" });
-      await runGuard(
-        runtime,
-        "pre",
-        pre(session, "payer_intake_hub_list_intake_queue", {}, "toolu_s"),
-        settings,
-      );
-      assert.is(existsSync(join(dir, checkpointName(session))), checkpointed);
-      // What is left of the queue post after a crash mid-line, then a line written after it.
-      writeFileSync(file, readFileSync(file, "utf8") + queue(session).slice(0, 90) + "\n");
-      notDenied(await runGuard(runtime, "pre", dispose(session), settings), dir, session);
-    }
-  });
+  s(
+    "a line that is no record in a chained ledger (junk, or a write cut short) degrades nothing: the absence " +
+      "rules still enforce, on a full read and after a checkpoint",
+    async () => {
+      for (const checkpointed of [false, true]) {
+        const dir = tempLedger();
+        const session = `corrupt-${checkpointed}`;
+        const file = join(dir, ledgerFileName(session));
+        // 40 earlier calls; with checkpoints on, the next hook folds them and writes the session's checkpoint.
+        const earlier = Array.from({ length: 40 }, (_, i) => ({
+          v: 1,
+          t: "2026-12-03T00:00:00.000Z",
+          session,
+          event: "post",
+          arm: "checklist",
+          decision: "record",
+          tool: "payer_intake_hub.list_intake_queue",
+          tool_use_id: `toolu_e${i}`,
+          input: {},
+          result: { result: [] },
+        }));
+        writeLedger(dir, session, earlier as LedgerRecord[]);
+        const settings = env(dir, { FIABLE_CHECKPOINT: checkpointed ? "1" : "0" });
+        await runGuard(
+          runtime,
+          "pre",
+          pre(session, "payer_intake_hub_list_intake_queue", {}, "toolu_s"),
+          settings,
+        );
+        assert.is(existsSync(join(dir, checkpointName(session))), checkpointed);
+        // What is left of the queue post after a crash mid-line, or junk an agent appends (issue 40: it made
+        // the session record instead of block). The guard's own lost writes leave a marker instead.
+        writeFileSync(file, readFileSync(file, "utf8") + queue(session).slice(0, 90) + "\n");
+        const run = await runGuard(runtime, "pre", dispose(session), settings);
+        assert.is(permission(run), "deny", JSON.stringify(run.reply()));
+        const last = readLedger(dir, session).records.at(-1)!;
+        assert.ok(last.rules?.some((h) => h.id === "GLOBAL-02"), JSON.stringify(last));
+        assert.not.match(last.note ?? "", "degraded");
+      }
+    },
+  );
 
   s("4 parallel calls with one signature get at most the 2 denies of the block budget", async () => {
     for (let round = 0; round < 3; round++) {
@@ -313,10 +327,7 @@ for (const runtime of await runtimes()) {
     async () => {
       const dir = tempLedger();
       const session = "resumed-big";
-      writeFileSync(
-        join(dir, ledgerFileName(session)),
-        bigLedger(session).map((r) => JSON.stringify(r) + "\n").join(""),
-      );
+      writeLedger(dir, session, bigLedger(session));
       // The denies lie where a partial read skips: past its 1 MB head, before its 7 MB tail.
       const text = readFileSync(join(dir, ledgerFileName(session)));
       const at = text.indexOf(new TextEncoder().encode('"decision":"deny"'));

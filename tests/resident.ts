@@ -386,6 +386,7 @@ p("up: starts a supervised guard, writes http settings and harness.json; a secon
     arm: "checklist",
     hooks: "http",
     hooks_reason: "answered",
+    ledger_format: 2,
     port,
     servers,
     claude_version: "2.1.219",
@@ -466,6 +467,53 @@ p("up with the port answering for another arm or taken: command hooks, no pid fi
     squatter.close();
   }
 });
+
+p(
+  "supervisor and server killed together: the http hooks' own check starts the guard again; while it is up " +
+    "the check starts nothing",
+  async () => {
+    const dir = tempLedger();
+    const port = await freePort();
+    const out = await up(port, dir);
+    assert.is(out.harness.hooks, "http", out.stderr);
+    const settings = JSON.parse(out.settings);
+    const check = settings.hooks.PreToolUse[0].hooks.find((h: { async?: boolean }) => h.async);
+    assert.ok(check, "the χ-World PreToolUse group has the asynchronous check");
+    assert.ok(
+      settings.hooks.PreToolUse[1].hooks.some((h: { async?: boolean }) => h.async) &&
+        settings.hooks.UserPromptSubmit[0].hooks.some((h: { async?: boolean }) => h.async),
+      "the own-tools and prompt groups have it too",
+    );
+    assert.not.ok(settings.hooks.SessionStart[0].hooks.some((h: { async?: boolean }) => h.async));
+    const sh = (command: string) =>
+      new Deno.Command("sh", {
+        args: ["-c", command],
+        env: { PATH: Deno.env.get("PATH") ?? "" },
+        stdin: "null",
+        stdout: "null",
+        stderr: "piped",
+      }).output();
+    const before = await health(port);
+    assert.ok(before);
+    await sh(check.command);
+    assert.is((await health(port))?.pid, before!.pid, "a live guard is left alone");
+    assert.equal(guardRecords(dir), []);
+    appendRecord(dir, rec("s6", new Date().toISOString(), "pre", "allow"));
+    // Both at once, as `kill -9` of the process group does: no one is left to restart the other.
+    for (const pid of [before!.pid as number, before!.supervisor as number]) Deno.kill(pid, "SIGKILL");
+    await until("the guard to be gone", 5000, async () => !(await health(port)));
+    const ran = await sh(check.command);
+    assert.match(new TextDecoder().decode(ran.stderr), "hook check: the resident guard on port");
+    const after = await health(port);
+    assert.ok(after && after.pid !== before!.pid, "the guard answers again, a new process");
+    assert.ok(after!.supervisor, "under a supervisor of its own");
+    started.push(Number(readFileSync(join(dir, PID_FILE), "utf8")));
+    const [restart] = guardRecords(dir);
+    assert.is(restart?.session, "s6");
+    assert.match(restart?.note ?? "", `hook check: the resident guard on port ${port} did not answer`);
+    await stopAll();
+  },
+);
 
 p(
   "the SessionStart check (http mode) starts a guard that is down and records why; a live one is left alone",

@@ -26,6 +26,7 @@ export const QUICK = [
   "aggregate",
   "atif",
   "catalog",
+  "chain",
   "closure",
   "columnar",
   "comparable",

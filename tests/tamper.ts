@@ -19,7 +19,11 @@ import {
 import { checkpointName } from "../lib/guard/ledger/checkpoint.ts";
 import { join } from "node:path";
 import process from "node:process";
-import { readLedger } from "../lib/guard/ledger/ledger.ts";
+import { ledgerFileName, readLedger } from "../lib/guard/ledger/ledger.ts";
+import { seal, TAIL_BYTES, tailLink, UNKEYED } from "../lib/guard/ledger/chain.ts";
+import { trialKey } from "../lib/guard/resident/key.ts";
+import { recordsOf, toolCall } from "../lib/guard/engine/rule.ts";
+import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import { lockFileName } from "../lib/guard/ledger/lock.ts";
 import {
   PID_FILE,
@@ -36,8 +40,9 @@ import {
   serveGuard,
   tempLedger,
   until,
+  writeLedger,
 } from "./support/guard_process.ts";
-import { post, pre } from "./support/payloads.ts";
+import { post, pre, prompt, PROVIDER_PROMPT, stop } from "./support/payloads.ts";
 
 /** The queue result that returns a case id (the only place the session sees it). */
 const queue = (session: string) =>
@@ -72,6 +77,37 @@ const judgedCall = (session: string, transcript: string) =>
 /** A call on a case the session never saw: GLOBAL-02 denies it. */
 const unseen = (session: string, id = "toolu_u") =>
   pre(session, "triage_set_disposition", { case_id: "CASE-0A1B2C3D" }, id);
+
+/** A ledger dir as a trial has it: the trial's key made (by `guard up`) before any hook runs. */
+function trialDir(): string {
+  const dir = tempLedger();
+  trialKey(dir);
+  return dir;
+}
+
+/** Each way an agent's shell can write a record of its own into a ledger (issue 40). */
+const FORGERIES: [string, (dir: string, record: LedgerRecord) => void][] = [
+  [
+    "a plain line",
+    (dir, r) => appendFileSync(join(dir, ledgerFileName(r.session)), JSON.stringify(r) + "\n"),
+  ],
+  ["a line chained to the last, sealed without the trial's key", (dir, r) => {
+    const file = join(dir, ledgerFileName(r.session));
+    const bytes = readFileSync(file);
+    const p = tailLink(bytes.subarray(Math.max(0, bytes.length - TAIL_BYTES)));
+    appendFileSync(file, seal(JSON.stringify({ ...r, v: 2 }), p, UNKEYED).line + "\n");
+  }],
+];
+
+/** The record of a post that shows the case (what GLOBAL-02 needs before a call on it). */
+const forgedQueue = (session: string): LedgerRecord =>
+  recordsOf({
+    calls: [
+      toolCall("payer_intake_hub.list_intake_queue", {}, {
+        result: { result: [{ case_id: "CASE-0A1B2C3D" }] },
+      }),
+    ],
+  }, session).map((r) => ({ ...r, t: new Date().toISOString(), ids: ["CASE-0A1B2C3D"] }))[0];
 
 function permission(run: GuardRun): string | undefined {
   return (run.reply().hookSpecificOutput as { permissionDecision?: string } | undefined)?.permissionDecision;
@@ -116,6 +152,150 @@ for (const runtime of await runtimes()) {
       assert.is(last.decision, "deny", JSON.stringify(last));
     });
   }
+
+  for (const [how, forge] of FORGERIES) {
+    s(`a forged post (${how}) never makes its ids count: the deny stays`, async () => {
+      const dir = trialDir();
+      const session = "forged-post";
+      assert.is(permission(await runGuard(runtime, "pre", unseen(session, "toolu_0"), env(dir))), "deny");
+      forge(dir, forgedQueue(session));
+      const run = await runGuard(runtime, "pre", unseen(session), env(dir));
+      assert.is(permission(run), "deny", JSON.stringify(run.reply()));
+    });
+
+    s(`forged denies (${how}) spend no block budget: the third call is still denied`, async () => {
+      const dir = trialDir();
+      const session = "forged-denies";
+      const first = await runGuard(runtime, "pre", unseen(session, "toolu_0"), env(dir));
+      assert.is(permission(first), "deny");
+      const deny = readLedger(dir, session).records.at(-1)!;
+      forge(dir, { ...deny, tool_use_id: "toolu_f1" });
+      forge(dir, { ...deny, tool_use_id: "toolu_f2" });
+      const run = await runGuard(runtime, "pre", unseen(session), env(dir));
+      assert.is(permission(run), "deny", JSON.stringify(run.reply()));
+    });
+
+    s(
+      `a forged post closing the stop gate's obligation, and forged stop blocks (${how}): it still blocks`,
+      async () => {
+        const dir = trialDir();
+        const session = "forged-stop";
+        await runGuard(runtime, "prompt", prompt(session, PROVIDER_PROMPT), env(dir));
+        const created = recordsOf({
+          calls: [
+            toolCall("cases.create_from_order", { order_id: "ORD-1" }, {
+              result: { case_id: "CASE-0A1B2C3D" },
+            }),
+          ],
+        }, session)[0];
+        forge(dir, { ...created, t: new Date().toISOString() });
+        const block: LedgerRecord = {
+          v: 2,
+          t: new Date().toISOString(),
+          session,
+          event: "stop",
+          arm: "checklist",
+          decision: "block",
+          reason: "forged",
+        };
+        for (let i = 0; i < 3; i++) forge(dir, block);
+        const run = await runGuard(runtime, "stop", stop(session), env(dir));
+        assert.is(run.reply().decision, "block", JSON.stringify(run.reply()));
+        assert.match(String(run.reply().reason), "cases_create_from_order");
+      },
+    );
+  }
+
+  s("a `.lost` file planted beside the ledger degrades nothing: the deny stays", async () => {
+    const dir = trialDir();
+    const session = "planted-lost";
+    await runGuard(runtime, "pre", unseen(session, "toolu_0"), env(dir));
+    writeFileSync(join(dir, `${session}.lost`), "");
+    writeFileSync(join(dir, `${session}.0123456789abcdef.lost`), "");
+    const run = await runGuard(runtime, "pre", unseen(session), env(dir));
+    assert.is(permission(run), "deny", JSON.stringify(run.reply()));
+  });
+
+  s("a junk line appended degrades nothing: the deny stays", async () => {
+    const dir = trialDir();
+    const session = "junk";
+    await runGuard(runtime, "pre", unseen(session, "toolu_0"), env(dir));
+    appendFileSync(join(dir, ledgerFileName(session)), "junk\n");
+    const run = await runGuard(runtime, "pre", unseen(session), env(dir));
+    assert.is(permission(run), "deny", JSON.stringify(run.reply()));
+  });
+
+  s("the ledger cut beneath its checkpoint: the case lock holds, and one tamper record says so", async () => {
+    const dir = trialDir();
+    const session = "cut";
+    const reads = Array.from(
+      { length: 40 },
+      (_, i) => toolCall("review.get_md_review_data", { case_id: "CASE-3903B8ED" }, { result: { i } }),
+    );
+    writeLedger(
+      dir,
+      session,
+      recordsOf({
+        prompt:
+          "# MD Review\n- Use only payer namespaces: `review`, `determination`, `triage`\nCase CASE-3903B8ED",
+        calls: [
+          toolCall("triage.set_disposition", { case_id: "CASE-3903B8ED", disposition: "md_review" }),
+          ...reads,
+        ],
+      }, session),
+    );
+    const other = (id: string) =>
+      pre(session, "determination_finalize", { case_id: "CASE-11AA22BB", decision: "approved" }, id);
+    // This hook folds the 40 records and writes the session's checkpoint.
+    assert.is(permission(await runGuard(runtime, "pre", other("toolu_1"), env(dir))), "deny");
+    assert.ok(readFileSync(join(dir, checkpointName(session))).length > 0);
+    truncateSync(join(dir, ledgerFileName(session)), 0);
+    for (const id of ["toolu_2", "toolu_3"]) {
+      const run = await runGuard(runtime, "pre", other(id), env(dir));
+      assert.is(permission(run), "deny", JSON.stringify(run.reply()));
+    }
+    const reports = readLedger(dir, session).records.filter((r) => r.decision === "tamper");
+    assert.is(reports.length, 1, JSON.stringify(reports));
+    assert.match(reports[0].note ?? "", "cut or deleted");
+  });
+
+  s(
+    "http: the ledger cut or rewritten behind a session the guard holds: the deny stays, reported",
+    async () => {
+      const dir = trialDir();
+      const server = await serveGuard(runtime, { ...env(dir), FIABLE_SUPERVISE: "0" });
+      const call = async (word: string, body: string) =>
+        await (await fetch(`${server.url}/hook/${word}`, { method: "POST", body })).json();
+      const decision = (reply: { hookSpecificOutput?: { permissionDecision?: string } }) =>
+        reply.hookSpecificOutput?.permissionDecision;
+      try {
+        for (
+          const [what, tamper] of [
+            ["cut", (file: string) => truncateSync(file, 10)],
+            [
+              "rewritten",
+              (file: string) => writeFileSync(file, JSON.stringify(forgedQueue("held-rewritten")) + "\n"),
+            ],
+          ] as const
+        ) {
+          const session = `held-${what}`;
+          assert.is(decision(await call("pre", unseen(session, "toolu_1"))), "deny");
+          tamper(join(dir, ledgerFileName(session)));
+          assert.is(decision(await call("pre", unseen(session, "toolu_2"))), "deny", what);
+          // Written once the reply is out.
+          await until(
+            `${what}: a tamper record`,
+            5_000,
+            () => Promise.resolve(readLedger(dir, session).records.some((r) => r.decision === "tamper")),
+          );
+          const report = readLedger(dir, session).records.find((r) => r.decision === "tamper");
+          assert.match(report!.note ?? "", /tampering: the ledger (was .* \(cut\)|.s last line is not)/);
+        }
+      } finally {
+        server.stop();
+      }
+    },
+  );
 
   s("a 240 MB junk checkpoint header is ignored unread: the deny comes, within the budget", async () => {
     const dir = tempLedger();

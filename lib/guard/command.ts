@@ -13,6 +13,8 @@ import { eventSettings, loadSettings } from "./config/guard_settings.ts";
 import { type BoundedInput, inputCollector } from "./input.ts";
 import { runEvent } from "./event.ts";
 import { lockLedger } from "./ledger/lock.ts";
+import { saveRecord } from "./ledger/ledger.ts";
+import { guardRecord } from "./resident/gap.ts";
 
 /** Stdin under a bound: an oversized input is drained, keeping its head and tail (see `inputCollector`). */
 async function readStdin(): Promise<BoundedInput> {
@@ -79,6 +81,7 @@ export async function commandEvent(
   const settings = eventSettings(word, loaded.settings, env);
   const checkpoints = env.FIABLE_CHECKPOINT !== "0";
   let folded: LoadedEvidence | undefined;
+  let reported = false;
   const { live } = await runEvent(word, {
     settings,
     input: transport.input,
@@ -87,10 +90,16 @@ export async function commandEvent(
       ? (text) =>
         checkResident(Number(env.FIABLE_GUARD_PORT), settings.arm, settings.ledgerDir, sessionOf(text), env)
       : undefined,
-    evidence: (session) =>
-      readsEvidence(word, settings.arm)
-        ? (folded = loadEvidence(settings.ledgerDir, session, { checkpoint: checkpoints })).ev
-        : null,
+    evidence: (session) => {
+      if (!readsEvidence(word, settings.arm)) return null;
+      folded = loadEvidence(settings.ledgerDir, session, { checkpoint: checkpoints });
+      // Once, though a deny is decided again under the lock.
+      if (folded.tampered && !reported) {
+        reported = true;
+        reportTamper(settings.ledgerDir, session, settings.arm, folded.tampered);
+      }
+      return folded.ev;
+    },
     reread: (session) => (folded = loadEvidence(settings.ledgerDir, session, { checkpoint: false })).ev,
     send: (reply) => transport.send(JSON.stringify(reply) + "\n"),
     saved: (record) => {
@@ -102,6 +111,16 @@ export async function commandEvent(
   await live;
 }
 
+/**
+ * Records that the session's ledger changed beneath its checkpoint (`LoadedEvidence.tampered`): a `guard` record
+ * with decision `tamper`. The checkpoint written after this event digests the ledger as it now is, so the next
+ * hook does not report it again.
+ */
+function reportTamper(dir: string, session: string, arm: Arm, what: string): void {
+  const note = `tampering: ${what}. The session's evidence is what its checkpoint held.`;
+  saveRecord(dir, guardRecord(session, arm, "tamper", { t: new Date().toISOString(), note }));
+}
+
 /** How long a deny waits for the session's ledger lock (another parallel call deciding and recording). */
 const LOCK_WAIT_MS = 500;
 
@@ -111,16 +130,13 @@ const LOCK_WAIT_MS = 500;
  * lock). Never fails the hook (a checkpoint is only a shortcut).
  */
 function checkpointIfDue(dir: string, session: string, loaded: LoadedEvidence): void {
-  if (loaded.bytes === null || loaded.folded < CHECKPOINT_EVERY) return;
+  if (loaded.bytes === null || (loaded.folded < CHECKPOINT_EVERY && !loaded.respan)) return;
   try {
     writeCheckpoint(dir, session, { ...loaded, bytes: loaded.bytes });
   } catch {
     // Unwritable (a full disk, a read-only folder): the next hook reads the ledger again, nothing more.
   }
 }
-
-/** How long the SessionStart check waits for a guard it started (SessionStart's budget is 5 s). */
-const SESSION_START_WAIT_MS = 3000;
 
 /**
  * The SessionStart check in http mode: this hook runs inside Claude Code's own process tree, so a resident
@@ -134,38 +150,14 @@ async function checkResident(
   session: string,
   env: Record<string, string | undefined>,
 ): Promise<string | undefined> {
-  const { expectedGuard, foreign, probe, startResident, waitHealthy } = await import(
-    "./resident/resident.ts"
-  );
-  let expected;
-  try {
-    expected = expectedGuard(arm, ledgerDir);
-  } catch (err) {
-    return `SessionStart check: cannot read or make the guard key: ${(err as Error).message}`;
-  }
-  const { health, ours } = await probe(port, expected, 300);
-  if (ours) return undefined;
-  if (health) {
-    return `SessionStart check: port ${port} answers, but not as this trial's guard (${
-      foreign(health, expected)
-    }).`;
-  }
-  try {
-    const note = `SessionStart check: the resident guard on port ${port} did not answer; started it again`;
-    const started = startResident({
-      script: process.argv[1],
-      port,
-      arm,
-      ledgerDir,
-      env,
-      restartNote: note,
-      session,
-    });
-    const up = await waitHealthy(port, expected, { ms: SESSION_START_WAIT_MS, started });
-    return up
-      ? `${note} (pid ${started.pid}).`
-      : `${note}, but it did not answer within ${SESSION_START_WAIT_MS} ms.`;
-  } catch (err) {
-    return `SessionStart check: cannot start the resident guard: ${(err as Error).message}`;
-  }
+  const { ensureResident } = await import("./resident/ensure.ts");
+  return await ensureResident({
+    script: process.argv[1],
+    port,
+    arm,
+    ledgerDir,
+    env,
+    who: "SessionStart check",
+    session,
+  });
 }

@@ -37,6 +37,10 @@ export const GUARD_CLI: CommandSpec = {
     { name: "up", description: "bring the resident guard up in a trial and write the hook settings" },
     { name: "settings", description: "print the settings.json the guard is installed with" },
     { name: "facts", description: "print the guard's facts about a finished trial (for its result.json)" },
+    {
+      name: "ensure",
+      description: "start this trial's resident guard again when none answers (the http hooks' own check)",
+    },
   ],
   notes: [
     "A hook never fails a run: any internal error, bad input or time overrun answers allow (exit 0) and is",
@@ -325,6 +329,39 @@ async function runFacts(p: Parsed): Promise<number> {
   }
 }
 
+/**
+ * `guard.ts ensure`: what the http hook settings run, without waiting for it, beside the tool and prompt hooks
+ * when nothing listens on the guard's port (lib/guard/config/claude_settings.ts): starts the resident guard
+ * again, as the SessionStart check does (lib/guard/resident/ensure.ts). Reads FIABLE_GUARD_PORT,
+ * FIABLE_CC_ARM, FIABLE_LEDGER_DIR and FIABLE_GUARD_TOKEN; says what it did on stderr; exit 0 always.
+ */
+async function runEnsure(): Promise<number> {
+  const env = process.env;
+  const port = Number(env.FIABLE_GUARD_PORT);
+  const arm = env.FIABLE_CC_ARM as Arm;
+  const ledgerDir = env.FIABLE_LEDGER_DIR;
+  if (
+    !Number.isInteger(port) || port <= 0 || !GUARDED.includes(arm as typeof GUARDED[number]) || !ledgerDir
+  ) {
+    process.stderr.write(
+      "fiable-guard ensure: FIABLE_GUARD_PORT, FIABLE_CC_ARM (a guarded arm) and FIABLE_LEDGER_DIR must be set; " +
+        "nothing started.\n",
+    );
+    return 0;
+  }
+  const { ensureResident } = await import("./resident/ensure.ts");
+  const note = await ensureResident({
+    script: process.argv[1],
+    port,
+    arm,
+    ledgerDir,
+    env,
+    who: "hook check",
+  });
+  if (note) process.stderr.write(`fiable-guard: ${note}\n`);
+  return 0;
+}
+
 const IO = {
   out: (text: string) => void process.stdout.write(`${text}\n`),
   err: (text: string) => void process.stderr.write(`${text}\n`),
@@ -340,6 +377,7 @@ export async function guardCommand(args: string[]): Promise<number> {
   if (word === "up") return await runCli(UP_CLI, rest, runUp, IO);
   if (word === "settings") return runCli(SETTINGS_CLI, rest, printSettings, IO);
   if (word === "facts") return await runCli(FACTS_CLI, rest, runFacts, IO);
+  if (word === "ensure") return await runEnsure();
   if (word?.startsWith("-")) {
     return runCli(GUARD_CLI, args, () => {
       throw new Error("unreachable: an option with no subcommand is refused by the parser");
@@ -349,7 +387,7 @@ export async function guardCommand(args: string[]): Promise<number> {
   process.stderr.write(
     `fiable-guard: unknown event "${word ?? ""}"; answered {} (no decision). Use one of ${
       Object.keys(EVENTS).join(", ")
-    }, or serve, up, settings, facts (see --help).\n`,
+    }, or serve, up, settings, facts, ensure (see --help).\n`,
   );
   process.stdout.write("{}\n");
   return 0;

@@ -12,7 +12,7 @@ import { failedRecord } from "./engine/failed.ts";
 import { engineConfig, type GuardSettings } from "./config/guard_settings.ts";
 import { isJudged } from "./engine/judges/mod.ts";
 import { normalizeToolName } from "./engine/names.ts";
-import { saveRecord } from "./ledger/ledger.ts";
+import { type Appended, saveRecord } from "./ledger/ledger.ts";
 import type { LockResult } from "./ledger/lock.ts";
 import { SpoiledCheckpoint } from "./ledger/checkpoint_format.ts";
 import { type BoundedInput, MAX_INPUT } from "./input.ts";
@@ -178,8 +178,8 @@ export interface EventIO {
   reread?: EvidenceSource;
   /** Sends the reply; called once, after the record is saved. */
   send(reply: Record<string, unknown>): void;
-  /** After the reply: the record (null when none) and the ledger bytes it took (null when it was not saved). */
-  saved?(record: LedgerRecord | null, written: number | null, text: string): void;
+  /** After the reply: the record (null when none) and what its append did (null when it was not saved). */
+  saved?(record: LedgerRecord | null, written: Appended | null, text: string): void;
   /** Resolves with a reason to answer at once (command mode: a termination signal). */
   interrupt?: Promise<string>;
   /**

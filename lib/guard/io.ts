@@ -210,14 +210,29 @@ export function listDir(path: string): string[] {
  * half line. Returns the bytes written.
  */
 export function appendLine(path: string, text: string): number {
+  return appendAfter(path, 1, () => text).bytes;
+}
+
+/**
+ * Appends one line made from the file's end, as `appendLine` does: `make` is given the file's last `tail` bytes
+ * (all of it when shorter) and returns the line (ending with a newline). Returns the bytes written and the
+ * file's size before them. Another process may append between the read and the write (O_APPEND keeps both
+ * lines whole; the ledger's chain allows for it).
+ */
+export function appendAfter(
+  path: string,
+  tail: number,
+  make: (end: Uint8Array) => string,
+): { bytes: number; size: number } {
   const fd = openRegular(path, O_RDWR | O_APPEND | O_CREAT);
   try {
     const size = fstatSync(fd).size;
-    const last = new Uint8Array(1);
-    const cut = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 10;
+    const end = readFd(fd, size - Math.min(size, tail), Math.min(size, tail));
+    const cut = end.length > 0 && end[end.length - 1] !== 10;
+    const text = make(end);
     const bytes = new TextEncoder().encode(cut ? `\n${text}` : text);
     writeAllFd(fd, bytes);
-    return bytes.length;
+    return { bytes: bytes.length, size };
   } finally {
     closeSync(fd);
   }

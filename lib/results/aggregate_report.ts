@@ -65,6 +65,8 @@ export const INTEGRITY_COLUMNS = [
   "integrity_restarts",
   "integrity_plan_injected",
   "integrity_stop_blocks",
+  "integrity_tampered",
+  "integrity_tamper_attempts",
   "integrity_marked",
   "integrity_problems",
 ] as const;
@@ -87,6 +89,8 @@ function integrityCells(i: ArmIntegrity | null): string[] {
     String(i.restarts),
     String(i.plan_injected),
     String(i.stop_blocks),
+    String(i.tampered ?? 0),
+    String(i.tamper_attempts ?? 0),
     String(i.marked),
     String(i.problems.length),
   ];
@@ -234,12 +238,15 @@ function integritySection(result: AggregateResult): string[] {
     "## Run integrity",
     "",
     "Guard coverage = share of a trial's χ-World tool calls with a `pre` record (and a `post` when the call " +
-    "went through). A guarded arm with a trial below full coverage or without a ledger, or a stock arm with " +
-    "any hook, is **marked**: its comparisons are not results until it is fixed (`deno task verify`).",
+    "went through). A guarded arm with a trial below full coverage, without a ledger or with a ledger tampered " +
+    "with (its chain broken, or the guard found it changed; attempts: GUARD-01's refusals and the guard's " +
+    "reports), or a stock arm with any hook, is **marked**: its comparisons are not results until it is fixed " +
+    "(`deno task verify`).",
     "",
     "| arm | trials | how they ran | with ledger | full coverage | min coverage | hooks | plan injected | " +
-    "fail-open errors / 100 calls | gaps | restarts | stop blocks | guard proven (from) | endings | verdict |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    "fail-open errors / 100 calls | gaps | restarts | stop blocks | tampered (attempts) | guard proven (from) | " +
+    "endings | verdict |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const r of rows) {
     const i = r.integrity;
@@ -254,7 +261,9 @@ function integritySection(result: AggregateResult): string[] {
         `${i.coverage_min === null ? "–" : pct(i.coverage_min)} | ${
           md(kv(i.hook_modes))
         } | ${i.plan_injected} | ` +
-        `${errors} | ${i.gaps} | ${i.restarts} | ${i.stop_blocks} | ` +
+        `${errors} | ${i.gaps} | ${i.restarts} | ${i.stop_blocks} | ${i.tampered ?? 0} (${
+          i.tamper_attempts ?? 0
+        }) | ` +
         `${
           i.guarded
             ? `${Object.values(i.proven).reduce((a, b) => a + (b ?? 0), 0)} of ${i.guarded} (${

@@ -16,8 +16,13 @@ import { FACTS_KEY } from "./guard_facts_key.ts";
 z.config(en());
 
 export { FACTS_KEY };
-/** The facts' format version; a reader refuses any other. */
-export const FACTS_VERSION = 1;
+/**
+ * The facts' format version. 2 adds `tamper` (issue 40); a reader reads 1 as well (no tampering known then)
+ * and refuses any other.
+ */
+export const FACTS_VERSION = 2;
+/** The versions a reader reads. */
+export const FACTS_READ = [1, 2] as const;
 /** The facts' size cap as JSON: a few KB, whatever the run. */
 export const FACTS_MAX_BYTES = 8192;
 
@@ -31,9 +36,9 @@ const errorKind = z.string().check(z.regex(/^[a-z_]{1,40}$/));
 /** How the hooks reached the guard, and why: the resident guard answered, was reused, or command hooks. */
 export const HOOK_REASONS = ["answered", "reused", "foreign", "no_answer", "stock", "unknown"] as const;
 
-/** The guard's facts about one trial (format v1). */
+/** The guard's facts about one trial (format v2; v1 has no `tamper`). */
 export const GuardFacts = z.object({
-  v: z.literal(FACTS_VERSION),
+  v: z.union([z.literal(1), z.literal(FACTS_VERSION)]),
   /** The arm the guard ran (harness.json, else the ledger). */
   arm: z.enum(ARMS),
   /** harness.json's hook mode: `http`, `command`, `none` (stock) or `missing`. */
@@ -98,8 +103,13 @@ export const GuardFacts = z.object({
     max: z.number().check(z.minimum(0)),
     total: z.number().check(z.minimum(0)),
   })),
+  /**
+   * Tampering with the guard (v2): GUARD-01's refusals, the guard's own tamper reports, ledger lines the chain
+   * does not trust, and whether the ledgers are not as the guard wrote them.
+   */
+  tamper: z.optional(z.object({ refused: count, reported: count, untrusted: count, tampered: z.boolean() })),
 });
-/** The guard's facts about one trial (format v1). */
+/** The guard's facts about one trial (format v2; v1 has no `tamper`). */
 export type GuardFacts = z.infer<typeof GuardFacts>;
 
 /** What a result.json says of the guard: its facts, a problem with them, or nothing (no facts there). */
@@ -115,11 +125,15 @@ export function factsIn(result: unknown, path: string): FactsRead {
   const raw = agent?.metadata && typeof agent.metadata === "object" ? agent.metadata[FACTS_KEY] : undefined;
   if (raw === undefined || raw === null) return null;
   const version = (raw as { v?: unknown }).v;
-  if (version !== FACTS_VERSION) {
+  if (!(FACTS_READ as readonly unknown[]).includes(version)) {
     return {
-      problem: `Cannot read the guard's facts in ${path}: agent_result.metadata.${FACTS_KEY} has format v${
-        String(version)
-      }, and this fiable-agent reads v${FACTS_VERSION}. Read the packet with the fiable-agent that wrote it.`,
+      problem:
+        `Cannot read the guard's facts in ${path}: agent_result.metadata.${FACTS_KEY} has format v${
+          String(version)
+        }, and this fiable-agent reads v${
+          FACTS_READ.join(" and v")
+        }. Read the packet with the fiable-agent ` +
+        "that wrote it.",
     };
   }
   const parsed = GuardFacts.safeParse(raw);

@@ -148,6 +148,7 @@ export function summariseGuard(f: TrialFacts, inputs: SummaryInputs): GuardFacts
     unknown_arm: t.unknown_arm !== null,
     ending: endingOf(hookRecords),
     api_errors: boundedCounts(countBy(kinds), 16),
+    tamper: t.tamper,
     tool_ms: durations.length
       ? {
         calls: durations.length,

@@ -12,12 +12,15 @@ import { WRITING_TOOLS } from "../../rules/guard_untouched.ts";
 import type { WorldCall } from "./tool_counts.ts";
 import type { GuardFacts } from "./guard_facts.ts";
 import { callsDigest } from "./calls_digest.ts";
+import { brokenLines, type ChainReport, describeBreaks } from "./ledger_chain.ts";
 
-/** One ledger file's parsed records. */
+/** One ledger file's parsed records: those its chain trusts (lib/results/ledger_chain.ts). */
 export interface LedgerFile {
   path: string;
   records: LedgerRecord[];
   corrupt: number;
+  /** What its chain says; absent where it was not checked. */
+  chain?: ChainReport;
 }
 
 /** The hooks a trial's `agent/sessions/settings.json` registers. */
@@ -42,6 +45,8 @@ export interface TrialFacts {
   /** The hooks in agent/sessions/settings.json; null when the file is absent. */
   settings: SettingsHooks | null;
   ledgerDir: string;
+  /** The ledger dir holds the trial's key (`guard.key`), which the chain is checked under. */
+  keyFile?: boolean;
   /** Every `*.jsonl` in the ledger dir (records of every session). */
   ledgers: LedgerFile[];
   /** The trajectory path; null when the trial has none. */
@@ -100,6 +105,24 @@ export interface Coverage {
   last_covered: number;
 }
 
+/**
+ * Tampering with the guard in one trial (issue 40): what the agent tried that the guard refused or found, and
+ * whether the ledgers can still be taken as the guard wrote them.
+ */
+export interface Tamper {
+  /** GUARD-01's refusals of a tool call at the guard's state (or would-be refusals, in an arm that records). */
+  refused: number;
+  /** The guard's own `tamper` records: a ledger it found changed behind it, its evidence kept. */
+  reported: number;
+  /** Ledger lines the chain does not trust (forged, unlinked, repeated, junk): left out of every count. */
+  untrusted: number;
+  /** The ledgers are not as the guard wrote them: any of the above but a refusal, or a chain missing or unkeyed. */
+  tampered: boolean;
+}
+
+/** The ledger format `guard up` of this version records in harness.json: its guard chains every record. */
+export const CHAINED_FORMAT = 2;
+
 /** One trial's integrity verdict. */
 export interface TrialIntegrity {
   dir: string;
@@ -137,6 +160,8 @@ export interface TrialIntegrity {
   source: EvidenceSource | null;
   /** How the run ended (guarded trials; null when the guard left no evidence). */
   ending: Ending | null;
+  /** Tampering with the guard: attempts refused or reported, and whether the ledgers were changed. */
+  tamper: Tamper;
   problems: string[];
   verdict: "pass" | "fail" | "n/a";
 }
@@ -158,6 +183,9 @@ export interface ArmIntegrity {
   restarts: number;
   plan_injected: number;
   stop_blocks: number;
+  /** Trials whose ledgers were tampered with, and tampering attempts the guard refused or reported. */
+  tampered: number;
+  tamper_attempts: number;
   marked: boolean;
   problems: string[];
   /** Trials of several unguarded harnesses in one group: worth saying, never a guard failure. */
@@ -458,6 +486,8 @@ export function trialIntegrity(f: TrialFacts): TrialIntegrity {
     ].filter(Boolean).join("; ");
     problems.push(stockHooked(f, what));
   }
+  const { tamper, problem: tampered } = tamperOf(f, hookRecords, guardRecords);
+  if (tampered) problems.push(tampered);
   const corrupt = f.ledgers.reduce((n, l) => n + l.corrupt, 0);
   const gaps = guardRecords.filter((r) => (r.decision as string) === "gap");
   const missed = gaps.reduce((n, r) => {
@@ -491,9 +521,70 @@ export function trialIntegrity(f: TrialFacts): TrialIntegrity {
     unknown_arm: unknownArm ?? null,
     source: hookRecords.length ? "ledger" : null,
     ending: kind === "guarded" && hookRecords.length ? endingOf(hookRecords) : null,
+    tamper,
     problems,
     verdict: problems.length ? "fail" : kind === "unguarded" ? "n/a" : "pass",
   };
+}
+
+/** A record of GUARD-01 refusing (or, in an arm that records, would refuse) a tool call. */
+function refusedByGuard01(r: LedgerRecord): boolean {
+  return r.event === "pre" && (r.decision === "deny" || r.decision === "shadow") &&
+    (r.rules ?? []).some((h) => h.id === "GUARD-01");
+}
+
+/**
+ * Tampering the trial's ledgers show, and the problem that names it (null when they are as the guard wrote
+ * them): lines the chain does not trust, the guard's own tamper reports, and — where harness.json says the guard
+ * chains — a ledger with no chain, or a trial key that is gone.
+ */
+function tamperOf(f: TrialFacts, hookRecords: LedgerRecord[], guardRecords: LedgerRecord[]) {
+  const refused = hookRecords.filter(refusedByGuard01).length;
+  const reports = guardRecords.filter((r) => (r.decision as string) === "tamper");
+  const parts: string[] = [];
+  let untrusted = 0;
+  for (const l of f.ledgers) {
+    if (!l.chain) continue;
+    const broken = brokenLines(l.chain);
+    untrusted += broken;
+    if (broken) parts.push(`${l.path}: ${describeBreaks(l.chain.breaks)}`);
+  }
+  if (reports.length) {
+    parts.push(
+      `the guard found ${reports.length} change${reports.length > 1 ? "s" : ""} behind it and kept its own ` +
+        `evidence (${String(reports[0].note ?? "").replace(/^tampering: /, "").slice(0, 200)})`,
+    );
+  }
+  if (Number(f.harness?.ledger_format) >= CHAINED_FORMAT) {
+    for (const l of f.ledgers) {
+      if (l.chain && !l.chain.chained && l.records.length) {
+        parts.push(
+          `${l.path} has no chained line, though this trial's guard chains every record (rewritten whole)`,
+        );
+      }
+    }
+    if (f.ledgers.length && f.keyFile === false) {
+      parts.push(`${f.ledgerDir}/guard.key is gone, so the chain shows order, not who wrote it`);
+    }
+  }
+  const tamper: Tamper = { refused, reported: reports.length, untrusted, tampered: parts.length > 0 };
+  const problem = parts.length
+    ? `Cannot trust ${f.dir} as guarded: its ledger was tampered with — ${parts.join("; ")}. The lines the ` +
+      "chain does not trust are left out of every count here (docs/internals.md, threat model)."
+    : null;
+  return { tamper, problem };
+}
+
+/** `tampering attempted: 3 (GUARD-01 refused 2; the guard reported 1)`, or null when there was none. */
+export function tamperLine(t: Tamper): string | null {
+  const n = t.refused + t.reported;
+  if (!n && !t.untrusted) return null;
+  const parts = [
+    t.refused ? `GUARD-01 refused ${t.refused}` : "",
+    t.reported ? `the guard reported ${t.reported}` : "",
+    t.untrusted ? `${t.untrusted} ledger line${t.untrusted > 1 ? "s" : ""} not trusted` : "",
+  ].filter(Boolean);
+  return `tampering attempted: ${n}${parts.length ? ` (${parts.join("; ")})` : ""}`;
 }
 
 function stockHooked(f: TrialFacts, what: string): string {
@@ -575,6 +666,17 @@ function factsIntegrity(
     }
   }
   const calls = c?.calls ?? f.calls?.length ?? null;
+  // Facts of format 1 predate the chain: no tampering known.
+  const tamper: Tamper = facts.tamper ?? { refused: 0, reported: 0, untrusted: 0, tampered: false };
+  if (tamper.tampered) {
+    problems.push(
+      `Cannot trust ${f.dir} as guarded: ${where} say its ledger was tampered with (${tamper.untrusted} line${
+        tamper.untrusted === 1 ? "" : "s"
+      } the chain does not trust, ${tamper.reported} change${
+        tamper.reported === 1 ? "" : "s"
+      } the guard reported).`,
+    );
+  }
   return {
     dir: f.dir,
     kind,
@@ -602,6 +704,7 @@ function factsIntegrity(
     unknown_arm: facts.unknown_arm ? JSON.stringify("(named in result.json's facts)") : null,
     source: kind === "unguarded" ? null : "result.json",
     ending: kind === "guarded" && facts.ledger.records ? facts.ending : null,
+    tamper,
     problems,
     verdict: problems.length ? "fail" : kind === "unguarded" ? "n/a" : "pass",
   };
@@ -670,8 +773,11 @@ export function armIntegrity(trials: readonly TrialIntegrity[]): ArmIntegrity {
     restarts: sum((t) => t.restarts),
     plan_injected: trials.filter((t) => t.plan_injected).length,
     stop_blocks: sum((t) => t.stop_blocks),
+    tampered: trials.filter((t) => t.tamper.tampered).length,
+    tamper_attempts: sum((t) => t.tamper.refused + t.tamper.reported),
     marked: (guarded.length > 0 && (full < guarded.length || guarded.some((t) => !t.ledger))) ||
-      trials.some((t) => t.kind === "stock" && t.hooked) || trials.some((t) => t.unknown_arm),
+      trials.some((t) => t.kind === "stock" && t.hooked) || trials.some((t) => t.unknown_arm) ||
+      trials.some((t) => t.tamper.tampered),
     problems,
     warnings,
     trial_arms: trialArms,

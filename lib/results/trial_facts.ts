@@ -6,7 +6,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseLedger } from "../guard/ledger/ledger.ts";
+import { chainKey, readKey, UNKEYED } from "../guard/ledger/chain.ts";
+import { readChainedLedger } from "./ledger_chain.ts";
 import type { LedgerFile, SettingsHooks, TrialFacts } from "./integrity.ts";
 import { countAt, type ToolCount } from "./tool_counts.ts";
 import type { TrialRef } from "./trials.ts";
@@ -119,11 +120,14 @@ export function readFacts(ref: TrialRef, count?: ToolCount | null): TrialFacts {
     }
   }
   const ledgers: LedgerFile[] = [];
+  // The chain is checked under the trial's key when its guard.key is there (issue 40).
+  const trialKey = readKey(fiable);
+  const key = trialKey ? chainKey(trialKey) : UNKEYED;
   for (const path of ref.ledgers) {
     try {
-      const parsed = parseLedger(readFileSync(path, "utf8"));
+      const parsed = readChainedLedger(readFileSync(path, "utf8"), key, trialKey !== null);
       ledgers.push({ path, ...parsed });
-      if (parsed.corrupt) {
+      if (parsed.corrupt && !parsed.chain.chained) {
         problems.push(
           `Cannot trust ledger ${path}: ${parsed.corrupt} line${
             parsed.corrupt > 1 ? "s are" : " is"
@@ -162,6 +166,7 @@ export function readFacts(ref: TrialRef, count?: ToolCount | null): TrialFacts {
     harnessPath,
     settings,
     ledgerDir: fiable,
+    keyFile: trialKey !== null,
     ledgers,
     trajectory: ref.trajectory,
     calls,

@@ -7,6 +7,7 @@ import { basename, relative, resolve, sep } from "node:path";
 import {
   type ArmIntegrity,
   armIntegrity,
+  tamperLine,
   trialArmLabel,
   type TrialIntegrity,
   trialIntegrity,
@@ -94,9 +95,19 @@ function kv(record: Record<string, number>): string {
   return Object.entries(record).sort().map(([k, v]) => `${k}:${v}`).join(" ") || "-";
 }
 
-/** The report as text: one line per problem, then one row per arm (and per trial with `trials`). */
+/**
+ * The report as text: one line per problem, one per trial where the guard met tampering (refused or found:
+ * `NOTE [arm] dir: tampering attempted: 2 (GUARD-01 refused 2)`), then one row per arm (and per trial with
+ * `trials`).
+ */
 export function renderVerify(report: VerifyReport, opts: { trials?: boolean } = {}): string[] {
   const out = report.problems.map((p) => `${isWarning(p) ? "WARN" : "FAIL"} [${p.arm}] ${p.message}`);
+  for (const a of report.arms) {
+    for (const t of a.trials) {
+      const line = tamperLine(t.tamper);
+      if (line) out.push(`NOTE [${a.name}] ${t.dir}: ${line}`);
+    }
+  }
   if (out.length) out.push("");
   const cov = (x: number | null) => x === null ? "-" : `${(100 * x).toFixed(1)}%`;
   const rows = report.arms.map((a) => {
@@ -116,6 +127,7 @@ export function renderVerify(report: VerifyReport, opts: { trials?: boolean } = 
         : i.errors_per_100_calls.toFixed(2) + (i.errors_flag ? " FLAG" : ""),
       `${i.gaps}/${i.restarts}`,
       String(i.stop_blocks),
+      guarded ? `${i.tampered}/${i.tamper_attempts}` : "-",
       guarded ? kv(i.endings) : "-",
       a.verdict === "fail" ? "FAIL" : a.verdict,
     ];
@@ -133,6 +145,7 @@ export function renderVerify(report: VerifyReport, opts: { trials?: boolean } = 
       "errors/100 calls",
       "gaps/restarts",
       "stop blocks",
+      "tampered/attempts",
       "endings",
       "verdict",
     ], rows),
@@ -152,6 +165,7 @@ export function renderVerify(report: VerifyReport, opts: { trials?: boolean } = 
         String(t.fail_open_errors),
         t.ending ?? "-",
         t.source ?? "-",
+        t.tamper.tampered ? "TAMPERED" : String(t.tamper.refused + t.tamper.reported),
         t.verdict === "fail" ? "FAIL" : t.verdict,
       ])
     );
@@ -169,6 +183,7 @@ export function renderVerify(report: VerifyReport, opts: { trials?: boolean } = 
           "errors",
           "ending",
           "evidence",
+          "tamper",
           "verdict",
         ],
         trialRows,

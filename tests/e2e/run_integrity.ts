@@ -8,26 +8,9 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { MODES, runBed } from "../support/e2e/bed.ts";
-import { explain, PAYER, PAYER_PROMPT } from "../support/e2e/scenario.ts";
+import { explain, PAYER, PAYER_PROMPT, transcriptCalls } from "../support/e2e/scenario.ts";
 import type { BedRun } from "../support/e2e/bed.ts";
 import { armIntegrity, type TrialFacts, trialIntegrity } from "../../lib/results/integrity.ts";
-import { normalizeToolName } from "../../lib/guard/engine/names.ts";
-import type { WorldCall } from "../../lib/results/tool_counts.ts";
-
-/** The χ-World calls of the run as a trajectory has them: every tool_use Claude Code sent back, in order. */
-function transcriptCalls(run: BedRun): WorldCall[] {
-  const messages = run.main.at(-1)?.body.messages ?? [];
-  const answered = new Set<string>();
-  const calls: WorldCall[] = [];
-  messages.forEach((m, step) => {
-    for (const b of Array.isArray(m.content) ? m.content as Record<string, unknown>[] : []) {
-      if (b.type === "tool_result") answered.add(String(b.tool_use_id));
-      const tool = b.type === "tool_use" ? normalizeToolName(String(b.name)) : null;
-      if (tool) calls.push({ id: String(b.id), tool, raw: String(b.name), answered: false, step });
-    }
-  });
-  return calls.map((c) => ({ ...c, answered: answered.has(c.id) }));
-}
 
 function facts(run: BedRun, mode: string): TrialFacts {
   return {

@@ -1,10 +1,14 @@
 /** Spawns the guard as Claude Code does: one process per event, JSON on stdin, one JSON object on stdout. */
 import { spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleGuard } from "../../bundle.ts";
+import { ledgerFileName, ledgerText } from "../../lib/guard/ledger/ledger.ts";
+import { chainKeyOf } from "../../lib/guard/ledger/chain.ts";
+import { trialKey } from "../../lib/guard/resident/key.ts";
+import type { LedgerRecord } from "../../lib/guard/engine/record.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..", "..");
 
@@ -129,6 +133,17 @@ export async function until<T>(
 /** A fresh ledger directory. */
 export function tempLedger(): string {
   return mkdtempSync(join(tmpdir(), "fiable-ledger-"));
+}
+
+/**
+ * Writes a session's ledger as a trial's guard would have: the trial key made first (as `guard up` makes it),
+ * each record chained to the one before under it. Returns the file.
+ */
+export function writeLedger(dir: string, session: string, records: readonly LedgerRecord[]): string {
+  trialKey(dir);
+  const file = join(dir, ledgerFileName(session));
+  writeFileSync(file, ledgerText(records.map((r) => ({ ...r, session })), chainKeyOf(dir)));
+  return file;
 }
 
 /** A free TCP port on 127.0.0.1 (tests bind port 0 where they can; this is for ports a child must bind). */

@@ -3,6 +3,10 @@
  * ledger; and fiable-cc trials in Harbor's full layout (config.json, agent/trajectory.json, agent/fiable/,
  * agent/sessions/settings.json).
  */
+import { chainKey, GENESIS, linkOf } from "../../lib/guard/ledger/chain.ts";
+import { recordLine } from "../../lib/guard/ledger/ledger.ts";
+import { trialKey } from "../../lib/guard/resident/key.ts";
+import type { LedgerRecord } from "../../lib/guard/engine/record.ts";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -127,6 +131,12 @@ export interface GuardedTrialOptions {
   result?: boolean;
   /** The verified reward (default 1). */
   reward?: number;
+  /**
+   * The ledger as this guard writes it (issue 40): harness.json says ledger format 2, the trial key is in
+   * `guard.key`, and each record is chained to the line before it under it (a string in `extra` stays a raw
+   * line, which the next record links to, as a guard appending after it would).
+   */
+  chained?: boolean;
 }
 
 const PLANS = new Set(["plan", "checklist", "critic"]);
@@ -219,7 +229,12 @@ export function writeGuardedTrial(root: string, o: GuardedTrialOptions): string 
     mkdirSync(fiable, { recursive: true });
     writeFileSync(
       join(fiable, "harness.json"),
-      JSON.stringify({ arm: o.harnessArm ?? o.arm, hooks, port: 8787 }) + "\n",
+      JSON.stringify({
+        arm: o.harnessArm ?? o.arm,
+        hooks,
+        port: 8787,
+        ...(o.chained ? { ledger_format: 2 } : {}),
+      }) + "\n",
     );
     writeFileSync(join(fiable, "guard-serve.log"), "fiable-guard serving\n");
   }
@@ -266,10 +281,18 @@ export function writeGuardedTrial(root: string, o: GuardedTrialOptions): string 
     });
     lines.push(...(o.extra ?? []));
     mkdirSync(fiable, { recursive: true });
-    writeFileSync(
-      join(fiable, `${session}.jsonl`),
-      lines.map((l) => typeof l === "string" ? l : JSON.stringify(l)).join("\n") + "\n",
-    );
+    let text = lines.map((l) => typeof l === "string" ? l : JSON.stringify(l)).join("\n") + "\n";
+    if (o.chained) {
+      const key = chainKey(trialKey(fiable));
+      let p = GENESIS;
+      text = "";
+      for (const l of lines) {
+        const line = typeof l === "string" ? l : recordLine(l as unknown as LedgerRecord, p, key).line;
+        text += line + "\n";
+        p = linkOf(line);
+      }
+    }
+    writeFileSync(join(fiable, `${session}.jsonl`), text);
   }
   return dir;
 }

@@ -142,6 +142,7 @@ export const IntegrityTable: FC<{ rows: ArmRow[] }> = ({ rows }) => {
             <th>hook modes</th>
             <th>fail-open errors / 100 calls</th>
             <th>gaps · restarts</th>
+            <th>tampered · attempts</th>
           </tr>
         </thead>
         <tbody>
@@ -171,6 +172,10 @@ export const IntegrityTable: FC<{ rows: ArmRow[] }> = ({ rows }) => {
                   {i.errors_flag ? <span class="badge warn">⚠ above 1 per 100</span> : null}
                 </td>
                 <td>{i.gaps ?? 0} · {i.restarts ?? 0}</td>
+                <td>
+                  {i.tampered ?? 0} · {i.tamper_attempts ?? 0}
+                  {i.tampered ? <span class="badge warn">⚠ ledger tampered with</span> : null}
+                </td>
               </tr>
             );
           })}

@@ -111,6 +111,14 @@ function handler(opts: HookSettingsOptions, word: string): Record<string, unknow
   }
   // Claude Code runs only command handlers on SessionStart, so that event is always a command. In http mode
   // it also carries the resident guard's port: it checks the guard and starts it when it is down.
+  return { type: "command", command: guardCommand(opts, word), timeout };
+}
+
+/**
+ * The shell command that runs the guard with `word`, its environment first (and the port in http mode): from
+ * its start-up snapshot when there is one, with the guard file itself after `||`.
+ */
+function guardCommand(opts: HookSettingsOptions, word: string): string {
   const port = opts.mode === "http"
     ? ` FIABLE_GUARD_PORT=${residentPort(opts)}${
       opts.token ? ` FIABLE_GUARD_TOKEN=${shellQuote(opts.token)}` : ""
@@ -120,10 +128,28 @@ function handler(opts: HookSettingsOptions, word: string): Record<string, unknow
   const node = shellQuote(opts.node ?? "node");
   const plain = `${env} ${node} ${shellQuote(opts.guard)} ${word}`;
   const blob = opts.snapshot && shellQuote(opts.snapshot);
-  const command = blob
+  return blob
     ? `[ -f ${blob} ] && ${env} ${node} --snapshot-blob ${blob} ${shellQuote(opts.guard)} ${word} || ${plain}`
     : plain;
-  return { type: "command", command, timeout };
+}
+
+/**
+ * Http mode's own check, beside the tool and prompt hooks: a command Claude Code runs without waiting for it
+ * (`async`), so the hook path is no slower while the guard is up. It looks in the kernel's table of listening
+ * TCP sockets for the guard's port (`/proc/net/tcp`, one grep); when nothing listens there — a supervisor and
+ * server killed together — it runs `guard ensure`, which starts the guard again (lib/guard/resident/ensure.ts).
+ * The call that found it down was not guarded; the calls after it are (issue 40).
+ */
+function checkHandler(opts: HookSettingsOptions): Record<string, unknown> {
+  const hex = residentPort(opts).toString(16).toUpperCase().padStart(4, "0");
+  return {
+    type: "command",
+    command: `grep -qs ':${hex} 00000000:0000 0A' /proc/net/tcp /proc/net/tcp6 || ${
+      guardCommand({ ...opts, snapshot: undefined }, "ensure")
+    }`,
+    async: true,
+    timeout: opts.timeoutS ?? 10,
+  };
 }
 
 function residentPort(opts: HookSettingsOptions): number {
@@ -140,7 +166,10 @@ function residentPort(opts: HookSettingsOptions): number {
  */
 export const OWN_TOOLS_MATCHER = `^(?:${WRITING_TOOLS.join("|")})$`;
 
-/** The settings object: every guard hook, or none at all for the stock arm. */
+/**
+ * The settings object: every guard hook, or none at all for the stock arm; in http mode, the guard's own check
+ * beside each tool and prompt hook (`checkHandler`).
+ */
 export function hookSettings(opts: HookSettingsOptions): { hooks?: Record<string, unknown[]> } {
   if (opts.arm === "stock") return {};
   const matcher = toolMatcher(opts.servers);
@@ -149,6 +178,11 @@ export function hookSettings(opts: HookSettingsOptions): { hooks?: Record<string
     hooks[event] = [{ ...(tool ? { matcher } : {}), hooks: [handler(opts, word)] }];
   }
   hooks.PreToolUse.push({ matcher: OWN_TOOLS_MATCHER, hooks: [handler(opts, "pre")] });
+  if (opts.mode === "http") {
+    for (const group of [...hooks.PreToolUse, ...hooks.UserPromptSubmit]) {
+      (group as { hooks: unknown[] }).hooks.push(checkHandler(opts));
+    }
+  }
   return { hooks };
 }
 

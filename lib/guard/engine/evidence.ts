@@ -248,7 +248,7 @@ export function foldRecord(ev: Evidence, r: LedgerRecord): Evidence {
  * line is parsed.
  */
 const ALLOWED_PRE =
-  /^\{"v":1,"t":"[^"]*","session":"(?:[^"\\]|\\.)*","arm":"[a-z]+","event":"pre","decision":"allow"/;
+  /^\{"v":[12],"t":"[^"]*","session":"(?:[^"\\]|\\.)*","arm":"[a-z]+","event":"pre","decision":"allow"/;
 
 /** True for a ledger line folding would ignore (see `ALLOWED_PRE`). */
 export function foldsToNothing(line: string): boolean {

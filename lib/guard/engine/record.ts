@@ -58,9 +58,12 @@ export interface Vote {
   mode?: "decisive" | "shadow";
 }
 
-/** One ledger line. */
+/**
+ * One ledger line. `v` is the ledger format: 2 for a record chained to the one before it (the writer adds `p`
+ * and `c` as its last fields: lib/guard/ledger/chain.ts), 1 before the chain (still read).
+ */
 export interface LedgerRecord {
-  v: 1;
+  v: 1 | 2;
   t: string;
   session: string;
   event: EventWord | "guard";

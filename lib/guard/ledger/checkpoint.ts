@@ -7,18 +7,21 @@
  * evidence's small part; the state `<ledger>.fold-<id>.bin`, written anew each time; and the calls' contents
  * `<ledger>.calls-<id>.bin`, to which each checkpoint appends only the calls added since the one before.
  *
- * Integrity (issue 32): the header carries a digest of itself, of its state, and of the ledger bytes it was
- * folded from (one digest per span a checkpoint added), and each segment of the contents a digest of its own,
- * all of them lib/guard/ledger/digest.ts's, the same under Deno and Node (a checkpoint written by one runtime is
- * used by the other). A reader uses a checkpoint only when all of them match, every ledger byte before its
- * offset read and digested a chunk at a time (never held whole); then it folds the lines appended since. A segment is checked when a rule first reads a call in it, and a mismatch there
- * (`SpoiledCheckpoint`) makes the caller decide again on a full read. Anything else (no checkpoint, another
- * version, a ledger replaced, cut or rewritten anywhere, an unreadable or edited file) is a full read. So
- * `loadEvidence` gives what `foldLedger(readLedger(…))` gives, without the re-fold, and the ledger stays the
- * state: deleting every checkpoint loses nothing. The digests detect a changed byte, not a forger who
- * recomputes them. Over `LEDGER_READ.max` bytes a full read keeps only the ledger's head and tail: a checkpoint
- * written by a guard that held the whole fold keeps all of it, and one made from such a read stays degraded as
- * the read was.
+ * Integrity (issue 32): the header carries a digest of its state and of the ledger bytes it was folded from
+ * (one digest per span a checkpoint added), and each segment of the contents a digest of its own, all of them
+ * lib/guard/ledger/digest.ts's, the same under Deno and Node (a checkpoint written by one runtime is used by the
+ * other); its first line is an HMAC of the rest under the trial's chain key (issue 40: lib/guard/ledger/chain.ts),
+ * so only a holder of the key can make one, and it keeps where the ledger's chain stood at its offset. A reader
+ * uses a checkpoint only when all of them match, every ledger byte before its offset read and digested a chunk at
+ * a time (never held whole); then it folds the lines appended since that the chain trusts. A segment is checked
+ * when a rule first reads a call in it, and a mismatch there (`SpoiledCheckpoint`) makes the caller decide again
+ * on a full read. Anything else wrong with a checkpoint (none, another version, an unreadable or edited file) is
+ * a full read. So `loadEvidence` gives what `foldLedger(readLedger(…))` gives, without the re-fold, and the ledger
+ * stays the state: deleting every checkpoint loses nothing. A checkpoint whose ledger changed before its offset
+ * (cut, deleted or rewritten) is the guard's own fold and stands (`recover`): the change is reported and the
+ * trusted records after it are folded. Over `LEDGER_READ.max` bytes a full read keeps only the ledger's head and
+ * tail: a checkpoint written by a guard that held the whole fold keeps all of it, and one made from such a read
+ * stays degraded as the read was.
  */
 import {
   decodeEvidence,
@@ -34,9 +37,20 @@ import {
 import { type Evidence, foldLedger, foldRecord, foldsToNothing } from "../engine/evidence.ts";
 import * as io from "../io.ts";
 import { Digest, digest, DIGEST_NAME } from "./digest.ts";
+import {
+  ChainCheck,
+  chainKeyOf,
+  type ChainStart,
+  hmacOf,
+  linkOf,
+  TAIL_BYTES,
+  tailLink,
+  unseal,
+} from "./chain.ts";
 import { tryLock } from "./lock.ts";
 import {
   besideLedger,
+  chainedRecords,
   corruptNote,
   degradedMarker,
   isLost,
@@ -45,14 +59,14 @@ import {
   LOST_NOTE,
   readLedger,
   sessionFiles,
-  sessionRecords,
+  untrustedCount,
 } from "./ledger.ts";
 
 /**
  * The checkpoint format and fold semantics. Bump it whenever `foldRecord` or `Evidence` changes: an older
  * checkpoint is then ignored (tests/checkpoint.ts fails on a change to the fold's sources until it is bumped).
  */
-export const FOLD_VERSION = 7;
+export const FOLD_VERSION = 8;
 
 /** Records folded from the ledger since the last checkpoint before command mode writes a new one. */
 export const CHECKPOINT_EVERY = 32;
@@ -61,14 +75,15 @@ export const CHECKPOINT_EVERY = 32;
 const HASH = DIGEST_NAME;
 
 /**
- * Largest checkpoint header or state read: its ledger's size twice over and 64 KB (what a fold can hold is
- * made of the ledger's own bytes; ≈ 190 KB of header at 10k records), and never over 64 MB. A larger one is
- * ignored before a byte of it is read or digested, so a junk file planted at the name costs nothing (issue 40:
- * a 240 MB header made every hook take 1.5–2.6 s).
+ * Largest checkpoint header or state read: its ledger's size twice over and 1 MB (what a fold can hold is made
+ * of the ledger's own bytes; ≈ 190 KB of header at 10k records; the megabyte lets the checkpoint of a ledger
+ * cut short be read: `recover`), and never over 64 MB. A larger one is ignored before a byte of it is read or
+ * digested, so a junk file planted at the name costs little (issue 40: a 240 MB header made every hook take
+ * 1.5–2.6 s).
  */
 function maxPart(ledgerBytes: number): number {
   // A pinned checkpoint (`resumePinned`) is read whatever the ledger became: its own cap only.
-  return Math.min(64 * 1024 * 1024, ledgerBytes * 2 + 64 * 1024);
+  return Math.min(64 * 1024 * 1024, ledgerBytes * 2 + 1024 * 1024);
 }
 
 /** The header file. */
@@ -88,6 +103,8 @@ interface Header {
   stateDigest: string;
   /** The contents file the segments are in. */
   contents: string;
+  /** Where the ledger's chain stood after the bytes folded (lib/guard/ledger/chain.ts). */
+  chain: ChainStart;
   /** The files the header before this one named (kept so a reader of that header still finds them). */
   previous?: { state: string; contents: string };
   ev: EvidenceJson;
@@ -96,7 +113,7 @@ interface Header {
 /** A checkpoint a session's evidence was loaded from or last written to: what the next one extends. */
 export interface Checkpoint {
   header: Header;
-  /** The header file's first line (its digest): the header is still this one while the line is. */
+  /** The header file's first line (its HMAC): the header is still this one while the line is. */
   line: string;
   state: Uint32Array;
   /** What the evidence's restored calls share (updated in place by the next checkpoint). */
@@ -116,8 +133,17 @@ export interface LoadedEvidence {
   folded: number;
   /** The checkpoint used, if any (the next checkpoint extends it). */
   from?: Checkpoint;
-  /** What was found changed since the pinned checkpoint (`LoadOptions.pinned`), if anything. */
+  /** Where the ledger's chain stands after `bytes` (a checkpoint keeps it); null when not known. */
+  chain: ChainStart | null;
+  /** Ledger lines the chain did not trust (never folded). */
+  untrusted: number;
+  /**
+   * What was found changed since the pinned checkpoint (`LoadOptions.pinned`), or beneath a checkpoint of the
+   * session (`recover`), if anything.
+   */
   tampered?: string;
+  /** The next checkpoint digests the ledger anew from byte 0 (it changed beneath the one the evidence came from). */
+  respan?: boolean;
 }
 
 const base = (session: string) => besideLedger(session, "");
@@ -140,8 +166,9 @@ export interface LoadOptions {
   /**
    * The header line of the checkpoint this resident guard wrote when it released the session (issue 40): that
    * checkpoint, pinned by its line, is the session's evidence, whatever the ledger says since. A ledger edited,
-   * cut or deleted before that point, or records appended that are not a SessionStart hook's, are reported
-   * (`tampered`) and never folded. A checkpoint replaced or removed is reported, then the ledger is read.
+   * cut or deleted before that point, or records appended that the chain does not trust or that are neither a
+   * SessionStart hook's nor a guard's own, are reported (`tampered`) and never folded. A checkpoint replaced or
+   * removed is reported, then the ledger is read.
    */
   pinned?: string;
 }
@@ -176,8 +203,37 @@ function loadUnpinned(dir: string, session: string, options: LoadOptions): Loade
     }
   }
   const max = options.whole ? Infinity : undefined;
-  const { records, bytes } = readLedger(dir, session, { skip: foldsToNothing, max });
-  return { ev: foldLedger(records), records: records.length, bytes, folded: records.length };
+  const read = readLedger(dir, session, { skip: foldsToNothing, max });
+  const { records, bytes, chain } = read;
+  return {
+    ev: foldLedger(records),
+    records: records.length,
+    bytes,
+    folded: records.length,
+    chain,
+    untrusted: untrustedCount(read.untrusted),
+  };
+}
+
+/**
+ * Where the chain of a session's ledger stands at its end, as the next append will find it (the link of its
+ * last line), and the ledger's size: for evidence that is kept while the ledger changed beneath it.
+ */
+export function chainAtEnd(dir: string, session: string): { size: number; chain: ChainStart } {
+  const file = io.joinPath(dir, ledgerFileName(session));
+  let size = 0;
+  try {
+    size = io.fileSize(file);
+  } catch {
+    // Deleted: the chain starts anew.
+  }
+  const end = size ? io.readBytes(file, size - Math.min(size, TAIL_BYTES), TAIL_BYTES) : new Uint8Array();
+  return { size, chain: { links: [tailLink(end)], chained: true } };
+}
+
+/** The HMAC of a header's text under the ledger dir's chain key: the header's first line. */
+function headerMac(dir: string, json: Uint8Array): string {
+  return hmacOf(chainKeyOf(dir)).hex(json);
 }
 
 /** A part of a checkpoint (header or state) whole, refusing one over `max` bytes, links and non-files. */
@@ -201,9 +257,10 @@ function readHeader(
   if (!bytes) return null;
   const at = bytes.indexOf(10);
   const line = decode(bytes.subarray(0, Math.max(0, at)));
-  if (at < 0 || digest(bytes.subarray(at + 1)) !== line) return null;
+  if (at < 0 || headerMac(dir, bytes.subarray(at + 1)) !== line) return null;
   const header = JSON.parse(decode(bytes.subarray(at + 1))) as Header;
-  const ours = header?.v === FOLD_VERSION && header.session === session && header.hash === HASH;
+  const ours = header?.v === FOLD_VERSION && header.session === session && header.hash === HASH &&
+    Array.isArray(header.chain?.links);
   return ours ? { header, line } : null;
 }
 
@@ -224,13 +281,10 @@ function headerLine(dir: string, session: string): string | null {
  * at `bytes` or a span's bytes do not match its digest.
  */
 function afterSpans(file: string, header: Header, size: number): Uint8Array | null {
+  if (!spansHold(header)) return null;
+  // An empty ledger (a checkpoint kept while it was deleted: `recover`) has nothing to read.
+  if (size === 0 && header.bytes === 0) return new Uint8Array();
   const spans = header.ledger;
-  let last = 0;
-  for (const [end] of spans) {
-    if (!Number.isSafeInteger(end) || end <= last) return null;
-    last = end;
-  }
-  if (last !== header.bytes) return null;
   const after = new Uint8Array(size - header.bytes);
   let at = 0, span = 0, matches = true;
   let d = new Digest();
@@ -255,6 +309,16 @@ function afterSpans(file: string, header: Header, size: number): Uint8Array | nu
   return matches && span === spans.length ? after.subarray(0, at - header.bytes) : null;
 }
 
+/** True when the header's spans end in order, the last at its offset. */
+function spansHold(header: Header): boolean {
+  let last = 0;
+  for (const [end] of header.ledger) {
+    if (!Number.isSafeInteger(end) || end <= last) return false;
+    last = end;
+  }
+  return last === header.bytes;
+}
+
 /** The digest of `bytes` bytes of a file from byte `start`, read a chunk at a time; throws when it is shorter. */
 function digestOf(path: string, start: number, bytes: number): string {
   const d = new Digest();
@@ -265,45 +329,138 @@ function digestOf(path: string, start: number, bytes: number): string {
   return d.finish();
 }
 
-function resume(dir: string, session: string, whole: boolean): LoadedEvidence | null {
-  const file = io.joinPath(dir, ledgerFileName(session));
-  const size = io.fileSize(file);
-  const found = readHeader(dir, session, size);
-  if (!found || !Number.isSafeInteger(found.header.bytes)) return null;
+/** The evidence a checkpoint holds, decoded (its calls read from its contents file when a rule needs them). */
+function restore(dir: string, size: number, found: { header: Header; line: string }) {
   const { header, line } = found;
-  if (size < header.bytes || (!whole && size - header.bytes > LEDGER_READ.max)) return null;
-  const tail = afterSpans(file, header, size);
-  if (!tail) return null;
   const stateBytes = readPart(io.joinPath(dir, header.state), maxPart(size));
   if (!stateBytes || digest(stateBytes) !== header.stateDigest) return null;
   const state = stateInts(stateBytes);
   const contents = io.joinPath(dir, header.contents);
   const read = (start: number, n: number) => io.readBytes(contents, start, n);
   const { ev, restored } = decodeEvidence(header.ev, { state, read });
-  const end = tail.lastIndexOf(10) + 1;
-  const { records, corrupt } = sessionRecords(decode(tail.subarray(0, end)), session, foldsToNothing);
-  // A last line with no newline yet: being written by another process, or cut short. Read as a full read
-  // reads it, and no checkpoint is made from this load.
-  const rest = end < tail.length ? sessionRecords(decode(tail.subarray(end)), session) : null;
-  if (rest) records.push(...rest.records);
+  return { ev, from: { header, line, state, restored } as Checkpoint };
+}
+
+/**
+ * Folds ledger text that follows a checkpoint into its evidence: the session's records the chain trusts from
+ * where the checkpoint left it, a `degraded` marker for lines that are no record in a ledger from before the
+ * chain, and for a lost record. Returns the records folded, the lines not trusted and where the chain stands.
+ */
+function foldAfter(
+  dir: string,
+  session: string,
+  ev: Evidence,
+  text: string,
+  chain: ChainStart,
+): { folded: number; untrusted: number; chain: ChainStart } {
+  const check = new ChainCheck(chainKeyOf(dir), chain);
+  const after = chainedRecords(text, session, check, foldsToNothing);
+  const records = check.chained ? after.records : after.legacy;
   for (const r of records) foldRecord(ev, r);
   const arm = records[0]?.arm ?? "shadow";
-  const skipped = corrupt + (rest?.corrupt ?? 0);
-  if (skipped) foldRecord(ev, degradedMarker(session, arm, corruptNote(skipped)));
+  if (!check.chained && after.corrupt) {
+    foldRecord(ev, degradedMarker(session, arm, corruptNote(after.corrupt)));
+  }
   if (isLost(dir, session)) foldRecord(ev, degradedMarker(session, arm, LOST_NOTE));
+  const legacy = check.chained ? after.legacy.length : 0;
+  return {
+    folded: records.length,
+    untrusted: untrustedCount(after.untrusted) + legacy,
+    chain: check.start(),
+  };
+}
+
+function resume(dir: string, session: string, whole: boolean): LoadedEvidence | null {
+  const file = io.joinPath(dir, ledgerFileName(session));
+  let size = 0;
+  try {
+    size = io.fileSize(file);
+  } catch (err) {
+    // Deleted beneath its checkpoint: `recover`.
+    if (io.codeOf(err) !== "ENOENT") throw err;
+  }
+  const found = readHeader(dir, session, size);
+  if (!found || !Number.isSafeInteger(found.header.bytes) || !spansHold(found.header)) return null;
+  const { header } = found;
+  if (!whole && size - header.bytes > LEDGER_READ.max) return null;
+  const tail = size >= header.bytes ? afterSpans(file, header, size) : null;
+  if (!tail) return recover(dir, session, found, size);
+  const restored = restore(dir, size, found);
+  if (!restored) return null;
+  const { ev, from } = restored;
+  // A last line with no newline yet: being written by another process, or cut short. Folded as a full read
+  // folds it (when the chain trusts it), and no checkpoint is made from this load.
+  const ends = tail.length === 0 || tail[tail.length - 1] === 10;
+  const after = foldAfter(dir, session, ev, decode(tail), header.chain);
   return {
     ev,
-    records: header.records + records.length,
-    bytes: rest ? null : header.bytes + end,
-    folded: records.length,
-    from: { header, line, state, restored },
+    records: header.records + after.folded,
+    bytes: ends ? size : null,
+    folded: after.folded,
+    from,
+    chain: ends ? after.chain : null,
+    untrusted: after.untrusted,
+  };
+}
+
+/**
+ * A checkpoint (keyed: the guard's own) whose ledger no longer matches it: cut shorter than its offset, or a
+ * byte before it changed. Its evidence stands — what a record cut or deleted from the ledger held is not lost,
+ * and a line edited or put in its place is not folded — and the records appended after it are found by the
+ * chain (after the line its last link names, else from the first line that links to it) and folded when
+ * trusted. Reported (`tampered`); the next checkpoint digests the ledger as it now is (`respan`), so the change
+ * is reported once. Null when the checkpoint's own files do not match it.
+ */
+function recover(
+  dir: string,
+  session: string,
+  found: { header: Header; line: string },
+  size: number,
+): LoadedEvidence | null {
+  const { header } = found;
+  const restored = restore(dir, Math.max(size, header.bytes), found);
+  if (!restored) return null;
+  const { ev, from } = restored;
+  let text = "";
+  try {
+    if (size <= LEDGER_READ.max) text = io.readRange(io.joinPath(dir, ledgerFileName(session)), 0, size);
+  } catch {
+    // Deleted: the checkpoint alone.
+  }
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  const head = header.chain.links.at(-1);
+  let start = lines.length;
+  if (head) {
+    const at = lines.findLastIndex((l) => linkOf(l) === head);
+    start = at >= 0 ? at + 1 : lines.findIndex((l) => unseal(l)?.p === head);
+    if (start < 0) start = lines.length;
+  }
+  const after = foldAfter(dir, session, ev, lines.slice(start).join("\n"), header.chain);
+  const ends = size === 0 || (text.endsWith("\n") && size <= LEDGER_READ.max);
+  const what = size < header.bytes
+    ? `the ledger is ${size} bytes, shorter than the ${header.bytes} its checkpoint folded (cut or deleted)`
+    : `the ledger changed before byte ${header.bytes}, which its checkpoint folded (edited, or lines deleted)`;
+  return {
+    ev,
+    records: header.records + after.folded,
+    bytes: ends ? size : null,
+    folded: after.folded,
+    from,
+    chain: ends ? after.chain : null,
+    untrusted: after.untrusted,
+    tampered: `${what}; the checkpoint's evidence was kept and ${after.folded} trusted record${
+      after.folded === 1 ? "" : "s"
+    } after it folded`,
+    respan: true,
   };
 }
 
 /**
  * The session's evidence from the checkpoint whose header line is `pinned` (`LoadOptions.pinned`), or null when
- * that checkpoint is not there whole. The ledger is read only for what a SessionStart hook in command mode
- * appended since (its records fold to nothing that loosens a rule); anything else there is reported.
+ * that checkpoint is not there whole. The ledger is read only for what a SessionStart hook in command mode or a
+ * guard starting up appended since (their records fold to nothing that loosens a rule, and must be trusted by
+ * the chain); anything else there is reported.
  */
 function resumePinned(dir: string, session: string, pinned: string): LoadedEvidence | null {
   const file = io.joinPath(dir, ledgerFileName(session));
@@ -315,38 +472,44 @@ function resumePinned(dir: string, session: string, pinned: string): LoadedEvide
   }
   const found = readHeader(dir, session, Infinity);
   if (!found || found.line !== pinned) return null;
-  const { header, line } = found;
-  const stateBytes = readPart(io.joinPath(dir, header.state), maxPart(Infinity));
-  if (!stateBytes || digest(stateBytes) !== header.stateDigest) return null;
-  const state = stateInts(stateBytes);
-  const contents = io.joinPath(dir, header.contents);
-  const read = (start: number, n: number) => io.readBytes(contents, start, n);
-  const { ev, restored } = decodeEvidence(header.ev, { state, read });
+  const { header } = found;
+  const restored = restore(dir, Infinity, found);
+  if (!restored) return null;
+  const { ev, from } = restored;
   let tampered: string | undefined;
   let folded = 0;
+  let chain: ChainStart | null = header.chain;
   const tail = size >= header.bytes ? afterSpans(file, header, size) : null;
   if (!tail) {
     tampered = size < header.bytes
       ? `the ledger is ${size} bytes, shorter than the ${header.bytes} this guard left (cut or deleted)`
       : "the ledger was edited before the point this guard left it";
   } else if (tail.length) {
-    const { records, corrupt } = sessionRecords(decode(tail), session);
-    const started = records.filter((r) => r.event === "session-start");
+    const check = new ChainCheck(chainKeyOf(dir), header.chain);
+    const after = chainedRecords(decode(tail), session, check);
+    // What a SessionStart hook or a guard starting up writes meanwhile (folds to nothing that loosens a rule).
+    const started = after.records.filter((r) => r.event === "session-start" || r.event === "guard");
     for (const r of started) foldRecord(ev, r);
     folded = started.length;
-    const foreign = records.length - started.length + corrupt;
+    chain = check.start();
+    const foreign = after.records.length - started.length + untrustedCount(after.untrusted) +
+      after.legacy.length + (check.chained ? 0 : after.corrupt);
     if (foreign) {
       tampered = `${foreign} line${foreign > 1 ? "s" : ""} appended to the ledger while the session was ` +
         "released were not this guard's; not folded";
     }
   }
+  // Tampered: the pinned evidence stands, and the next checkpoint digests the ledger as it now is.
+  const end = tampered ? chainAtEnd(dir, session) : null;
   return {
     ev,
     records: header.records + folded,
-    bytes: tampered ? null : header.bytes + (tail?.length ?? 0),
+    bytes: end ? end.size : header.bytes + (tail?.length ?? 0),
     folded,
-    from: { header, line, state, restored },
-    ...(tampered ? { tampered } : {}),
+    from,
+    chain: end ? end.chain : chain,
+    untrusted: 0,
+    ...(tampered ? { tampered, respan: true } : {}),
   };
 }
 
@@ -372,8 +535,9 @@ function checkpointFiles(session: string): RegExp {
 export function writeCheckpoint(
   dir: string,
   session: string,
-  loaded: { ev: Evidence; records: number; bytes: number; from?: Checkpoint },
+  loaded: CheckpointOf,
 ): Checkpoint | null {
+  if (!loaded.chain) return null;
   const unlock = tryLock(dir, session);
   if (typeof unlock !== "function") return null;
   try {
@@ -383,11 +547,19 @@ export function writeCheckpoint(
   }
 }
 
-function writeLocked(
-  dir: string,
-  session: string,
-  loaded: { ev: Evidence; records: number; bytes: number; from?: Checkpoint },
-): Checkpoint {
+/** What a checkpoint is written of: evidence, the ledger bytes it is the fold of and where the chain stood. */
+export interface CheckpointOf {
+  ev: Evidence;
+  records: number;
+  bytes: number;
+  /** Where the ledger's chain stands after `bytes`: no checkpoint without it. */
+  chain: ChainStart | null;
+  from?: Checkpoint;
+  /** The ledger changed beneath `from`: its spans are digested anew from byte 0. */
+  respan?: boolean;
+}
+
+function writeLocked(dir: string, session: string, loaded: CheckpointOf): Checkpoint {
   const { ev, bytes } = loaded;
   const file = io.joinPath(dir, ledgerFileName(session));
   const headerPath = io.joinPath(dir, checkpointName(session));
@@ -422,8 +594,9 @@ function writeLocked(
   const contentsPath = io.joinPath(dir, contents);
   if (from) io.append(contentsPath, encoded.contents);
   else io.createNew(contentsPath, encoded.contents);
-  const ledger = from ? [...from.header.ledger] : [];
-  const folded = from ? from.header.bytes : 0;
+  const spanned = from && !loaded.respan;
+  const ledger = spanned ? [...from!.header.ledger] : [];
+  const folded = spanned ? from!.header.bytes : 0;
   if (bytes > folded) ledger.push([bytes, digestOf(file, folded, bytes - folded)]);
   const state = `${base(session)}.fold-${io.randomName()}.bin`;
   io.createNew(io.joinPath(dir, state), encoded.state);
@@ -437,11 +610,12 @@ function writeLocked(
     state,
     stateDigest: digest(encoded.state),
     contents,
+    chain: loaded.chain!,
     ...(replaced ? { previous: { state: replaced.state, contents: replaced.contents } } : {}),
     ev: encoded.json,
   };
   const json = new TextEncoder().encode(JSON.stringify(header));
-  const line = digest(json);
+  const line = headerMac(dir, json);
   try {
     const text = new Uint8Array(line.length + 1 + json.length);
     text.set(new TextEncoder().encode(`${line}\n`));

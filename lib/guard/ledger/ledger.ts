@@ -6,6 +6,19 @@ import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import * as io from "../io.ts";
 import type { Arm, LedgerRecord } from "../engine/record.ts";
+import {
+  ChainCheck,
+  chainKeyOf,
+  type ChainStart,
+  GENESIS,
+  hmacOf,
+  LEDGER_VERSION,
+  type LineKind,
+  seal,
+  TAIL_BYTES,
+  tailLink,
+  trusted,
+} from "./chain.ts";
 
 /** A session id used as a file name as it is: safe characters, not starting with a dot, at most 120. */
 const PLAIN_SESSION = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,119}$/;
@@ -38,15 +51,53 @@ export function legacyFileName(session: string): string {
   return `${session.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 120) || "session"}.jsonl`;
 }
 
+/** What an append did: the bytes it wrote, the file's size before, the link it chained to and its own. */
+export interface Appended {
+  bytes: number;
+  size: number;
+  p: string;
+  c: string;
+}
+
 /**
- * Appends one record as one line with a single write (O_APPEND), so concurrent hook processes never interleave;
- * returns the bytes written. Never through a symbolic link, and never onto a half line a failed write left
- * (`Host.appendLine`).
+ * Appends one record as one line with a single write (O_APPEND), so concurrent hook processes never interleave,
+ * chained to the line it finds last (lib/guard/ledger/chain.ts) and in the ledger format of this guard. Never
+ * through a symbolic link, and never onto a half line a failed write left (`io.appendAfter`).
  */
-export function appendRecord(dir: string, record: LedgerRecord): number {
+export function appendRecord(dir: string, record: LedgerRecord): Appended {
   // Created `rw-r--r--` under Deno as under Node (Deno's default create mode ignores the umask).
   io.makeDir(dir);
-  return io.appendLine(io.joinPath(dir, ledgerFileName(record.session)), JSON.stringify(record) + "\n");
+  const key = chainKeyOf(dir);
+  let p = "", c = "";
+  const { bytes, size } = io.appendAfter(
+    io.joinPath(dir, ledgerFileName(record.session)),
+    TAIL_BYTES,
+    (end) => {
+      p = tailLink(end);
+      const sealed = recordLine(record, p, key);
+      c = sealed.c;
+      return sealed.line + "\n";
+    },
+  );
+  return { bytes, size, p, c };
+}
+
+/** A record's line (no newline) in this guard's ledger format, chained after the link `p` under `key`. */
+export function recordLine(record: LedgerRecord, p: string, key: string): { line: string; c: string } {
+  // A record read back from a ledger keeps its old links out of the new line.
+  return seal(JSON.stringify({ ...record, v: LEDGER_VERSION, p: undefined, c: undefined }), p, key);
+}
+
+/** Records as the text of a new ledger that a guard appended them to one after another (`appendRecord`). */
+export function ledgerText(records: readonly LedgerRecord[], key: string): string {
+  let p = GENESIS;
+  let text = "";
+  for (const record of records) {
+    const { line, c } = recordLine(record, p, key);
+    text += line + "\n";
+    p = c;
+  }
+  return text;
 }
 
 /** The name of a file beside a session's ledger: the ledger's name with `suffix` for `.jsonl`. */
@@ -54,9 +105,13 @@ export function besideLedger(session: string, suffix: string): string {
   return ledgerFileName(session).replace(/\.jsonl$/, suffix);
 }
 
-/** The file beside a session's ledger that says a record of it was lost (`markLost`). */
-export function lostFileName(session: string): string {
-  return besideLedger(session, ".lost");
+/**
+ * The file beside a session's ledger that says a record of it was lost (`markLost`): named with a tag keyed by
+ * the trial's chain key, so a `.lost` file the agent plants (without the key) is not one.
+ */
+export function lostFileName(session: string, key: string): string {
+  const tag = hmacOf(key).hex(`lost\n${session}`).slice(0, 16);
+  return besideLedger(session, `.${tag}.lost`);
 }
 
 /**
@@ -67,14 +122,14 @@ export function lostFileName(session: string): string {
 export function fallbackLostPath(dir: string, session: string): string {
   const uid = process.getuid?.() ?? "user";
   const key = createHash("sha256").update(resolve(dir)).digest("hex").slice(0, 16);
-  return join(tmpdir(), `fiable-guard-${uid}`, `${key}-${lostFileName(session)}`);
+  return join(tmpdir(), `fiable-guard-${uid}`, `${key}-${lostFileName(session, chainKeyOf(dir))}`);
 }
 
 /**
  * Writes a record to the ledger, or to stderr when the ledger cannot be written; the bytes written, or null
  * when the record did not reach the ledger (the session's evidence is then marked degraded: `markLost`).
  */
-export function saveRecord(dir: string, record: LedgerRecord): number | null {
+export function saveRecord(dir: string, record: LedgerRecord): Appended | null {
   try {
     return appendRecord(dir, record);
   } catch (err) {
@@ -106,7 +161,7 @@ export function markLost(dir: string, record: LedgerRecord, why: string): void {
     // The ledger still cannot be written: the marker file instead.
   }
   try {
-    io.createNew(io.joinPath(dir, lostFileName(record.session)), "");
+    io.createNew(io.joinPath(dir, lostFileName(record.session, chainKeyOf(dir))), "");
     return;
   } catch (err) {
     // Already marked, or nothing can be created here (read-only): the fallback folder then.
@@ -188,14 +243,61 @@ function readIfAny(
   }
 }
 
-/** A session's own records in JSONL text (`skip` as for `parseLedger`), and the lines that were corrupt. */
-export function sessionRecords(
+/** A session's records in a file's text, its lines checked against the chain (`chainedRecords`). */
+export interface ChainedRecords {
+  /** The session's trusted chained records, in order. */
+  records: LedgerRecord[];
+  /** Its records of format 1, trusted only where the file turns out to have no chained line. */
+  legacy: LedgerRecord[];
+  /** Lines of the session (or of no session: junk) the chain does not trust, by kind. */
+  untrusted: Partial<Record<LineKind, number>>;
+  /** Lines that are not records, blank lines aside (a write cut short, or junk). */
+  corrupt: number;
+}
+
+/**
+ * A session's records in the text of a ledger file from where `check` stands (lib/guard/ledger/chain.ts): each
+ * line is checked in order, and only the records the chain trusts are kept. Lines `skip` names are left
+ * unparsed (an allowed `pre`, which folds to nothing: only its link counts, its key is not checked).
+ */
+export function chainedRecords(
   text: string,
   session: string,
+  check: ChainCheck,
   skip?: (line: string) => boolean,
-): ParsedLedger {
-  const parsed = parseLedger(text, skip);
-  return { records: parsed.records.filter((r) => r.session === session), corrupt: parsed.corrupt };
+): ChainedRecords {
+  const out: ChainedRecords = { records: [], legacy: [], untrusted: {}, corrupt: 0 };
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  for (const line of lines) {
+    if (skip?.(line)) {
+      check.line(line, { record: true, mac: false });
+      continue;
+    }
+    let record: LedgerRecord | null = null;
+    try {
+      const value = JSON.parse(line);
+      if (value && typeof value === "object" && typeof value.event === "string") record = value;
+    } catch {
+      // Not a record: junk to the chain.
+    }
+    const kind = check.line(line, { record: record !== null });
+    if (!record) {
+      if (line.trim()) out.corrupt++;
+      if (check.chained) out.untrusted.junk = (out.untrusted.junk ?? 0) + 1;
+      continue;
+    }
+    if (record.session !== session) continue;
+    if (kind === "legacy") out.legacy.push(record);
+    else if (trusted(kind)) out.records.push(record);
+    else out.untrusted[kind] = (out.untrusted[kind] ?? 0) + 1;
+  }
+  return out;
+}
+
+/** The count of untrusted lines. */
+export function untrustedCount(untrusted: Partial<Record<LineKind, number>>): number {
+  return Object.values(untrusted).reduce((n, k) => n + (k ?? 0), 0);
 }
 
 /** A session's ledger as read: its records, and the ledger bytes they are exactly the lines of. */
@@ -206,6 +308,10 @@ export interface ReadLedger extends ParsedLedger {
    * written, an append while reading). A ledger read in part (over `LEDGER_READ.max`) still counts.
    */
   bytes: number | null;
+  /** Lines the chain did not trust (never folded), by kind. */
+  untrusted: Partial<Record<LineKind, number>>;
+  /** Where the chain stands after the ledger's last line (for a checkpoint); null with two files. */
+  chain: ChainStart | null;
 }
 
 /** True when a file is there (a missing file, or one that cannot be checked, is not). */
@@ -230,11 +336,15 @@ export function sessionFiles(dir: string, session: string): string[] {
 
 /**
  * Reads a session's ledger: its own records only (another session's file name may have collided in older
- * versions, which are still read). Where evidence may be missing, a `degraded` marker (in memory, never
- * written) makes rules that reason from absence record instead of block: a ledger over `LEDGER_READ.max` bytes
- * is read in part (the marker stands where its middle was); a line that is not a record (a write cut short)
- * was skipped; a record was lost (the session's `.lost` file, `markLost`). `skip` as for `parseLedger`; `max`
- * the largest ledger read whole (default `LEDGER_READ.max`; a resumed session is read whole off the hook path).
+ * versions, which are still read), and of a chained ledger only the records its chain trusts
+ * (lib/guard/ledger/chain.ts): a line edited, forged, copied or moved is never folded. Where evidence may be
+ * missing, a `degraded` marker (in memory, never written) makes rules that reason from absence record instead of
+ * block: a ledger over `LEDGER_READ.max` bytes is read in part (the marker stands where its middle was); a
+ * record was lost (the session's keyed `.lost` mark, `markLost`); and, in a ledger from before the chain only, a
+ * line that is not a record was skipped (a write cut short). In a chained ledger such a line is junk the guard
+ * never wrote (its own lost writes leave a marker or a mark): it degrades nothing. `skip` as for
+ * `chainedRecords`; `max` the largest ledger read whole (default `LEDGER_READ.max`; a resumed session is read
+ * whole off the hook path).
  */
 export function readLedger(
   dir: string,
@@ -242,38 +352,53 @@ export function readLedger(
   options: { skip?: (line: string) => boolean; max?: number } = {},
 ): ReadLedger {
   const { skip, max = LEDGER_READ.max } = options;
+  const key = chainKeyOf(dir);
   const files = sessionFiles(dir, session);
   const records: LedgerRecord[] = [];
+  const untrusted: Partial<Record<LineKind, number>> = {};
   let corrupt = 0;
   let bytes: number | null = null;
-  const keep = (text: string) => {
-    const parsed = sessionRecords(text, session, skip);
-    corrupt += parsed.corrupt;
-    records.push(...parsed.records);
-  };
+  let chain: ChainStart | null = null;
   for (const file of files) {
     const part = readIfAny(io.joinPath(dir, file), max);
-    keep(part.head);
+    const check = new ChainCheck(key);
+    const head = chainedRecords(part.head, session, check, skip);
+    let gap: LedgerRecord | null = null;
     if (part.skipped) {
-      records.push(degradedMarker(
+      check.gap();
+      gap = degradedMarker(
         session,
-        records[0]?.arm ?? "shadow",
+        head.records[0]?.arm ?? head.legacy[0]?.arm ?? "shadow",
         `ledger over ${max} bytes: ${part.skipped} bytes in its middle were not read; evidence degraded`,
         "gap",
-      ));
+      );
     }
-    keep(part.tail);
+    const tail = chainedRecords(part.tail, session, check, skip);
+    const [a, b] = check.chained ? [head.records, tail.records] : [head.legacy, tail.legacy];
+    records.push(...a, ...gap ? [gap] : [], ...b);
+    for (const parts of [head.untrusted, tail.untrusted]) {
+      for (const [kind, n] of Object.entries(parts)) {
+        untrusted[kind as LineKind] = (untrusted[kind as LineKind] ?? 0) + (n ?? 0);
+      }
+    }
+    if (check.chained) {
+      // Format-1 records in a chained file are forged; a line that is no record degrades nothing here.
+      const legacy = head.legacy.length + tail.legacy.length;
+      if (legacy) untrusted.forged = (untrusted.forged ?? 0) + legacy;
+    } else corrupt += head.corrupt + tail.corrupt;
     bytes = files.length === 1 ? part.bytes : null;
+    chain = files.length === 1 ? check.start() : null;
   }
   const arm = records[0]?.arm ?? "shadow";
   if (corrupt) records.push(degradedMarker(session, arm, corruptNote(corrupt)));
   if (isLost(dir, session)) records.push(degradedMarker(session, arm, LOST_NOTE));
-  return { records, corrupt, bytes };
+  return { records, corrupt, bytes, untrusted, chain };
 }
 
 /** True when a record of the session was lost and only a `.lost` file says so (`markLost`). */
 export function isLost(dir: string, session: string): boolean {
-  return exists(io.joinPath(dir, lostFileName(session))) || exists(fallbackLostPath(dir, session));
+  const name = lostFileName(session, chainKeyOf(dir));
+  return exists(io.joinPath(dir, name)) || exists(fallbackLostPath(dir, session));
 }
 
 /** The note of the marker for lines that were not records. */

@@ -138,6 +138,8 @@ export interface StartOptions {
   env: Record<string, string | undefined>;
   /** Why it is started although it ran before: becomes a `restart` record in each active session. */
   restartNote?: string;
+  /** Since when no guard answered (ISO), when known: a `gap` record beside each restart record. */
+  downSince?: string;
   /** A session that gets the restart record even when it has no records yet. */
   session?: string;
   /** The host to bind (default 127.0.0.1). */
@@ -158,6 +160,7 @@ export function startResident(options: StartOptions): Started {
   if (options.host) args.push("--host", options.host);
   if (options.adopt) args.push("--adopt", String(options.adopt));
   if (options.restartNote) args.push("--restart-note", options.restartNote);
+  if (options.restartNote && options.downSince) args.push("--down-since", options.downSince);
   if (options.session) args.push("--session", options.session);
   const [cmd, ...rest] = guardArgv(options.script, args);
   const log = io.openLog(join(options.ledgerDir, SERVE_LOG));

@@ -13,9 +13,25 @@ import {
 } from "../ledger/checkpoint.ts";
 import { type Evidence, foldRecord } from "../engine/evidence.ts";
 import * as io from "../io.ts";
-import { ledgerFileName, saveRecord } from "../ledger/ledger.ts";
+import {
+  type Appended,
+  chainedRecords,
+  ledgerFileName,
+  saveRecord,
+  untrustedCount,
+} from "../ledger/ledger.ts";
+import { ChainCheck, chainKeyOf, type ChainStart, GENESIS, WINDOW } from "../ledger/chain.ts";
 import { type Arm, type LedgerRecord } from "../engine/record.ts";
 import { guardRecord } from "./gap.ts";
+
+/**
+ * A record another process writes to a ledger beside the resident guard: a SessionStart hook's (a command hook
+ * in http mode) and another guard's own (`restart`, `gap`, `tamper`: one starting up). Neither folds to anything
+ * that loosens a rule.
+ */
+export function besideResident(r: LedgerRecord): boolean {
+  return r.event === "session-start" || r.event === "guard";
+}
 
 /** When sessions are released, and how much the store may hold. */
 export interface SessionLimits {
@@ -96,6 +112,13 @@ interface Held {
   checkpointed: number;
   /** The checkpoint the evidence was loaded from or last written to. */
   from?: Checkpoint;
+  /**
+   * Where the ledger's chain stands after `bytes`: the guard's own copy of its head (issue 40), against which
+   * each append finds whether the ledger changed behind its back. Null when not known.
+   */
+  chain: ChainStart | null;
+  /** The ledger changed beneath the evidence: the next checkpoint digests it anew (`CheckpointOf.respan`). */
+  respan?: boolean;
 }
 
 /** Why sessions were released, counted since the store started. */
@@ -167,17 +190,63 @@ export class SessionStore {
     }
     const pinned = this.#pinned.get(session);
     const loaded = loadEvidence(this.#dir, session, { checkpoint: this.#checkpoints, pinned });
-    if (loaded.tampered) this.#reportTamper(session, loaded);
-    return this.#hold(session, loaded);
+    const ev = this.#hold(session, loaded);
+    if (loaded.tampered) this.#reportTamper(session, loaded.tampered);
+    return ev;
   }
 
-  /** Records what a session's reload found changed since this guard released it (a `guard` record). */
-  #reportTamper(session: string, loaded: LoadedEvidence): void {
+  /**
+   * Records that a session's ledger changed behind this guard (a `guard` record with decision `tamper`): what it
+   * found, and that the evidence it holds stands. The evidence is checkpointed anew against the ledger as it is.
+   */
+  #reportTamper(session: string, what: string): void {
     this.tampered++;
-    const note = `tampering: ${loaded.tampered}. The session's evidence is what this guard held.`;
+    const note = `tampering: ${what}. The session's evidence is what this guard held.`;
     const t = new Date(this.#now()).toISOString();
-    saveRecord(this.#dir, guardRecord(session, this.#arm, "tamper", { t, note }));
-    loaded.bytes = null;
+    const written = saveRecord(this.#dir, guardRecord(session, this.#arm, "tamper", { t, note }));
+    const held = this.#held.get(session);
+    if (!held) return;
+    held.respan = true;
+    if (!written) {
+      held.bytes = null;
+      held.chain = null;
+      return;
+    }
+    held.bytes = written.size + written.bytes;
+    held.chain = { links: [written.p, written.c], chained: true };
+  }
+
+  /**
+   * What changed in the ledger behind this guard before its append `written` (null: nothing): the ledger is
+   * shorter than what it wrote (cut), its last line is not the one it wrote (rewritten), or lines were
+   * appended that the chain does not trust or that are not another writer's beside a resident guard
+   * (`besideResident`); those are taken into its copy of the chain.
+   */
+  #behind(session: string, held: Held, written: Appended): string | null {
+    if (held.bytes === null || !held.chain) return null;
+    // The link the next append finds: the last line's, or, for an empty ledger, the start of the chain.
+    const last = () => held.chain!.links.at(-1) ?? GENESIS;
+    if (written.size === held.bytes) {
+      return written.p === last()
+        ? null
+        : "the ledger's last line is not the one this guard wrote (rewritten)";
+    }
+    if (written.size < held.bytes) {
+      return `the ledger was ${written.size} bytes, shorter than the ${held.bytes} this guard had written (cut)`;
+    }
+    const file = io.joinPath(this.#dir, ledgerFileName(session));
+    const check = new ChainCheck(chainKeyOf(this.#dir), held.chain);
+    const after = chainedRecords(io.readRange(file, held.bytes, written.size - held.bytes), session, check);
+    const foreign = after.records.filter((r) => !besideResident(r)).length + after.legacy.length +
+      untrustedCount(after.untrusted);
+    if (foreign) {
+      return `${foreign} line${foreign > 1 ? "s" : ""} appended to the ledger beside this guard were not a ` +
+        "hook's; not folded";
+    }
+    held.chain = check.start();
+    return written.p === last()
+      ? null
+      : "the ledger's last line is not the one its last writer found (rewritten)";
   }
 
   /**
@@ -186,7 +255,9 @@ export class SessionStore {
    * spend the block budget and the stop gate again), then checkpointed at once.
    */
   resume(session: string): void {
-    this.#hold(session, loadEvidence(this.#dir, session, { checkpoint: this.#checkpoints, whole: true }));
+    const loaded = loadEvidence(this.#dir, session, { checkpoint: this.#checkpoints, whole: true });
+    this.#hold(session, loaded);
+    if (loaded.tampered) this.#reportTamper(session, loaded.tampered);
     const held = this.#held.get(session);
     if (held && held.since > 0) this.#checkpoint(session, held, true);
   }
@@ -215,6 +286,8 @@ export class SessionStore {
       since: loaded.folded,
       checkpointed: loaded.bytes ?? 0,
       ...(loaded.from ? { from: loaded.from } : {}),
+      chain: loaded.bytes === null ? null : loaded.chain,
+      ...(loaded.respan ? { respan: true } : {}),
     });
     this.#records += loaded.records;
     this.#evictOver(session);
@@ -222,13 +295,14 @@ export class SessionStore {
   }
 
   /**
-   * Folds a record the guard has just saved to the ledger, `written` the bytes that took (null when it did
+   * Folds a record the guard has just saved to the ledger, `written` what its append did (null when it did
    * not reach the ledger: no checkpoint of this session is written then, and the session is loaded degraded
    * from then on, as its ledger lacks the record). A session not held is left alone: its
    * ledger already has the record, and the next `evidence` call folds it from there. `stopped` marks a
-   * main-agent Stop, after which the session is released unless another event comes within `endedMs`.
+   * main-agent Stop, after which the session is released unless another event comes within `endedMs`. A
+   * ledger found changed behind the guard (`#behind`) is reported; the evidence held stands.
    */
-  fold(record: LedgerRecord, stopped = false, written: number | null = null): void {
+  fold(record: LedgerRecord, stopped = false, written: Appended | null = null): void {
     if (written === null) {
       if (this.#lost.size >= 100_000) this.#lost.clear();
       this.#lost.add(record.session);
@@ -236,12 +310,23 @@ export class SessionStore {
     const held = this.#held.get(record.session);
     if (!held) return;
     foldRecord(held.ev, record);
-    held.bytes = held.bytes === null || written === null ? null : held.bytes + written;
+    let changed: string | null = null;
+    try {
+      changed = written && this.#behind(record.session, held, written);
+    } catch (err) {
+      changed = `the ledger could not be read back (${(err as Error).message})`;
+    }
+    if (written && held.chain && !changed) {
+      held.chain = { links: [...held.chain.links.slice(1 - WINDOW), written.c], chained: true };
+    }
+    // Its line went after what another writer appended beside it (`#behind`), when one did.
+    held.bytes = held.bytes === null || written === null ? null : written.size + written.bytes;
     held.since++;
     held.records++;
     this.#records++;
     held.lastAt = this.#now();
     held.stoppedAt = stopped ? held.lastAt : null;
+    if (changed) this.#reportTamper(record.session, changed);
     this.#evictOver(record.session);
   }
 
@@ -334,6 +419,7 @@ export class SessionStore {
       const written = writeCheckpoint(this.#dir, session, { ...held, bytes: held.bytes });
       if (written) {
         held.from = written;
+        held.respan = false;
         if (kept) storeCalls(held.ev, written);
       }
     } catch {

@@ -25,6 +25,7 @@ import {
 import { hookToken, trialKey } from "./key.ts";
 import { TOKEN_ENV } from "./access.ts";
 import { ensureSnapshot } from "../runtime/snapshot_blob.ts";
+import { LEDGER_VERSION } from "../ledger/chain.ts";
 
 /** What `up` is given. */
 export interface UpOptions {
@@ -118,6 +119,8 @@ export async function bringUp(options: UpOptions): Promise<UpResult> {
     arm,
     hooks,
     hooks_reason: reason,
+    // Every record this guard writes is chained (lib/guard/ledger/chain.ts): verify expects it.
+    ledger_format: LEDGER_VERSION,
     port,
     servers,
     ...(options.claudeVersion ? { claude_version: options.claudeVersion } : {}),

@@ -11,6 +11,8 @@ import { parseLedger } from "../../../lib/guard/ledger/ledger.ts";
 import { type Arm, type LedgerRecord } from "../../../lib/guard/engine/record.ts";
 import { type HookMode, settingsJson } from "../../../lib/guard/config/claude_settings.ts";
 import { testBundle } from "../guard_process.ts";
+import { hookToken, trialKey } from "../../../lib/guard/resident/key.ts";
+import { TOKEN_ENV } from "../../../lib/guard/resident/access.ts";
 import { type ClaudeResult, runClaude } from "./claude.ts";
 import { type RecordedRequest, type ScriptStep, startModelServer } from "./model_server.ts";
 import {
@@ -60,6 +62,14 @@ export interface BedOptions {
   claudeVersion?: string;
   /** The guard's ledger folder (default: one in the run's temp folder, removed after it). */
   ledgerDir?: string;
+  /**
+   * Set the trial up as `guard up` does: the trial key made in the ledger folder before any hook runs (the
+   * ledger's chain is keyed with it), and in http mode the hooks' secret derived from it, which the resident
+   * guard requires and every http hook sends.
+   */
+  trial?: boolean;
+  /** Called once the guard is up, before Claude Code starts: its port (http mode). */
+  onReady?: (guard: { port?: number }) => void;
 }
 
 /** What one run produced. */
@@ -163,16 +173,19 @@ export async function runBed(options: BedOptions): Promise<BedRun> {
       stubs[server.name] = stub;
     }
     let port: number | undefined;
+    const token = options.trial ? hookToken(trialKey(ledgerDir)) : undefined;
     if (options.mode === "http") {
       const guard = await startResident(bundle, {
         PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
         FIABLE_CC_ARM: options.arm,
         FIABLE_LEDGER_DIR: ledgerDir,
         ...guardEnv,
+        ...(token ? { [TOKEN_ENV]: token } : {}),
       });
       stops.push(guard.stop);
       port = guard.port;
     }
+    options.onReady?.({ port });
     const servers = Object.keys(stubs);
     const settings = settingsJson({
       mode: options.mode,
@@ -181,6 +194,7 @@ export async function runBed(options: BedOptions): Promise<BedRun> {
       guard: bundle,
       port,
       servers,
+      token: options.mode === "http" ? token : undefined,
     });
     const claude = await runClaude({
       prompt: options.prompt,

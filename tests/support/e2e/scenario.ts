@@ -1,5 +1,7 @@
 /** Small helpers the end-to-end scenarios share: χ-Bench prompts, scripted calls and verdicts on a run. */
 import type { LedgerRecord } from "../../../lib/guard/engine/record.ts";
+import { normalizeToolName } from "../../../lib/guard/engine/names.ts";
+import type { WorldCall } from "../../../lib/results/tool_counts.ts";
 import type { BedRun } from "./bed.ts";
 import {
   lastToolResults,
@@ -99,4 +101,19 @@ export const PAYER = {
 export function deliverShownLetter(request: MessagesRequest): ScriptedTurn {
   const letterId = /LET-[0-9a-f]{8}/.exec(requestText(request))?.[0] ?? "LET-missing";
   return { calls: [mcp("payer_letter_center_deliver", { letter_id: letterId, channel: "fax" })] };
+}
+
+/** The χ-World calls of the run as a trajectory has them: every tool_use Claude Code sent back, in order. */
+export function transcriptCalls(run: BedRun): WorldCall[] {
+  const messages = run.main.at(-1)?.body.messages ?? [];
+  const answered = new Set<string>();
+  const calls: WorldCall[] = [];
+  messages.forEach((m, step) => {
+    for (const b of Array.isArray(m.content) ? m.content as Record<string, unknown>[] : []) {
+      if (b.type === "tool_result") answered.add(String(b.tool_use_id));
+      const tool = b.type === "tool_use" ? normalizeToolName(String(b.name)) : null;
+      if (tool) calls.push({ id: String(b.id), tool, raw: String(b.name), answered: false, step });
+    }
+  });
+  return calls.map((c) => ({ ...c, answered: answered.has(c.id) }));
 }
