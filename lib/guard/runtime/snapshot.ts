@@ -82,12 +82,14 @@ export async function prepareSnapshot(main: (args: string[]) => Promise<number>)
   const { tmpdir } = builtin("node:os") as typeof import("node:os");
   const { setExitCode } = await import("../io.ts");
   startupSnapshot.setDeserializeMainFunction(() => void main(process.argv.slice(2)).then(setExitCode));
-  const [{ commandEvent }, { exampleRecords }, { CHECKPOINT_EVERY }, { inputCollector }] = await Promise.all([
-    import("../command.ts"),
-    import("../resident/warm.ts"),
-    import("../ledger/checkpoint.ts"),
-    import("../input.ts"),
-  ]);
+  const [{ commandEvent }, { exampleRecords }, { CHECKPOINT_EVERY }, { inputCollector }, { forgetKeys }] =
+    await Promise.all([
+      import("../command.ts"),
+      import("../resident/warm.ts"),
+      import("../ledger/checkpoint.ts"),
+      import("../input.ts"),
+      import("../ledger/chain.ts"),
+    ]);
   const dir = mkdtempSync(`${tmpdir()}/fiable-snapshot-`);
   try {
     const seed = exampleRecords(SESSION).slice(0, 2 * CHECKPOINT_EVERY);
@@ -109,6 +111,7 @@ export async function prepareSnapshot(main: (args: string[]) => Promise<number>)
   } catch (err) {
     process.stderr.write(`fiable-guard: the snapshot's warm-up ended early: ${(err as Error)?.message}\n`);
   } finally {
+    forgetKeys();
     rmSync(dir, { recursive: true, force: true });
   }
 }
