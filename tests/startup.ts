@@ -48,10 +48,10 @@ s("the guard file is Latin-1 text: V8 holds its source one byte a character", as
 // The start-up snapshot command hooks start from (lib/guard/runtime/snapshot.ts): the same answers and records as
 // the guard file, and the guard file itself whenever node cannot load the snapshot.
 
-/** Every record of a ledger dir's session without its time and latency, which differ between runs. */
+/** Every record of a ledger dir's session without its time, latency and chain links, which differ between runs. */
 function records(dir: string, session: string): unknown[] {
   return parseLedger(readFileSync(join(dir, `${session}.jsonl`), "utf8")).records.map((r) => {
-    const { t: _t, latency_ms: _ms, ...rest } = r as unknown as Record<string, unknown>;
+    const { t: _t, latency_ms: _ms, p: _p, c: _c, ...rest } = r as unknown as Record<string, unknown>;
     return rest;
   });
 }
