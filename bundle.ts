@@ -47,19 +47,6 @@ async function denoBundle(
   return out;
 }
 
-/** The code-cache loader the guard file for Node starts with (its doc says why and how). */
-const NODE_LOADER = join(ROOT, "lib", "guard", "runtime", "node_loader.cjs");
-
-/**
- * The guard file for Node: the line naming the commit it was built from (lib/guard/build_line.ts), the
- * code-cache loader (lib/guard/runtime/node_loader.cjs), then a call that runs the CommonJS bundle, given as
- * a string, under it.
- */
-export function guardLoader(bundle: string, hash: string, commit: string | null = null): string {
-  return buildLine(commit) + readFileSync(NODE_LOADER, "utf8") +
-    `\nrunBundle(${JSON.stringify(bundle)}, ${JSON.stringify(hash)});\n`;
-}
-
 /** This checkout's commit, with `-dirty` when tracked files changed since; null outside a git checkout. */
 export async function checkoutCommit(): Promise<string | null> {
   const git = async (...args: string[]) => {
@@ -81,24 +68,18 @@ export async function checkoutCommit(): Promise<string | null> {
   return changes ? `${head}-dirty` : head;
 }
 
-/** The hash a guard file for Node was written with (it names the code cache), from the file's text. */
-export function guardHash(text: string): string | undefined {
-  return /, "([0-9a-f]+)"\);\n$/.exec(text.slice(-100))?.[1];
-}
-
 /**
- * Bundles guard_node.ts into `out`: the CommonJS bundle, minified (compile time grows with its size), inside
- * its code-cache loader (`guardLoader`).
+ * Bundles guard_node.ts into `out`: the line naming the commit it was built from (lib/guard/build_line.ts), then
+ * the CommonJS bundle, minified (compile time grows with its size). Node runs it as it is, and `guard up` makes
+ * a start-up snapshot of it (lib/guard/runtime/snapshot.ts).
  */
 export async function bundleGuard(out = DEFAULT_BUNDLE): Promise<string> {
   const inner = join(await Deno.makeTempDir({ prefix: "fiable-guard-bundle-" }), "guard.cjs");
   await denoBundle("guard_node.ts", inner, { what: "the guard", minify: true, format: "cjs" });
   const bundle = readFileSync(inner, "utf8");
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(bundle));
-  const hash = [...new Uint8Array(digest).slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, guardLoader(bundle, hash, await checkoutCommit()));
   await Deno.remove(dirname(inner), { recursive: true });
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, buildLine(await checkoutCommit()) + bundle);
   return out;
 }
 

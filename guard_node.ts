@@ -1,9 +1,11 @@
 /**
  * Entry of the Node ≥ 20 bundle (`dist/fiable-guard.cjs`): calls main directly (Node 20 has no
- * `import.meta.main`). No top-level await: the bundle is CommonJS, compiled by its loader with a V8 code cache
- * (bundle.ts).
+ * `import.meta.main`), or, under `node --build-snapshot`, prepares the start-up snapshot whose main it becomes
+ * (lib/guard/runtime/snapshot.ts). No top-level await: the bundle is CommonJS.
  */
 import { args, setExitCode } from "./lib/guard/io.ts";
 import { main } from "./guard.ts";
+import { buildingSnapshot, prepareSnapshot } from "./lib/guard/runtime/snapshot.ts";
 
-main(args).then(setExitCode);
+if (buildingSnapshot()) void prepareSnapshot(main);
+else main(args).then(setExitCode);

@@ -1,27 +1,19 @@
 /**
  * The guard's wall time on hostile input, per runtime, against that runtime's floor measured in the same run
  * (`deno run` of an empty file, `node -e 1`): a 100 MB tool_input, a 100 MB result, an unbroken 7 MB token,
- * a 5,000-deep result, a 60,000-key input, and a pre on a 100 MB ledger; for the Node bundle also a code-cache
- * path that is a FIFO or a link to /dev/zero (planted again before each run: the loader replaces it with a real
- * cache). Inputs are given as a file on stdin, so the figure is the guard's, not the writer's. Every case must
+ * a 5,000-deep result, a 60,000-key input, and a pre on a 100 MB ledger; for the Node bundle also a hook command
+ * as `guard up` writes it whose start-up snapshot path holds a FIFO or a link to /dev/zero (the command then runs
+ * the guard file). Inputs are given as a file on stdin, so the figure is the guard's, not the writer's. Every case must
  * answer within the 1.5 s decision budget.
  *
  * Usage: deno run -A bench/hostile.ts [--runs 5]
  */
 import { spawn } from "node:child_process";
-import {
-  closeSync,
-  copyFileSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundleGuard, guardHash } from "../bundle.ts";
+import { bundleGuard } from "../bundle.ts";
+import { hookSettings } from "../lib/guard/config/claude_settings.ts";
 import { post, pre } from "../tests/support/payloads.ts";
 import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 import { benchLedger } from "./latency.ts";
@@ -292,27 +284,26 @@ async function measure(p: Parsed): Promise<number> {
       );
     }
   }
-  // The Node loader's code cache: a hostile thing at its path, planted again before each run.
-  const cacheDir = mkdtempSync(join(dir, "cache-"));
-  const guard = join(cacheDir, "fiable-guard.cjs");
-  copyFileSync(bundle, guard);
-  const hash = guardHash(readFileSync(guard, "utf8"));
-  // The node binary's version and architecture (Deno's own `process.version` is not node's).
-  const nodeTag = new TextDecoder().decode(
-    new Deno.Command("node", { args: ["-p", 'process.version + "-" + process.arch'] }).outputSync().stdout,
-  ).trim();
-  const cachePath = join(cacheDir, `fiable-guard-${hash}-${nodeTag}.v8cache`);
+  // The start-up snapshot's path holding a hostile thing: the hook command as `guard up` writes it.
+  const blob = join(mkdtempSync(join(dir, "snapshot-")), "fiable-guard.blob");
   const plants: [string, () => void][] = [
-    ["code cache is a FIFO", () => void new Deno.Command("mkfifo", { args: [cachePath] }).outputSync()],
-    ["code cache links /dev/zero", () => symlinkSync("/dev/zero", cachePath)],
+    ["snapshot is a FIFO", () => void new Deno.Command("mkfifo", { args: [blob] }).outputSync()],
+    ["snapshot links /dev/zero", () => symlinkSync("/dev/zero", blob)],
   ];
-  const plain = cases[0];
+  const plain = cases[0]; // a pre, which the PreToolUse command runs
   for (const [name, plant] of plants) {
-    const env = { FIABLE_LEDGER_DIR: plain.ledger, FIABLE_CC_ARM: "checklist" };
+    const { hooks } = hookSettings({
+      mode: "command",
+      arm: "checklist",
+      ledgerDir: plain.ledger,
+      guard: bundle,
+      snapshot: blob,
+    });
+    const command = (hooks!.PreToolUse[0] as { hooks: { command: string }[] }).hooks[0].command;
     const ms = await series(() => {
-      rmSync(cachePath, { force: true });
+      rmSync(blob, { force: true });
       plant();
-      return timeProcess(["node", guard, plain.word], env, plain.stdin);
+      return timeProcess(["sh", "-c", command], {}, plain.stdin);
     });
     const verdict = ms - nodeFloor < BUDGET_MS ? "" : "  OVER BUDGET";
     if (verdict) over++;

@@ -26,7 +26,7 @@ const GAP = new RegExp(
   "i",
 );
 const NO_DASH =
-  /^no\s*[-–—:,]\s*.{0,60}?(?:not (?:been )?(?:completed|documented|performed|scheduled)|has not been|pending)/i;
+  /^no\s*[-\u2013\u2014:,]\s*.{0,60}?(?:not (?:been )?(?:completed|documented|performed|scheduled)|has not been|pending)/i;
 
 /** Request-form identity fields (`request_servicing_provider_npi`…), not policy criteria. */
 const ADMINISTRATIVE = /^request_|npi/i;

@@ -17,10 +17,11 @@ import {
 } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer, type Server } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { appendRecord } from "../lib/guard/ledger/ledger.ts";
 import { type LedgerRecord } from "../lib/guard/engine/record.ts";
 import { settingsJson } from "../lib/guard/config/claude_settings.ts";
+import { guardFileHash, snapshotName } from "../lib/guard/runtime/snapshot_blob.ts";
 import {
   activeSessions,
   alive,
@@ -76,6 +77,14 @@ async function health(port: number): Promise<Record<string, unknown> | null> {
   } catch {
     return null;
   }
+}
+
+/** The start-up snapshot `guard up` writes beside a guard file (lib/guard/runtime/snapshot_blob.ts). */
+function guardSnapshot(guard: string): string {
+  const node = new TextDecoder().decode(
+    new Deno.Command("node", { args: ["--version"] }).outputSync().stdout,
+  );
+  return join(dirname(guard), snapshotName(guardFileHash(guard), node.trim()));
 }
 
 /** `guard serve --port P` in the background under a runtime (the Node bundle unless told); its pid and stderr. */
@@ -369,6 +378,7 @@ p("up: starts a supervised guard, writes http settings and harness.json; a secon
       arm: "checklist",
       ledgerDir: dir,
       guard: bundle,
+      snapshot: guardSnapshot(bundle),
       port,
       servers,
       token: hookToken(readKey(dir)!),
@@ -437,7 +447,14 @@ p("up with the port answering for another arm or taken: command hooks, no pid fi
   );
   assert.is(
     foreign.settings,
-    settingsJson({ mode: "command", arm: "checklist", ledgerDir: dir, guard: bundle, port }),
+    settingsJson({
+      mode: "command",
+      arm: "checklist",
+      ledgerDir: dir,
+      guard: bundle,
+      snapshot: guardSnapshot(bundle),
+      port,
+    }),
   );
   assert.not.ok(existsSync(join(dir, PID_FILE)));
   await stopAll();
@@ -559,7 +576,14 @@ for (const runtime of await runtimes()) {
         ]);
         assert.is(
           out.settings,
-          settingsJson({ mode: "command", arm: "checklist", ledgerDir: dir, guard: bundle, port }),
+          settingsJson({
+            mode: "command",
+            arm: "checklist",
+            ledgerDir: dir,
+            guard: bundle,
+            snapshot: guardSnapshot(bundle),
+            port,
+          }),
         );
         const payload = JSON.stringify({
           session_id: "s6",

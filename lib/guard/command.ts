@@ -26,12 +26,25 @@ async function readStdin(): Promise<BoundedInput> {
 /**
  * Command mode: one event from stdin, one JSON reply on stdout, exit 0 whatever happens (a termination signal
  * from Claude Code, which ends a hook it gives up on, is answered too). The process ends here once the reply
- * and record are out, without waiting for the cancelled budget timer (see `Host.timer`).
+ * and record are out, without waiting for the cancelled budget timer.
  */
 export async function runCommand(word: EventWord, env: Record<string, string | undefined>): Promise<void> {
   let answered = false;
   try {
-    await commandEvent(word, env, () => (answered = true));
+    if (env.FIABLE_FAULT === "crash-command") throw new Error("fault injected: crash-command");
+    const interrupt = new Promise<string>((resolve) => {
+      for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+        io.onceSignal(signal, () => resolve(`${signal} received mid-hook; allowed`));
+      }
+    });
+    await commandEvent(word, env, {
+      input: readStdin,
+      send: (text) => {
+        io.writeOut(text);
+        answered = true;
+      },
+      interrupt,
+    });
   } catch (err) {
     // An error outside the event's own fail-open (its settings, its signals, a fault injected before it):
     // still the one neutral answer, once, and exit 0 (issue 40).
@@ -41,28 +54,37 @@ export async function runCommand(word: EventWord, env: Record<string, string | u
   io.exit(0);
 }
 
-/** `runCommand`'s work; `answered` is called once the reply is out. */
-async function commandEvent(
+/**
+ * Where a command-mode event comes from and its reply goes: stdin, stdout and the termination signals in a hook
+ * process (`runCommand`); a given text and a sink when the start-up snapshot runs the path ahead of time
+ * (lib/guard/runtime/snapshot.ts).
+ */
+export interface CommandTransport {
+  input(): Promise<BoundedInput>;
+  /** Writes the reply's line; called once. */
+  send(text: string): void;
+  /** Resolves with a reason to answer at once. */
+  interrupt?: Promise<string>;
+}
+
+/**
+ * One command-mode event, settings to checkpoint: the session's evidence from its checkpoint and the ledger
+ * lines after it (lib/guard/ledger/checkpoint.ts), for the events that read it (`FIABLE_CHECKPOINT=0`
+ * re-reads the whole ledger every time), and a new checkpoint after the reply when one is due.
+ */
+export async function commandEvent(
   word: EventWord,
   env: Record<string, string | undefined>,
-  answered: () => void,
+  transport: CommandTransport,
 ): Promise<void> {
-  if (env.FIABLE_FAULT === "crash-command") throw new Error("fault injected: crash-command");
   const loaded = await loadSettings(env);
   const settings = eventSettings(word, loaded.settings, env);
-  const interrupt = new Promise<string>((resolve) => {
-    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
-      io.onceSignal(signal, () => resolve(`${signal} received mid-hook; allowed`));
-    }
-  });
-  // The session's evidence from its checkpoint and the lines after it (lib/guard/ledger/checkpoint.ts), for the
-  // events that read it; `FIABLE_CHECKPOINT=0` re-reads the whole ledger every time.
   const checkpoints = env.FIABLE_CHECKPOINT !== "0";
   let folded: LoadedEvidence | undefined;
   let reported = false;
   const { live } = await runEvent(word, {
     settings,
-    input: readStdin,
+    input: transport.input,
     note: loaded.note,
     check: word === "session-start" && env.FIABLE_GUARD_PORT && settings.arm !== "stock"
       ? (text) =>
@@ -79,18 +101,11 @@ async function commandEvent(
       return folded.ev;
     },
     reread: (session) => (folded = loadEvidence(settings.ledgerDir, session, { checkpoint: false })).ev,
-    send: (reply) => {
-      io.writeOut(JSON.stringify(reply) + "\n");
-      answered();
-    },
+    send: (reply) => transport.send(JSON.stringify(reply) + "\n"),
     saved: (record) => {
-      // The Node loader writes its code cache again, once, for a process that took a path it does not hold yet.
-      if (folded?.from) {
-        (globalThis as { __fiableCodePaths?: Set<string> }).__fiableCodePaths?.add("checkpoint");
-      }
       if (record && folded && checkpoints) checkpointIfDue(settings.ledgerDir, record.session, folded);
     },
-    interrupt,
+    interrupt: transport.interrupt,
     lock: (session) => lockLedger(settings.ledgerDir, session, LOCK_WAIT_MS),
   });
   await live;

@@ -223,7 +223,8 @@ export function caseQueries(
 ): { role: string; clinical: string } {
   const lines = prompt.split("\n");
   const h1 = lines.find((l) => /^#\s/.test(l)) ?? "";
-  const subject = h1.replace(/^#\s*/, "").split(/\s[—–-]\s/).slice(1).join(" ") || h1.replace(/^#\s*/, "");
+  const subject = h1.replace(/^#\s*/, "").split(/\s[\u2014\u2013-]\s/).slice(1).join(" ") ||
+    h1.replace(/^#\s*/, "");
   const start = lines.indexOf(h1) + 1;
   const end = lines.findIndex((l, i) => i >= start && /^##\s/.test(l));
   const opening = lines.slice(start, end < 0 ? undefined : end).join(" ").slice(0, 800);

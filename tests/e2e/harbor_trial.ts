@@ -9,9 +9,11 @@
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { LedgerRecord } from "../../lib/guard/engine/record.ts";
 import { settingsJson } from "../../lib/guard/config/claude_settings.ts";
+import { guardFileHash, snapshotName } from "../../lib/guard/runtime/snapshot_blob.ts";
+import { testBundle } from "../support/guard_process.ts";
 import { hookToken, readKey } from "../../lib/guard/resident/key.ts";
 import { findTrials } from "../../lib/results/trials.ts";
 import { readTrajectory, toolEvents } from "../../lib/trajectories/atif.ts";
@@ -33,6 +35,14 @@ import {
 // The stand-in trials' result.json carry the guard's facts, which aggregate and the dashboard read.
 await loadFactsReader();
 const GUARD = "/installed-agent/fiable-guard.cjs";
+
+/** The start-up snapshot `guard up` makes beside the guard in the container (lib/guard/runtime/snapshot_blob.ts). */
+async function guardSnapshot(): Promise<string> {
+  const node = new TextDecoder().decode(
+    new Deno.Command("node", { args: ["--version"] }).outputSync().stdout,
+  );
+  return join(dirname(GUARD), snapshotName(guardFileHash(await testBundle()), node.trim()));
+}
 const LEDGER = "/logs/agent/fiable";
 const HOST_ROOT_BEFORE = ["/logs", "/installed-agent"].filter((p) => existsSync(p));
 const available = standInAvailable();
@@ -122,6 +132,7 @@ s("http hooks; guard killed mid-run comes back, state resumed, gap recorded; res
         arm: "checklist",
         ledgerDir: LEDGER,
         guard: GUARD,
+        snapshot: await guardSnapshot(),
         port: trial.guardPort,
         token: hookToken(readKey(join(trial.trialDir, "agent", "fiable"))!),
       }),
@@ -249,6 +260,7 @@ s("fallback: guard port taken, command hooks for a Harbor-hub task's three serve
       arm: "critic",
       ledgerDir: LEDGER,
       guard: GUARD,
+      snapshot: await guardSnapshot(),
       port: trial.guardPort,
       servers,
     }),

@@ -30,6 +30,12 @@ export interface HookSettingsOptions {
   /** The node executable for command mode. */
   node?: string;
   /**
+   * A start-up snapshot of the guard for this node (lib/guard/runtime/snapshot.ts): command hooks start from it
+   * when it is a regular file, and run the guard file plainly after `||` otherwise or when node cannot load it
+   * (node then fails before reading stdin).
+   */
+  snapshot?: string;
+  /**
    * The MCP server names the trial declares (Harbor's `self.mcp_servers`); the tool hooks match exactly
    * these. Default: `healthverse`, the name of most leaderboard tasks.
    */
@@ -108,7 +114,10 @@ function handler(opts: HookSettingsOptions, word: string): Record<string, unknow
   return { type: "command", command: guardCommand(opts, word), timeout };
 }
 
-/** The shell command that runs the guard with `word`, its environment first (and the port in http mode). */
+/**
+ * The shell command that runs the guard with `word`, its environment first (and the port in http mode): from
+ * its start-up snapshot when there is one, with the guard file itself after `||`.
+ */
 function guardCommand(opts: HookSettingsOptions, word: string): string {
   const port = opts.mode === "http"
     ? ` FIABLE_GUARD_PORT=${residentPort(opts)}${
@@ -116,7 +125,12 @@ function guardCommand(opts: HookSettingsOptions, word: string): string {
     }`
     : "";
   const env = `FIABLE_CC_ARM=${shellQuote(opts.arm)} FIABLE_LEDGER_DIR=${shellQuote(opts.ledgerDir)}${port}`;
-  return `${env} ${shellQuote(opts.node ?? "node")} ${shellQuote(opts.guard)} ${word}`;
+  const node = shellQuote(opts.node ?? "node");
+  const plain = `${env} ${node} ${shellQuote(opts.guard)} ${word}`;
+  const blob = opts.snapshot && shellQuote(opts.snapshot);
+  return blob
+    ? `[ -f ${blob} ] && ${env} ${node} --snapshot-blob ${blob} ${shellQuote(opts.guard)} ${word} || ${plain}`
+    : plain;
 }
 
 /**
@@ -131,7 +145,7 @@ function checkHandler(opts: HookSettingsOptions): Record<string, unknown> {
   return {
     type: "command",
     command: `grep -qs ':${hex} 00000000:0000 0A' /proc/net/tcp /proc/net/tcp6 || ${
-      guardCommand(opts, "ensure")
+      guardCommand({ ...opts, snapshot: undefined }, "ensure")
     }`,
     async: true,
     timeout: opts.timeoutS ?? 10,

@@ -123,6 +123,15 @@ export function hmacOf(key: string): Hmac256 {
   return m;
 }
 
+/**
+ * Forgets the keys and HMAC states the process kept: the start-up snapshot's build calls it after its warm-up
+ * (lib/guard/runtime/snapshot.ts), since a snapshot can hold no native hash object and must hold no key.
+ */
+export function forgetKeys(): void {
+  known.clear();
+  macs.clear();
+}
+
 function mac(key: string, p: string, json: string): string {
   return hmacOf(key).hex(`${p}\n`, json);
 }

@@ -24,6 +24,7 @@ import {
 } from "./resident.ts";
 import { hookToken, trialKey } from "./key.ts";
 import { TOKEN_ENV } from "./access.ts";
+import { ensureSnapshot } from "../runtime/snapshot_blob.ts";
 import { LEDGER_VERSION } from "../ledger/chain.ts";
 
 /** What `up` is given. */
@@ -107,9 +108,12 @@ export async function bringUp(options: UpOptions): Promise<UpResult> {
     }
   }
   const hooks: HookMode = health ? "http" : "command";
+  // Command hooks (and http mode's SessionStart) start from a snapshot of the guard made for this node, when
+  // one can be made (lib/guard/runtime/snapshot.ts).
+  const snapshot = options.guard.endsWith(".cjs") ? ensureSnapshot(options.guard) ?? undefined : undefined;
   writeAtomic(
     options.settingsFile,
-    settingsJson({ mode: hooks, arm, ledgerDir, guard: options.guard, port, servers, token }),
+    settingsJson({ mode: hooks, arm, ledgerDir, guard: options.guard, port, servers, token, snapshot }),
   );
   const harness: Record<string, unknown> = {
     arm,
