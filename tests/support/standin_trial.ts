@@ -30,6 +30,7 @@ import {
 } from "./e2e/healthverse.ts";
 import { type ModelServer, type ScriptStep, startModelServer } from "./e2e/model_server.ts";
 import { deliverShownLetter, mcp, PAYER, PAYER_CASE, PAYER_PROMPT } from "./e2e/scenario.ts";
+import { slowdown } from "./slowdown.ts";
 
 /** The repository root. */
 const ROOT = join(import.meta.dirname ?? ".", "..", "..");
@@ -162,7 +163,8 @@ export function installedCheckout(): Promise<string> {
 function guardHandle(port: number): GuardHandle {
   const health = async () => {
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(500) });
+      // A bound on a hang, not a budget: a loaded machine can take over 0.5 s to answer on loopback.
+      const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(5000) });
       return await res.json() as Record<string, unknown>;
     } catch {
       return null;
@@ -176,14 +178,18 @@ function guardHandle(port: number): GuardHandle {
       if (!pid) {
         throw new Error(`Cannot kill the resident guard on port ${port}: it does not answer /health.`);
       }
+      // Gone once its supervisor has reaped it: within 1 s of an idle machine, stretched by the measured load.
+      const ms = Math.round(1000 * slowdown());
       Deno.kill(pid, "SIGKILL");
-      for (let i = 0; i < 100; i++) {
+      for (const end = Date.now() + ms; Date.now() < end;) {
         if (!alive(pid)) return pid;
         await new Promise((r) => setTimeout(r, 10));
       }
-      throw new Error(`Cannot kill the resident guard pid ${pid}: it is still there after 1 s.`);
+      throw new Error(`Cannot kill the resident guard pid ${pid}: it is still there after ${ms} ms.`);
     },
-    async waitUp(ms = 5000) {
+    async waitUp(idleMs = 5000) {
+      // `idleMs` of an idle machine, stretched by the load measured now.
+      const ms = Math.round(idleMs * slowdown());
       const end = Date.now() + ms;
       while (Date.now() < end) {
         const up = await health();
