@@ -306,7 +306,7 @@ p(
     const before = slowdown();
     Deno.kill(Number(first.pid), "SIGKILL");
     const killedAt = performance.now();
-    const back = await until("the restarted guard", 10_000 * before, async () => {
+    const back = await until("the restarted guard", 10_000, async () => {
       const h = await health(port);
       return h && h.pid !== first.pid ? h : null;
     });

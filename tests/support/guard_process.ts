@@ -9,6 +9,7 @@ import { ledgerFileName, ledgerText } from "../../lib/guard/ledger/ledger.ts";
 import { chainKeyOf } from "../../lib/guard/ledger/chain.ts";
 import { trialKey } from "../../lib/guard/resident/key.ts";
 import type { LedgerRecord } from "../../lib/guard/engine/record.ts";
+import { slowdown } from "./slowdown.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..", "..");
 
@@ -115,12 +116,16 @@ export function serveGuard(
   });
 }
 
-/** Polls `probe` every 25 ms until it gives a value; throws naming `what` after `ms`. */
+/**
+ * Polls `probe` every 25 ms until it gives a value; throws naming `what` after `idleMs` of an idle machine,
+ * stretched by the load measured as it starts (tests/support/slowdown.ts): a bound on a hang, not a budget.
+ */
 export async function until<T>(
   what: string,
-  ms: number,
+  idleMs: number,
   probe: () => Promise<T | null | undefined | false>,
 ): Promise<T> {
+  const ms = Math.round(idleMs * slowdown());
   const end = Date.now() + ms;
   while (Date.now() < end) {
     const value = await probe();
