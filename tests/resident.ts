@@ -332,6 +332,46 @@ p(
   },
 );
 
+p(
+  "a process's first health probe that runs out of time asks once more (its HTTP client may have taken the time); " +
+    "later ones do not",
+  async () => {
+    let asked = 0;
+    // Answers its first request too late for the probe's timer, as when a cold client took the time; the rest at once.
+    const slowFirst = createHttpServer((_, res) => {
+      const answer = () => res.end(JSON.stringify({ ok: true, arm: "checklist" }));
+      if (++asked === 1) setTimeout(answer, 3000);
+      else answer();
+    });
+    const silent: Server = createServer(() => {/* accepts, never answers */});
+    const port = (server: { address(): unknown }) => (server.address() as { port: number }).port;
+    await new Promise<void>((r) => slowFirst.listen(0, "127.0.0.1", r));
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    try {
+      const resident = new URL("../lib/guard/resident/resident.ts", import.meta.url).href;
+      const script = `import { healthOf } from ${JSON.stringify(resident)};
+const first = await healthOf(${port(slowFirst)}, 1000);
+const later = await healthOf(${port(silent)}, 300);
+console.log(JSON.stringify({ first, later }));`;
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["eval", "--ext=ts", script],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.is(out.code, 0, new TextDecoder().decode(out.stderr));
+      assert.equal(JSON.parse(new TextDecoder().decode(out.stdout)), {
+        first: { ok: true, arm: "checklist" },
+        later: null,
+      });
+      assert.is(asked, 2, "the first probe asked twice");
+    } finally {
+      slowFirst.closeAllConnections();
+      slowFirst.close();
+      silent.close();
+    }
+  },
+);
+
 p("FIABLE_SUPERVISE=0: no supervisor, so a killed server stays down", async () => {
   const dir = tempLedger();
   const port = await freePort();
