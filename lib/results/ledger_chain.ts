@@ -6,6 +6,7 @@
  * the chain (format 1 only) is read as it was.
  */
 import { ChainCheck, type LineKind } from "../guard/ledger/chain.ts";
+import { recordOfLine } from "../guard/ledger/ledger.ts";
 import type { LedgerRecord } from "../guard/engine/record.ts";
 
 /** Lines of a kind the chain does not trust: how many, and the first one's number (from 1). */
@@ -50,13 +51,7 @@ export function readChainedLedger(text: string, key: string, keyed: boolean): Ch
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
   lines.forEach((line, i) => {
-    let record: LedgerRecord | null = null;
-    try {
-      const value = JSON.parse(line);
-      if (value && typeof value === "object" && typeof value.event === "string") record = value;
-    } catch {
-      // Not a record.
-    }
+    const record = recordOfLine(line);
     const kind = check.line(line, { record: record !== null });
     if (!record) {
       if (line.trim()) corrupt++;

@@ -191,15 +191,21 @@ export function parseLedger(text: string, skip?: (line: string) => boolean): Par
   let corrupt = 0;
   for (const line of text.split("\n")) {
     if (!line.trim() || skip?.(line)) continue;
-    try {
-      const record = JSON.parse(line);
-      if (record && typeof record === "object" && typeof record.event === "string") records.push(record);
-      else corrupt++;
-    } catch {
-      corrupt++;
-    }
+    const record = recordOfLine(line);
+    if (record) records.push(record);
+    else corrupt++;
   }
   return { records, corrupt };
+}
+
+/** One ledger line as a record: a JSON object with a string `event`; null for anything else. */
+export function recordOfLine(line: string): LedgerRecord | null {
+  try {
+    const value = JSON.parse(line);
+    return value && typeof value === "object" && typeof value.event === "string" ? value : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Largest ledger read whole; a larger one is read as its first `LEDGER_HEAD` and last `LEDGER_TAIL` bytes. */
@@ -274,13 +280,7 @@ export function chainedRecords(
       check.line(line, { record: true, mac: false });
       continue;
     }
-    let record: LedgerRecord | null = null;
-    try {
-      const value = JSON.parse(line);
-      if (value && typeof value === "object" && typeof value.event === "string") record = value;
-    } catch {
-      // Not a record: junk to the chain.
-    }
+    const record = recordOfLine(line);
     const kind = check.line(line, { record: record !== null });
     if (!record) {
       if (line.trim()) out.corrupt++;
