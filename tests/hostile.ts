@@ -12,6 +12,7 @@ import { ledgerFileName, parseLedger, readLedger } from "../lib/guard/ledger/led
 import { type LedgerRecord } from "../lib/guard/engine/record.ts";
 import { type GuardRun, runGuard, runtimes, serveGuard, tempLedger } from "./support/guard_process.ts";
 import { post, pre, prompt, PROVIDER_PROMPT, stop } from "./support/payloads.ts";
+import { slowdown } from "./support/slowdown.ts";
 
 /** The decision budget (the default `decision_ms`). */
 const BUDGET_MS = 1500;
@@ -63,22 +64,51 @@ for (const runtime of await runtimes()) {
     FIABLE_CC_ARM: "checklist",
     ...extra,
   });
-  // The runtime's own start, measured here so the budget check holds on a loaded machine.
-  const floors: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    floors.push(
-      (await runGuard(runtime, "pre", pre("floor", "chart_search_patients", {}), env(tempLedger()))).ms,
-    );
-  }
-  const floor = Math.min(...floors);
+  const profiles = tempLedger();
+  /**
+   * One guard process, with how loaded the machine was around it (tests/support/slowdown.ts). The guard's own
+   * budget is wall-clock: on a loaded machine a 100 MB input outlasts 1.5 s and the overrun is what it records,
+   * not what the case is about. So there its budget is stretched as the machine is (a profile's decision_ms):
+   * the same CPU time as 1.5 s of an idle machine.
+   */
+  const timed = async (word: string, stdin: Parameters<typeof runGuard>[2], vars: Record<string, string>) => {
+    const before = slowdown();
+    let stretched = vars;
+    if (before >= 1.2) {
+      const decisionMs = Math.min(30_000, Math.round(BUDGET_MS * before));
+      const profile = join(profiles, `decision-${decisionMs}.yaml`);
+      writeFileSync(profile, `budgets:\n  decision_ms: ${decisionMs}\n`);
+      stretched = { FIABLE_PROFILE: profile, ...vars };
+    }
+    const run = await runGuard(runtime, word, stdin, stretched);
+    return { ...run, slowdown: Math.max(before, slowdown()) };
+  };
+  // The runtime's own start, as on an idle machine: each run's wall time over the slowdown around it, measured
+  // when the suite runs (the runner imports every suite before it runs the first).
+  let floor = Infinity;
+  s.before(async () => {
+    for (let i = 0; i < 3; i++) {
+      const run = await timed("pre", pre("floor", "chart_search_patients", {}), env(tempLedger()));
+      floor = Math.min(floor, run.ms / run.slowdown);
+    }
+  });
 
-  /** One JSON object that allows, exit 0, within the budget above the runtime's start. */
-  const allowed = (run: GuardRun, word: string, budget = BUDGET_MS) => {
+  /**
+   * One JSON object that allows, exit 0, within the budget above the runtime's start: the run's wall time
+   * over the slowdown around it, so a loaded machine stretches the budget as much as it stretched the run.
+   */
+  const allowed = (run: GuardRun & { slowdown: number }, word: string, budget = BUDGET_MS) => {
     assert.is(run.code, 0, run.stderr);
     const reply = run.reply();
     if (word === "pre") assert.is(permission(run), "allow", JSON.stringify(reply));
     else assert.not.ok(reply.decision === "block", JSON.stringify(reply));
-    assert.ok(run.ms - floor < budget, `answered in ${Math.round(run.ms)} ms (runtime start ${floor} ms)`);
+    const ms = Math.round(run.ms);
+    assert.ok(
+      run.ms / run.slowdown - floor < budget,
+      `answered in ${ms} ms at ${run.slowdown.toFixed(1)}x slowdown (runtime start ${
+        Math.round(floor)
+      } ms idle)`,
+    );
   };
   /** The one record of the session, whose note or reason says why. */
   const recorded = (dir: string, session: string, why: RegExp | string): LedgerRecord => {
@@ -93,12 +123,12 @@ for (const runtime of await runtimes()) {
     "a post whose result nests 5,000 deep is recorded degraded; the next call on its case is allowed",
     async () => {
       const dir = tempLedger();
-      const posted = await runGuard(runtime, "post", queue("deep", nested(5000, "leaf")), env(dir));
+      const posted = await timed("post", queue("deep", nested(5000, "leaf")), env(dir));
       allowed(posted, "post");
       const record = recorded(dir, "deep", "evidence degraded");
       assert.is(record.degraded, true);
       assert.ok(record.ids?.includes(QUEUE_CASE));
-      const next = await runGuard(runtime, "pre", DISPOSE("deep"), env(dir));
+      const next = await timed("pre", DISPOSE("deep"), env(dir));
       allowed(next, "pre");
       assert.not.ok(readLedger(dir, "deep").records.at(-1)!.rules?.some((h) => h.id === "GLOBAL-02"));
     },
@@ -112,14 +142,14 @@ for (const runtime of await runtimes()) {
         const faulty = env(dir, { FIABLE_FAULT: fault, FIABLE_FAULT_EVENT: "post" });
         // The overrun answers when the budget runs out: allow for the timer and the exit beyond it.
         const budget = fault === "slow" ? BUDGET_MS + 500 : BUDGET_MS;
-        allowed(await runGuard(runtime, "post", queue("lost", { note: "ok" }), faulty), "post", budget);
+        allowed(await timed("post", queue("lost", { note: "ok" }), faulty), "post", budget);
         const record = recorded(dir, "lost", why);
         assert.equal(
           [record.event, record.decision, record.degraded, record.tool, record.tool_use_id],
           ["post", "error", true, "payer_intake_hub.list_intake_queue", "toolu_q"],
         );
         assert.ok(record.ids?.includes(QUEUE_CASE), JSON.stringify(record.ids));
-        const next = await runGuard(runtime, "pre", DISPOSE("lost"), env(dir));
+        const next = await timed("pre", DISPOSE("lost"), env(dir));
         allowed(next, "pre");
       },
     );
@@ -130,8 +160,7 @@ for (const runtime of await runtimes()) {
     await runGuard(runtime, "post", queue("shadowed", {}), env(dir, { FIABLE_FAULT: "crash" }));
     // UM-15 would deny this recommendation (no criteria evaluation seen), but the evaluation may be what was lost.
     allowed(
-      await runGuard(
-        runtime,
+      await timed(
         "pre",
         pre("shadowed", "review_submit_nurse_case_recommendation", {
           case_id: QUEUE_CASE,
@@ -150,13 +179,13 @@ for (const runtime of await runtimes()) {
     const dir = tempLedger();
     await runGuard(runtime, "prompt", prompt("gate", PROVIDER_PROMPT), env(dir));
     await runGuard(runtime, "post", queue("gate", {}), env(dir, { FIABLE_FAULT: "crash" }));
-    allowed(await runGuard(runtime, "stop", stop("gate"), env(dir)), "stop");
+    allowed(await timed("stop", stop("gate"), env(dir)), "stop");
     assert.is(recorded(dir, "gate", "stop gate recorded, not enforced").decision, "shadow");
   });
 
   s("a 100 MB tool_input is allowed unparsed, recorded with the reason under its session", async () => {
     const dir = tempLedger();
-    allowed(await runGuard(runtime, "pre", HUGE_PRE, env(dir)), "pre");
+    allowed(await timed("pre", HUGE_PRE, env(dir)), "pre");
     const record = recorded(dir, "huge-pre", /100000\d{3} bytes, over the 1048576-byte limit/);
     assert.is(record.decision, "error");
     assert.ok(statSync(join(dir, "huge-pre.jsonl")).size < 100_000);
@@ -164,7 +193,7 @@ for (const runtime of await runtimes()) {
 
   s("a 100 MB result keeps its tool, its tool_use_id (from the tail) and its ids, degraded", async () => {
     const dir = tempLedger();
-    allowed(await runGuard(runtime, "post", HUGE_POST, env(dir)), "post");
+    allowed(await timed("post", HUGE_POST, env(dir)), "post");
     const record = recorded(dir, "huge-post", "over the 1048576-byte limit");
     assert.equal([record.degraded, record.tool_use_id], [true, "toolu_tail"]);
     assert.ok(record.ids?.includes(QUEUE_CASE));
@@ -174,12 +203,12 @@ for (const runtime of await runtimes()) {
     const dir = tempLedger();
     const token = (n: number) => "aB3".repeat(n / 3);
     const seven = pre("token7", "chart_search_patients", { patient_id: token(7_000_002) });
-    allowed(await runGuard(runtime, "pre", seven, env(dir)), "pre");
+    allowed(await timed("pre", seven, env(dir)), "pre");
     recorded(dir, "token7", "over the 1048576-byte limit");
     const three = post("token3", "chart_search_patients", { patient_id: "PAT-1" }, {
       note: token(900_000),
     });
-    allowed(await runGuard(runtime, "post", three, env(dir)), "post");
+    allowed(await timed("post", three, env(dir)), "post");
     const line = readFileSync(join(dir, "token3.jsonl"), "utf8");
     assert.match(line, "[redacted: long token]");
     assert.not.match(line, "aB3aB3");
@@ -201,7 +230,7 @@ for (const runtime of await runtimes()) {
     }) + "\n";
     writeFileSync(join(dir, "big-ledger.jsonl"), line.repeat(Math.ceil(100_000_000 / line.length)));
     const submit = pre("big-ledger", "auth_submit_authorization", { case_id: "CASE-ACT-001" });
-    allowed(await runGuard(runtime, "pre", submit, env(dir)), "pre");
+    allowed(await timed("pre", submit, env(dir)), "pre");
     const record = recorded(dir, "big-ledger", "evidence degraded");
     assert.is(record.decision, "shadow");
   });
@@ -224,14 +253,14 @@ for (const runtime of await runtimes()) {
   ) {
     s(`malformed input (${name}): one JSON allow, exit 0, recorded`, async () => {
       const dir = tempLedger();
-      allowed(await runGuard(runtime, "pre", stdin, env(dir)), "pre");
+      allowed(await timed("pre", stdin, env(dir)), "pre");
       assert.ok(allRecords(dir).length >= 1, "nothing recorded");
     });
   }
 
   s("a truncated post is recorded degraded with the tool it names", async () => {
     const dir = tempLedger();
-    allowed(await runGuard(runtime, "post", queue("cut", { a: 1 }).slice(0, 200), env(dir)), "post");
+    allowed(await timed("post", queue("cut", { a: 1 }).slice(0, 200), env(dir)), "post");
     const record = recorded(dir, "cut", "not JSON");
     assert.equal([record.degraded, record.tool], [true, "payer_intake_hub.list_intake_queue"]);
   });
@@ -239,7 +268,7 @@ for (const runtime of await runtimes()) {
   s("a tool_input of 60,000 keys (just under the parse limit) is decided within the budget", async () => {
     const dir = tempLedger();
     const wide = Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, i]));
-    allowed(await runGuard(runtime, "pre", pre("wide", "chart_search_patients", wide), env(dir)), "pre");
+    allowed(await timed("pre", pre("wide", "chart_search_patients", wide), env(dir)), "pre");
     assert.is(readLedger(dir, "wide").records.length, 1);
   });
 
@@ -254,7 +283,7 @@ for (const runtime of await runtimes()) {
     );
     await runGuard(runtime, "prompt", prompt("col_1", `${PROVIDER_PROMPT}\nCase CASE-ACT-002.`), env(dir));
     const other = pre("col_1", "forms_save_form_response", { case_id: "CASE-ACT-002", answers: {} });
-    allowed(await runGuard(runtime, "pre", other, env(dir)), "pre");
+    allowed(await timed("pre", other, env(dir)), "pre");
     assert.not.equal(ledgerFileName("col/1"), ledgerFileName("col_1"));
     const records = readLedger(dir, "col_1").records;
     assert.ok(records.every((r) => r.session === "col_1"));
@@ -267,7 +296,7 @@ for (const runtime of await runtimes()) {
     const dir = join(root, "ledger");
     mkdirSync(dir);
     for (const session of ["../../escape", "..", "a\u0000b/../c", "x".repeat(10_000)]) {
-      allowed(await runGuard(runtime, "pre", pre(session, "chart_search_patients", {}), env(dir)), "pre");
+      allowed(await timed("pre", pre(session, "chart_search_patients", {}), env(dir)), "pre");
       assert.is(readLedger(dir, session).records.length, 1, session.slice(0, 20));
     }
     assert.equal(readdirSync(root), ["ledger"]);
@@ -285,10 +314,13 @@ for (const runtime of await runtimes()) {
     const server = await serveGuard(runtime, { ...env(dir), FIABLE_SUPERVISE: "0" });
     try {
       const body = queue("big-http", "z".repeat(17_000_000), "toolu_http");
+      const before = slowdown();
       const started = performance.now();
       const res = await fetch(`${server.url}/hook/post`, { method: "POST", body });
       assert.equal(await res.json(), {});
-      assert.ok(performance.now() - started < BUDGET_MS, `answered in ${performance.now() - started} ms`);
+      const ms = performance.now() - started;
+      const load = Math.max(before, slowdown());
+      assert.ok(ms / load < BUDGET_MS, `answered in ${Math.round(ms)} ms at ${load.toFixed(1)}x slowdown`);
       const record = recorded(dir, "big-http", /17000\d{3} bytes, over the 1048576-byte limit/);
       assert.equal([record.degraded, record.tool_use_id], [true, "toolu_http"]);
       assert.not.ok(readdirSync(dir).some((f) => f.startsWith("unknown-session")));

@@ -14,7 +14,7 @@ import { ablationProgress } from "../dashboard/pages/live/progress.ts";
 import type { Row } from "../dashboard/read/model.ts";
 import type { Slice } from "../dashboard/pages/live/experiments.ts";
 import { createApp } from "../dashboard/app.tsx";
-import { writeAblation } from "./support/dashboard_fixture.ts";
+import { type Ablation, writeAblation } from "./support/dashboard_fixture.ts";
 import { findTrials } from "../lib/results/trials.ts";
 
 const NOW = Date.parse("2026-07-20T12:00:00Z");
@@ -174,8 +174,13 @@ function armRows(text: string): Map<string, number[]> {
   return out;
 }
 
-// Finished runs a month old, as a copy of last month's logs would hold, and one trial being written now.
-const month = await writeAblation(join(root, "month"), Date.now() - 30 * 24 * 60 * MIN);
+// Finished runs a month old, as a copy of last month's logs would hold, and one trial being written now. Written
+// when the suite starts, not when this file is imported: the runner imports every suite before it runs the first,
+// and a trial written at import would have left the live window by the time a full run reaches these tests.
+let month: Ablation;
+page.before(async () => {
+  month = await writeAblation(join(root, "month"), Date.now() - 30 * 24 * 60 * MIN);
+});
 
 page(
   "finished runs from disk and one live run: live and not live apart, no rate, figures that agree",

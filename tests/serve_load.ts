@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { ledgerFileName, parseLedger } from "../lib/guard/ledger/ledger.ts";
 import { freePort, tempLedger, testBundle, until } from "./support/guard_process.ts";
 import { post, pre, prompt, PROVIDER_PROMPT, stop } from "./support/payloads.ts";
+import { slowdown } from "./support/slowdown.ts";
 
 const bundle = await testBundle();
 const children: Deno.ChildProcess[] = [];
@@ -190,6 +191,7 @@ s("slow clients trickling their bodies do not hold up other sessions", async () 
       socket.on("error", reject);
     }));
   const times: number[] = [];
+  const before = slowdown();
   for (let n = 0; n < 60; n++) {
     const [word, body] = providerEvent("quick", n, 60);
     const t0 = performance.now();
@@ -197,7 +199,14 @@ s("slow clients trickling their bodies do not hold up other sessions", async () 
     times.push(performance.now() - t0);
   }
   const worst = Math.max(...times);
-  assert.ok(worst < 2000, `slowest quick event took ${Math.round(worst)} ms while 24 clients trickled`);
+  // 2 s on an idle machine: the slowest over the slowdown measured around the events.
+  const load = Math.max(before, slowdown());
+  assert.ok(
+    worst / load < 2000,
+    `slowest quick event took ${Math.round(worst)} ms at ${
+      load.toFixed(1)
+    }x slowdown while 24 clients trickled`,
+  );
   for (const reply of await Promise.all(slow)) assert.match(reply, '"permissionDecision":"allow"');
   assert.is(ledgerOf(dir, "quick").records.length, 60);
 });

@@ -38,11 +38,29 @@ const MAX_TRANSCRIPTS_FILE = 4 * 1024 * 1024;
 /** The largest transcript read to count missed calls. */
 const MAX_TRANSCRIPT = 64 * 1024 * 1024;
 
+/** True once this process has made a request: its first one also starts the HTTP client. */
+let clientStarted = false;
+
 /**
  * The health answer of a resident guard on 127.0.0.1:port, or null when nothing answers in time; with a
- * challenge, the guard answers it (`proof`, lib/guard/resident/key.ts).
+ * challenge, the guard answers it (`proof`, lib/guard/resident/key.ts). A process's first request also loads
+ * the HTTP client (Node's fetch: about 50 ms on an idle core, over 0.5 s on a busy one), so when its timer
+ * runs out the port is asked once more, the client loaded, before it is said to be silent: a slow start must
+ * not read as no guard (a check would then start a second one beside it and record a restart that never was).
  */
 export async function healthOf(port: number, timeoutMs = 1000, challenge?: string): Promise<Health | null> {
+  const first = !clientStarted;
+  clientStarted = true;
+  const answer = await askHealth(port, timeoutMs, challenge);
+  if (answer === "timeout") return first ? healthOf(port, timeoutMs, challenge) : null;
+  return answer;
+}
+
+async function askHealth(
+  port: number,
+  timeoutMs: number,
+  challenge?: string,
+): Promise<Health | null | "timeout"> {
   // A referenced timer, not AbortSignal.timeout (unreferenced in Node): a peer that accepts and never
   // answers must not let a short-lived process's event loop run dry mid-probe.
   const controller = new AbortController();
@@ -53,7 +71,7 @@ export async function healthOf(port: number, timeoutMs = 1000, challenge?: strin
     const body = await res.json();
     return body && body.ok === true && typeof body.arm === "string" ? body as Health : null;
   } catch {
-    return null;
+    return controller.signal.aborted ? "timeout" : null;
   } finally {
     clearTimeout(timer);
   }
