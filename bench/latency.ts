@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleGuard } from "../bundle.ts";
 import { ensureSnapshot } from "../lib/guard/runtime/snapshot_blob.ts";
+import { SNAPSHOT_FLAG } from "../lib/guard/runtime/snapshot.ts";
 import { recordsOf, toolCall } from "../lib/guard/engine/rule.ts";
 import type { LedgerRecord } from "../lib/guard/engine/record.ts";
 import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
@@ -254,7 +255,7 @@ async function measure(p: Parsed): Promise<number> {
     denoNoCheckpoint: () =>
       timeProcess([deno, "run", "-A", join(ROOT, "guard.ts"), "pre"], { ...env, FIABLE_CHECKPOINT: "0" }),
     nodeFloor: () => timeBare(["node", "-e", "1"]),
-    node: () => timeProcess(["node", "--snapshot-blob", blob, bundle, "pre"], env),
+    node: () => timeProcess(["node", SNAPSHOT_FLAG, "--snapshot-blob", blob, bundle, "pre"], env),
     nodePlain: () => timeProcess(["node", bundle, "pre"], env),
     pythonFloor: () => timeBare([python3, "-c", "1"]),
     python: () => timeProcess([python3, pyHook], env),

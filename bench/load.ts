@@ -15,7 +15,7 @@ import { mkdtempSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundleGuard } from "../bundle.ts";
-import { SERVE_HEAP_FLAG } from "../lib/guard/resident/resident.ts";
+import { SERVE_HEAP_FLAGS } from "../lib/guard/resident/resident.ts";
 import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
 import { sessionEvent } from "./resident.ts";
 
@@ -205,7 +205,7 @@ async function measure(p: Parsed): Promise<number> {
     floorServer.stop();
   }
   const ledgers = join(dir, "ledgers");
-  const flags = [SERVE_HEAP_FLAG, ...(snapshot ? ["--heapsnapshot-signal=SIGUSR2"] : [])];
+  const flags = [...SERVE_HEAP_FLAGS, ...(snapshot ? ["--heapsnapshot-signal=SIGUSR2"] : [])];
   const guard = await startNode([...flags, bundle, "serve", "--port", "0"], {
     FIABLE_LEDGER_DIR: ledgers,
     FIABLE_CC_ARM: "critic",

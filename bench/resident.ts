@@ -24,7 +24,7 @@ import { ledgerFileName } from "../lib/guard/ledger/ledger.ts";
 import { type LedgerRecord } from "../lib/guard/engine/record.ts";
 import { resolveSettings } from "../lib/guard/config/guard_settings.ts";
 import { type CommandSpec, numberOption, type Parsed, runCli, wholeNumber } from "../lib/cli.ts";
-import { SERVE_HEAP_FLAG } from "../lib/guard/resident/resident.ts";
+import { SERVE_HEAP_FLAGS } from "../lib/guard/resident/resident.ts";
 import { writeLedger } from "../tests/support/guard_process.ts";
 
 const SESSION = "bench-resident";
@@ -448,7 +448,7 @@ async function measure(p: Parsed): Promise<number> {
   }
   if (events > 0) {
     const memoryDir = mkdtempSync(join(tmpdir(), "fiable-resident-memory-"));
-    const resident = await startNode([SERVE_HEAP_FLAG, bundle, "serve", "--port", "0"], {
+    const resident = await startNode([...SERVE_HEAP_FLAGS, bundle, "serve", "--port", "0"], {
       FIABLE_LEDGER_DIR: memoryDir,
       FIABLE_CC_ARM: "critic",
       FIABLE_SUPERVISE: "0",
@@ -479,7 +479,7 @@ async function measure(p: Parsed): Promise<number> {
  */
 async function longSession(bundle: string, records: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "fiable-resident-long-"));
-  const guard = await startNode([SERVE_HEAP_FLAG, bundle, "serve", "--port", "0"], {
+  const guard = await startNode([...SERVE_HEAP_FLAGS, bundle, "serve", "--port", "0"], {
     FIABLE_LEDGER_DIR: dir,
     FIABLE_CC_ARM: "critic",
     FIABLE_SUPERVISE: "0",

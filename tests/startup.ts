@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { parseLedger } from "../lib/guard/ledger/ledger.ts";
 import { createHash } from "node:crypto";
 import { ensureSnapshot } from "../lib/guard/runtime/snapshot_blob.ts";
+import { SNAPSHOT_FLAG } from "../lib/guard/runtime/snapshot.ts";
 import { hookSettings } from "../lib/guard/config/claude_settings.ts";
 import { runGuard, runtimes, testBundle } from "./support/guard_process.ts";
 import { post as postPayload, pre } from "./support/payloads.ts";
@@ -74,7 +75,7 @@ s(
     const ways = {
       snapshot: {
         name: "snapshot",
-        argv: (word: string) => ["node", "--snapshot-blob", blob!, guard.guard, word],
+        argv: (word: string) => ["node", SNAPSHOT_FLAG, "--snapshot-blob", blob!, guard.guard, word],
       },
       file: { name: "file", argv: (word: string) => ["node", guard.guard, word] },
     };
@@ -165,7 +166,7 @@ for (const [what, plant] of NOT_SNAPSHOTS) {
       snapshot: blob,
     });
     const command = (hooks!.PreToolUse[0] as { hooks: { command: string }[] }).hooks[0].command;
-    assert.match(command, ` --snapshot-blob ${blob} `);
+    assert.match(command, ` ${SNAPSHOT_FLAG} --snapshot-blob ${blob} `);
     const before = slowdown();
     const started = performance.now();
     const out = new Deno.Command("sh", {

@@ -4,6 +4,7 @@
  */
 import type { Arm } from "../engine/record.ts";
 import { WRITING_TOOLS } from "../../../rules/guard_untouched.ts";
+import { SNAPSHOT_FLAG } from "../runtime/snapshot.ts";
 
 /** How hooks reach the guard: a resident http server, or one process per event. */
 export type HookMode = "http" | "command";
@@ -129,7 +130,9 @@ function guardCommand(opts: HookSettingsOptions, word: string): string {
   const plain = `${env} ${node} ${shellQuote(opts.guard)} ${word}`;
   const blob = opts.snapshot && shellQuote(opts.snapshot);
   return blob
-    ? `[ -f ${blob} ] && ${env} ${node} --snapshot-blob ${blob} ${shellQuote(opts.guard)} ${word} || ${plain}`
+    ? `[ -f ${blob} ] && ${env} ${node} ${SNAPSHOT_FLAG} --snapshot-blob ${blob} ${
+      shellQuote(opts.guard)
+    } ${word} || ${plain}`
     : plain;
 }
 

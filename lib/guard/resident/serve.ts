@@ -1,8 +1,6 @@
 /** Resident mode for Claude Code `"type":"http"` hooks: `POST /hook/<event>` with the hook JSON as body. */
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { isEventWord, neutralReply } from "../engine/hook.ts";
 import type { Arm } from "../engine/record.ts";
 import { sessionOf } from "../engine/failed.ts";
@@ -28,25 +26,6 @@ function memoryMb(): { rss_mb: number; heap_mb: number; heap_total_mb: number; e
     heap_total_mb: mb(m.heapTotal),
     external_mb: mb(m.external),
   };
-}
-
-/** Heap use past which the sweep asks for a full collection (at most once per `COLLECT_EVERY_MS`). */
-const PRESSURE_BYTES = 64 * 2 ** 20;
-const COLLECT_EVERY_MS = 2_000;
-
-/**
- * V8's full collection, when the runtime lets us have it. With memory to spare V8 collects lazily, so a
- * busy guard's heap fills with the garbage of answered events long before what it holds needs the room;
- * the sweep collects once that garbage passes `PRESSURE_BYTES`. Null (nothing forced) where unavailable.
- */
-function fullCollection(): (() => void) | null {
-  try {
-    setFlagsFromString("--expose-gc");
-    const gc = runInNewContext("gc");
-    return typeof gc === "function" ? gc : null;
-  } catch {
-    return null;
-  }
 }
 
 /** True when raw hook text is a main-agent Stop (found without parsing, like `sessionOf`). */
@@ -129,16 +108,9 @@ export async function serve(options: ServeOptions): Promise<void> {
       )
     );
   };
-  const collect = fullCollection();
-  let collectedAt = 0;
-  const sweep = setInterval(() => {
-    store.sweep(oneATick);
-    const now = Date.now();
-    if (collect && now - collectedAt >= COLLECT_EVERY_MS && process.memoryUsage().heapUsed > PRESSURE_BYTES) {
-      collectedAt = now;
-      collect();
-    }
-  }, SWEEP_MS);
+  // No full collection is forced: one stopped every session for 45–120 ms; the heap flags the guard starts
+  // with (`SERVE_HEAP_FLAGS` in lib/guard/resident/resident.ts) keep its memory within bounds instead.
+  const sweep = setInterval(() => store.sweep(oneATick), SWEEP_MS);
   sweep.unref?.();
   const server = createServer((req, res) => {
     const path = (req.url ?? "").replace(/\?.*$/, "");

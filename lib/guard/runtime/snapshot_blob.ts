@@ -8,6 +8,7 @@ import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
+import { SNAPSHOT_FLAG } from "./snapshot.ts";
 
 /** The blob's file name: the guard file's hash, the Node version and the architecture (a blob fits one Node). */
 export function snapshotName(hash: string, version: string): string {
@@ -42,9 +43,9 @@ function isRegular(path: string): boolean {
   }
 }
 
-/** True when `node --snapshot-blob <blob> <guard>` answers a hook as the guard does (a stock-arm stop). */
+/** True when `node --no-sparkplug --snapshot-blob <blob> <guard>` answers a hook as the guard does (a stock-arm stop). */
 function answers(node: string, blob: string, guard: string): boolean {
-  const run = spawnSync(node, ["--snapshot-blob", blob, guard, "stop"], {
+  const run = spawnSync(node, [SNAPSHOT_FLAG, "--snapshot-blob", blob, guard, "stop"], {
     input: "{}",
     env: { PATH: process.env.PATH ?? "", FIABLE_CC_ARM: "stock", FIABLE_LEDGER_DIR: tmpdir() },
     timeout: 10_000,
@@ -73,7 +74,7 @@ export function ensureSnapshot(guard: string, node = defaultNode()): string | nu
       if (isRegular(blob) && answers(node, blob, guard)) return blob;
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const temp = `${blob}.${process.pid}.tmp`;
-      const built = spawnSync(node, ["--snapshot-blob", temp, "--build-snapshot", guard], {
+      const built = spawnSync(node, [SNAPSHOT_FLAG, "--snapshot-blob", temp, "--build-snapshot", guard], {
         env: { PATH: process.env.PATH ?? "", ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}) },
         stdio: ["ignore", "ignore", "pipe"],
         timeout: 60_000,
