@@ -11,6 +11,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   symlinkSync,
   truncateSync,
@@ -30,9 +31,14 @@ import { slowdown } from "./support/slowdown.ts";
 const s = suite("startup");
 const SUBMIT = pre("s1", "auth_submit_authorization", { case_id: "CASE-ACT-001" });
 
+/** The folders `freshGuard` made: removed after the suite (each snapshot is ≈ 6 MB). */
+const made: string[] = [];
+s.after(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
 /** A copy of the guard bundle alone in a fresh folder, with a temp folder beside it. */
 async function freshGuard(): Promise<{ dir: string; guard: string; temp: string }> {
   const dir = mkdtempSync(join(tmpdir(), "fiable-loader-"));
+  made.push(dir);
   const guard = join(dir, "fiable-guard.cjs");
   copyFileSync(await testBundle(), guard);
   mkdirSync(join(dir, "tmp"));
