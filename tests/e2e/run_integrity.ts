@@ -7,7 +7,8 @@
  */
 import { suite } from "uvu";
 import * as assert from "uvu/assert";
-import { MODES, runBed } from "../support/e2e/bed.ts";
+import { MODES, readAllLedgers, runBed } from "../support/e2e/bed.ts";
+import { tempLedger, until } from "../support/guard_process.ts";
 import { explain, PAYER, PAYER_PROMPT, transcriptCalls } from "../support/e2e/scenario.ts";
 import type { BedRun } from "../support/e2e/bed.ts";
 import { armIntegrity, type TrialFacts, trialIntegrity } from "../../lib/results/integrity.ts";
@@ -48,32 +49,37 @@ for (const mode of MODES) {
   });
 
   s(
-    "an API error ends the run: StopFailure recorded (http), never taken for a stop; duration_ms kept",
+    "an API error ends the run: StopFailure recorded, never taken for a stop; duration_ms kept",
     async () => {
       const refused = {
         status: 400,
         type: "invalid_request_error",
         message: "scripted: request refused",
       } as const;
+      const ledgerDir = tempLedger();
       const run = await runBed({
         mode,
         arm: "checklist",
         seat: "payer",
         prompt: PAYER_PROMPT,
+        ledgerDir,
         budgets: { stop_blocks: 0 },
         // Claude Code retries a refused request before it gives up: every later request is refused too.
         script: [{ calls: [PAYER.queue] }, ...Array(6).fill({ apiError: refused })],
       });
       const why = explain(run);
       assert.not.ok(run.ledger.some((r) => r.event === "stop"), `no Stop after an API error; ${why}`);
-      const ended = run.ledger.filter((r) => r.event === "stop-fail");
-      if (mode === "http") {
-        // Claude Code runs StopFailure without waiting for it as it exits: the resident guard answers in time,
-        // a command hook's process does not outlive claude's (so command mode records no ending at all).
-        assert.is(ended.length, 1, why);
-        assert.equal(ended[0].decision, "record", why);
-        assert.match(ended[0].error ?? "", /^[a-z_]+$/, why);
-      }
+      // Claude Code runs StopFailure without waiting for it as it exits: the resident guard answers in time;
+      // a command hook runs in a session of its own (setsid) and may record just after claude has gone.
+      const ended = mode === "http"
+        ? run.ledger.filter((r) => r.event === "stop-fail")
+        : await until("the StopFailure record", 5_000, () => {
+          const found = readAllLedgers(ledgerDir).records.filter((r) => r.event === "stop-fail");
+          return Promise.resolve(found.length > 0 && found);
+        }).catch(() => []);
+      assert.is(ended.length, 1, why);
+      assert.equal(ended[0].decision, "record", why);
+      assert.match(ended[0].error ?? "", /^[a-z_]+$/, why);
       const post = run.ledger.find((r) => r.event === "post");
       assert.type(post?.duration_ms, "number", why);
       assert.ok(post!.duration_ms! >= 0, why);

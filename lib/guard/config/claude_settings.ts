@@ -112,7 +112,16 @@ function handler(opts: HookSettingsOptions, word: string): Record<string, unknow
   }
   // Claude Code runs only command handlers on SessionStart, so that event is always a command. In http mode
   // it also carries the resident guard's port: it checks the guard and starts it when it is down.
-  return { type: "command", command: guardCommand(opts, word), timeout };
+  const command = guardCommand(opts, word);
+  if (word !== "stop-fail") return { type: "command", command, timeout };
+  // Claude Code runs StopFailure as it exits, without waiting, and a hook process in its process group ends
+  // with it before it records anything: the guard runs in a session of its own (`setsid -f`), reading the
+  // event from the stdin it inherits; where there is no setsid it runs as any hook does.
+  return {
+    type: "command",
+    command: `setsid -f sh -c ${shellQuote(command)} 2>/dev/null || ${command}`,
+    timeout,
+  };
 }
 
 /**
