@@ -42,7 +42,15 @@ import {
   readKey,
   trialKey,
 } from "../lib/guard/resident/key.ts";
-import { freePort, runGuard, runtimes, tempLedger, testBundle, until } from "./support/guard_process.ts";
+import {
+  freePort,
+  guardUp,
+  runGuard,
+  runtimes,
+  tempLedger,
+  testBundle,
+  until,
+} from "./support/guard_process.ts";
 import { slowdown } from "./support/slowdown.ts";
 
 const bundle = await testBundle();
@@ -109,7 +117,7 @@ function serve(
   return { pid: child.pid, stderr: () => text, status: child.status };
 }
 
-/** `guard up …` under a runtime (the Node bundle unless told), awaited. */
+/** `guard up …` under a runtime (the Node bundle unless told), awaited; its guard is stopped after the suite. */
 async function up(
   port: number,
   dir: string,
@@ -117,37 +125,9 @@ async function up(
   env: Record<string, string> = {},
   argv: (word: string) => string[] = (word) => ["node", bundle, word],
 ) {
-  const [cmd, ...args] = argv("up");
-  const out = await new Deno.Command(cmd, {
-    args: [
-      ...args,
-      "--port",
-      String(port),
-      "--arm",
-      "checklist",
-      "--ledger",
-      dir,
-      "--guard",
-      bundle,
-      "--settings",
-      join(dir, "config", "settings.json"),
-      "--harness",
-      join(dir, "harness.json"),
-      ...extra,
-    ],
-    env: { PATH: Deno.env.get("PATH") ?? "", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const pid = existsSync(join(dir, PID_FILE)) ? Number(readFileSync(join(dir, PID_FILE), "utf8")) : 0;
-  if (pid) started.push(pid);
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-    harness: JSON.parse(readFileSync(join(dir, "harness.json"), "utf8")),
-    settings: readFileSync(join(dir, "config", "settings.json"), "utf8"),
-  };
+  const run = await guardUp({ argv, guard: bundle, port, dir, extra, env });
+  if (run.pid) started.push(run.pid);
+  return run;
 }
 
 /**

@@ -35,6 +35,7 @@ import {
 import {
   freePort,
   type GuardRun,
+  guardUp,
   runGuard,
   runtimes,
   serveGuard,
@@ -339,33 +340,20 @@ for (const runtime of await runtimes()) {
   s("http: after `guard up` no hook is taken without the trial's secret from the hook settings", async () => {
     const dir = tempLedger();
     const port = await freePort();
-    const settingsFile = join(dir, "config", "settings.json");
-    const [cmd, ...args] = runtime.argv("up");
-    const script = runtime.name === "node" ? args[0] : join(import.meta.dirname ?? ".", "..", "guard.ts");
-    const out = await new Deno.Command(cmd, {
-      args: [
-        ...args,
-        "--port",
-        String(port),
-        "--arm",
-        "checklist",
-        "--ledger",
-        dir,
-        "--guard",
-        script,
-        "--settings",
-        settingsFile,
-        "--harness",
-        join(dir, "harness.json"),
-      ],
-      env: { PATH: Deno.env.get("PATH") ?? "", FIABLE_SUPERVISE: "0" },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const pid = Number(readFileSync(join(dir, PID_FILE), "utf8"));
+    const script = runtime.name === "node"
+      ? runtime.argv("up")[1]
+      : join(import.meta.dirname ?? ".", "..", "guard.ts");
+    const out = await guardUp({
+      argv: runtime.argv,
+      guard: script,
+      port,
+      dir,
+      env: { FIABLE_SUPERVISE: "0" },
+    });
+    const pid = out.pid;
     try {
-      assert.is(out.code, 0, new TextDecoder().decode(out.stderr));
-      const settings = JSON.parse(readFileSync(settingsFile, "utf8"));
+      assert.is(out.code, 0, out.stderr);
+      const settings = JSON.parse(out.settings);
       const hook = settings.hooks.PreToolUse[0].hooks[0];
       assert.is(hook.type, "http", JSON.stringify(hook));
       const url = `http://127.0.0.1:${port}`;

@@ -1,6 +1,6 @@
 /** Spawns the guard as Claude Code does: one process per event, JSON on stdin, one JSON object on stdout. */
 import { spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +8,7 @@ import { bundleGuard } from "../../bundle.ts";
 import { ledgerFileName, ledgerText } from "../../lib/guard/ledger/ledger.ts";
 import { chainKeyOf } from "../../lib/guard/ledger/chain.ts";
 import { trialKey } from "../../lib/guard/resident/key.ts";
+import { PID_FILE } from "../../lib/guard/resident/resident.ts";
 import type { LedgerRecord } from "../../lib/guard/engine/record.ts";
 import { slowdown } from "./slowdown.ts";
 
@@ -159,4 +160,64 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** What `guard up` did for a trial dir: its exit, output, the settings and harness.json it wrote, its guard's pid. */
+export interface UpRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** The hook settings it wrote (`<dir>/config/settings.json`), as text. */
+  settings: string;
+  harness: Record<string, unknown>;
+  /** The pid file's pid, 0 when none was written. */
+  pid: number;
+}
+
+/**
+ * Runs `guard up` as a trial's setup does, for the checklist arm with `dir` as the ledger folder and the settings
+ * and harness.json inside it: `argv` runs the guard (`node <bundle>` or `deno run guard.ts`), `guard` is the file
+ * the hooks it writes run.
+ */
+export async function guardUp(options: {
+  argv: (word: string) => string[];
+  guard: string;
+  port: number;
+  dir: string;
+  extra?: string[];
+  env?: Record<string, string>;
+}): Promise<UpRun> {
+  const { dir } = options;
+  const [cmd, ...args] = options.argv("up");
+  const out = await new Deno.Command(cmd, {
+    args: [
+      ...args,
+      "--port",
+      String(options.port),
+      "--arm",
+      "checklist",
+      "--ledger",
+      dir,
+      "--guard",
+      options.guard,
+      "--settings",
+      join(dir, "config", "settings.json"),
+      "--harness",
+      join(dir, "harness.json"),
+      ...(options.extra ?? []),
+    ],
+    env: { PATH: Deno.env.get("PATH") ?? "", ...options.env },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const read = (name: string) => existsSync(join(dir, name)) ? readFileSync(join(dir, name), "utf8") : "";
+  const harness = read("harness.json");
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+    settings: read(join("config", "settings.json")),
+    harness: harness ? JSON.parse(harness) : {},
+    pid: Number(read(PID_FILE)) || 0,
+  };
 }
